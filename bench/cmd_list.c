@@ -1,0 +1,53 @@
+/* cmd_list.c — `arbench list`: every backend compiled in, whether it can run here and why not.
+ * Runs as a single MPI process (no mpirun needed); needs no GPU. */
+#include "backend.h"
+#include "commands.h"
+#include "gpu.h"
+#include "opts.h"
+#include <stdio.h>
+#include <string.h>
+
+int ar_cmd_list(int argc, char **argv) {
+  if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    printf("usage: arbench list\n  backends compiled into this binary and whether each can run here\n");
+    return AR_EXIT_OK;
+  }
+  if (argc > 1) {
+    fprintf(stderr, "arbench: list takes no arguments (got '%s')\n", argv[1]);
+    return AR_EXIT_USAGE;
+  }
+  MPI_Init(&argc, &argv);
+  struct ar_opts o;
+  ar_opts_defaults(&o);
+  struct ar_env env = {.comm = MPI_COMM_WORLD, .opts = &o, .device = -1};
+  MPI_Comm_rank(env.comm, &env.rank);
+  MPI_Comm_size(env.comm, &env.nranks);
+  MPI_Comm_split_type(env.comm, MPI_COMM_TYPE_SHARED, env.rank, MPI_INFO_NULL, &env.node_comm);
+  MPI_Comm_rank(env.node_comm, &env.local_rank);
+  MPI_Comm_size(env.node_comm, &env.local_nranks);
+  env.nnodes = 1;
+  char why[AR_ERRLEN];
+  int gpus = ar_gpu_count(why, sizeof why);
+  if (env.rank == 0) {
+    printf("%-14s %-6s %-40s %s\n", "backend", "where", "status", "what");
+    int n;
+    const struct ar_backend *const *all = ar_backends(&n);
+    for (int i = 0; i < n; i++) {
+      char reason[AR_ERRLEN] = "";
+      int rc = all[i]->available(&env, reason, sizeof reason);
+      char status[AR_ERRLEN];
+      if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
+      else snprintf(status, sizeof status, "available");
+      printf("%-14s %-6s %-40s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
+             all[i]->summary);
+    }
+#ifndef AR_HAVE_CUDA
+    printf("%-14s %-6s %-40s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
+#endif
+    printf("\nGPUs visible: %d%s%s\n", gpus, gpus ? "" : " (", gpus ? "" : why);
+    if (!gpus) printf(")\n");
+  }
+  MPI_Comm_free(&env.node_comm);
+  MPI_Finalize();
+  return AR_EXIT_OK;
+}

@@ -1,0 +1,195 @@
+/* cmd_run.c — `arbench run`: MPI start-up, option agreement across ranks, topology and binding,
+ * device choice, the run record, then the engine over every backend; exit status at the end. */
+#include "commands.h"
+#include "engine.h"
+#include "gpu.h"
+#include "opts.h"
+#include "provenance.h"
+#include "report.h"
+#include "topo.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Lowest rank with a non-zero status prints its message; everyone returns the agreed status. */
+static int agree_print(MPI_Comm comm, int rc, const char *msg) {
+  int rank, n;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  int mine = rc ? rank : n, first;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == n) return 0;
+  if (rank == first) {
+    fprintf(stderr, "arbench: %s\n", msg);
+    fflush(stderr);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, first, comm);
+  return rc;
+}
+
+static int check_same_options(const struct ar_env *env) {
+  uint64_t h = ar_opts_hash(env->opts), *all = malloc(sizeof h * (size_t)env->nranks);
+  MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, env->comm);
+  int bad = -1;
+  for (int r = 1; r < env->nranks && bad < 0; r++)
+    if (all[r] != all[0]) bad = r;
+  if (bad >= 0 && env->rank == 0)
+    fprintf(stderr, "arbench: options differ between ranks: rank %d was started with different run options "
+                    "than rank 0 (hash %016llx vs %016llx); start every rank with the same command\n",
+            bad, (unsigned long long)all[bad], (unsigned long long)all[0]);
+  free(all);
+  return bad >= 0 ? -AR_EINVAL : 0;
+}
+
+static void default_backends(struct ar_opts *o) {
+  char why[AR_ERRLEN];
+  int n;
+  const struct ar_backend *const *all = ar_backends(&n);
+  int gpus = ar_gpu_count(why, sizeof why);
+  for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
+    int device = (all[i]->flags & AR_BE_DEVICE) != 0;
+    if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
+  }
+}
+
+static void setup_env(struct ar_env *env, const struct ar_opts *o) {
+  memset(env, 0, sizeof *env);
+  env->comm = MPI_COMM_WORLD;
+  env->opts = o;
+  env->device = -1;
+  MPI_Comm_rank(env->comm, &env->rank);
+  MPI_Comm_size(env->comm, &env->nranks);
+  MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &env->node_comm);
+  MPI_Comm_rank(env->node_comm, &env->local_rank);
+  MPI_Comm_size(env->node_comm, &env->local_nranks);
+  int leader = env->local_rank == 0;
+  MPI_Allreduce(&leader, &env->nnodes, 1, MPI_INT, MPI_SUM, env->comm);
+}
+
+/* Topology and binding; returns the binding descriptions (rank 0) or NULL. */
+static int setup_topo(struct ar_env *env, json_t **bindings) {
+  char msg[AR_ERRLEN] = "", desc[512] = "";
+  const struct ar_opts *o = env->opts;
+  int rc = ar_topo_load(&env->topo, *o->xml ? o->xml : NULL, msg, sizeof msg);
+  if (rc && *o->xml) return agree_print(env->comm, rc, msg);
+  if (rc) {
+    if (env->rank == 0) fprintf(stderr, "arbench: warning: topology discovery failed: %s\n", msg);
+    env->topo = NULL;
+  }
+  if (!o->bind) snprintf(desc, sizeof desc, "rank %d: not bound (--no-bind)", env->rank);
+  else if (!env->topo) snprintf(desc, sizeof desc, "rank %d: not bound (no topology)", env->rank);
+  else if (*o->xml) snprintf(desc, sizeof desc, "rank %d: not bound (topology from --xml)", env->rank);
+  else {
+    int gpu = env->device >= 0 ? ar_topo_gpu_of_cuda(env->topo, env->device) : -1;
+    if (ar_topo_bind(env->topo, gpu, env->local_rank, env->local_nranks, desc, sizeof desc))
+      snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%srank %d: binding failed",
+               *desc ? " " : "", env->rank);
+  }
+  char *all = env->rank == 0 ? calloc((size_t)env->nranks, sizeof desc) : NULL;
+  MPI_Gather(desc, sizeof desc, MPI_CHAR, all, sizeof desc, MPI_CHAR, 0, env->comm);
+  if (env->rank == 0) {
+    *bindings = json_array();
+    for (int r = 0; r < env->nranks; r++) json_array_append_new(*bindings, json_string(all + r * sizeof desc));
+    free(all);
+  }
+  return 0;
+}
+
+static void make_run_id(char *buf, size_t len, MPI_Comm comm) {
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long h = 0xcbf29ce484222325ull ^ (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32);
+  for (const char *p = host; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  h ^= (unsigned long long)ts.tv_sec;
+  MPI_Bcast(&h, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  snprintf(buf, len, "%016llx", h);
+}
+
+static int run(struct ar_opts *o, int argc, char **argv) {
+  struct ar_env env;
+  setup_env(&env, o);
+  char msg[AR_ERRLEN] = "";
+  if (check_same_options(&env)) return AR_EXIT_USAGE;
+  if (!o->nbackends) default_backends(o);
+  for (int i = 0; i < o->nbackends; i++) {
+    const struct ar_backend *be;
+    const char *variant;
+    if (ar_backend_resolve(o->backends[i], &be, &variant, msg, sizeof msg)) {
+      if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
+      return AR_EXIT_USAGE;
+    }
+  }
+  int rc = ar_gpu_select(&env, msg, sizeof msg);
+  if (agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
+  json_t *bindings = NULL;
+  if (setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
+  struct ar_writer writer = {0};
+  rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
+  if (agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
+  json_error_t je;
+  json_t *point = *o->point ? json_loads(o->point, 0, &je) : NULL;
+  if (*o->point && !json_is_object(point)) {
+    if (env.rank == 0) fprintf(stderr, "arbench: bad --point '%s' (expected a JSON object)\n", o->point);
+    return AR_EXIT_USAGE;
+  }
+  char run_id[32];
+  make_run_id(run_id, sizeof run_id, env.comm);
+  struct ar_report report;
+  ar_report_init(&report, stdout, o->quiet);
+  struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report};
+  json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  if (env.rank == 0) {
+    if (!o->quiet) {
+      printf("# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
+             env.nnodes > 1 ? "s" : "", run_id);
+      for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
+        printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+    }
+    ar_engine_emit(&e, "run", runrec);
+  }
+  ar_watchdog_start(&e.dog, o->timeout, env.rank);
+  int status = AR_EXIT_OK;
+  for (int i = 0; i < o->nbackends; i++)
+    if (ar_engine_backend(&e, o->backends[i]) == -AR_EINVAL) status = AR_EXIT_USAGE;
+  ar_watchdog_stop(&e.dog);
+  uint64_t wrong = 0;
+  MPI_Allreduce(&e.wrong_total, &wrong, 1, MPI_UINT64_T, MPI_SUM, env.comm);
+  if (env.rank == 0) {
+    ar_report_footer(&report);
+    if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
+  }
+  int fails = e.failures;
+  MPI_Bcast(&fails, 1, MPI_INT, 0, env.comm);
+  if (status == AR_EXIT_OK && (wrong || fails)) status = AR_EXIT_FAIL;
+  ar_writer_close(&writer);
+  json_decref(bindings);
+  json_decref(point);
+  if (env.topo) ar_topo_destroy(env.topo);
+  MPI_Comm_free(&env.node_comm);
+  return status;
+}
+
+int ar_cmd_run(int argc, char **argv) {
+  struct ar_opts *o = malloc(sizeof *o);
+  if (!o) return AR_EXIT_FAIL;
+  ar_opts_defaults(o);
+  char err[AR_ERRLEN] = "";
+  int prc = ar_opts_parse(o, argc, argv, err, sizeof err);
+  if (prc == 1) {
+    ar_opts_usage(stdout);
+    free(o);
+    return AR_EXIT_OK;
+  }
+  MPI_Init(&argc, &argv);
+  int status;
+  if (agree_print(MPI_COMM_WORLD, prc, err)) status = AR_EXIT_USAGE;
+  else status = run(o, argc, argv);
+  fflush(stdout);
+  MPI_Finalize();
+  free(o);
+  return status;
+}

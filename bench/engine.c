@@ -1,0 +1,304 @@
+/* engine.c — for one backend: agree on availability, set up, then per dtype, size and placement:
+ * fill, checked calls, warm-up and timed loop, max over ranks, statistics, record and table row. */
+#include "engine.h"
+#include "dtype.h"
+#include "opts.h"
+#include "platform.h"
+#include "report.h"
+#include "stats.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR_MAX_SETS 4096
+
+/* Every rank passes its status; all get the first failing rank's status and message. */
+static int agree(const struct ar_env *env, int rc, char *msg, size_t len) {
+  int *all = malloc(sizeof(int) * (size_t)env->nranks);
+  if (!all) return -AR_ERUNTIME;
+  MPI_Allgather(&rc, 1, MPI_INT, all, 1, MPI_INT, env->comm);
+  int root = -1;
+  for (int r = 0; r < env->nranks && root < 0; r++)
+    if (all[r]) root = r;
+  int out = root < 0 ? 0 : all[root];
+  free(all);
+  if (root < 0) return 0;
+  char buf[AR_ERRLEN];
+  snprintf(buf, sizeof buf, "%s", env->rank == root ? msg : "");
+  MPI_Bcast(buf, sizeof buf, MPI_CHAR, root, env->comm);
+  if (env->nranks > 1 && !strstr(buf, "rank ")) snprintf(msg, len, "rank %d: %.480s", root, buf);
+  else snprintf(msg, len, "%s", buf);
+  return out;
+}
+
+void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec) {
+  if (e->env->rank == 0 && e->writer && e->writer->f) {
+    json_t *line = json_pack("{s:s, s:s}", "type", type, "run_id", e->run_id);
+    json_object_update(line, rec);
+    if (e->point && !json_object_get(line, "point")) json_object_set(line, "point", e->point);
+    char err[AR_ERRLEN];
+    if (ar_writer_put(e->writer, line, err, sizeof err)) fprintf(stderr, "arbench: %s\n", err);
+    json_decref(line);
+  }
+  json_decref(rec);
+}
+
+struct bench {
+  struct ar_engine *e;
+  const struct ar_backend *be;
+  const char *spec, *variant;
+  void *state;
+  const struct ar_platform *plat;
+  void *stream;
+  char *pool;
+  size_t pool_bytes, cache_bytes;
+};
+
+static void emit_note(struct ar_engine *e, const char *type, const struct bench *b, enum ar_dtype dt,
+                      size_t bytes, const char *what) {
+  json_t *rec = json_pack("{s:s, s:s, s:s}", "backend", b->be ? b->be->name : b->spec, "variant",
+                          b->variant ? b->variant : "", "spec", b->spec);
+  if ((int)dt >= 0) json_object_set_new(rec, "dtype", json_string(ar_dtype_name(dt)));
+  if (bytes) json_object_set_new(rec, "size", json_integer((json_int_t)bytes));
+  json_object_set_new(rec, "op", json_string(ar_op_name(e->env->opts->op)));
+  json_object_set_new(rec, "ranks", json_integer(e->env->nranks));
+  json_object_set_new(rec, !strcmp(type, "skip") ? "reason" : "message", json_string(what));
+  ar_engine_emit(e, type, rec);
+  if (e->env->rank == 0) {
+    if (!strcmp(type, "skip")) printf("# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
+                                      (int)dt >= 0 ? ar_dtype_name(dt) : "", what);
+    else fprintf(stderr, "arbench: error: %s: %s\n", b->spec, what);
+    fflush(stdout);
+  }
+  if (strcmp(type, "skip")) e->failures++;
+}
+
+/* Evenly spaced samples, at most cap, in iteration order. */
+static json_t *sample_array(const double *s, int n, int cap) {
+  json_t *a = json_array();
+  int k = n < cap ? n : cap;
+  for (int j = 0; j < k; j++) {
+    int idx = k == n ? j : (int)((double)j * n / k);
+    json_array_append_new(a, json_real(s[idx]));
+  }
+  return a;
+}
+
+struct measured {
+  struct ar_stats st;
+  uint64_t wrong;
+  int checked, nsets, nsamples;
+  json_t *samples;
+};
+
+static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+/* One (dtype, size, placement). Returns 0, or -AR_E* with msg (agreed across ranks). */
+static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace, struct measured *m,
+                   char *msg, size_t len) {
+  const struct ar_env *env = b->e->env;
+  const struct ar_opts *o = env->opts;
+  size_t bytes = count * ar_dtype_size(dt), stride = align_up(bytes ? bytes : 1, 256);
+  size_t setsz = inplace ? stride : 2 * stride;
+  size_t want = (2 * b->cache_bytes + setsz - 1) / setsz;
+  size_t fit = b->pool_bytes / setsz;
+  int nsets = (int)(want < fit ? want : fit);
+  if (nsets > AR_MAX_SETS) nsets = AR_MAX_SETS;
+  if (nsets < 1) nsets = 1;
+  int nsamp = o->graph && b->plat != &ar_host_platform ? o->iters / o->graph : o->iters;
+  void **in = calloc((size_t)nsets, sizeof *in), **out = calloc((size_t)nsets, sizeof *out);
+  double *samples = calloc((size_t)o->iters, sizeof *samples);
+  double *maxs = calloc((size_t)o->iters, sizeof *maxs);
+  int rc = in && out && samples && maxs ? 0 : -AR_ERUNTIME;
+  if (rc) snprintf(msg, len, "out of memory");
+  for (int k = 0; !rc && k < nsets; k++) {
+    in[k] = b->pool + (size_t)k * setsz;
+    out[k] = inplace ? in[k] : (char *)in[k] + stride;
+    rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
+  }
+  if (!rc) rc = b->plat->sync(b->stream);
+  if (rc && !*msg) snprintf(msg, len, "filling input buffers failed");
+  rc = agree(env, rc, msg, len);
+  ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) check", b->spec, ar_dtype_name(dt), bytes,
+                    inplace ? "in-place" : "out-of-place");
+  /* Checked calls: fresh input, poisoned output, one call, compare with the exact result. */
+  uint64_t wrong = 0;
+  for (int c = 0; !rc && c < o->check; c++) {
+    int k = c % nsets;
+    rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
+    if (!rc && !inplace) rc = b->plat->fill(out[k], count, dt, o->op, -1, env->nranks);
+    if (!rc) rc = b->be->allreduce(b->state, in[k], out[k], count, dt, o->op, b->stream);
+    if (!rc) rc = b->plat->sync(b->stream);
+    uint64_t w = 0;
+    if (!rc) rc = b->plat->check(out[k], count, dt, o->op, env->nranks, &w);
+    if (rc) snprintf(msg, len, "checked call %d failed (status %d)", c, -rc);
+    wrong += w;
+    __atomic_store_n(&b->e->dog.heartbeat, b->e->dog.heartbeat + 1, __ATOMIC_RELAXED);
+  }
+  /* In-place checked calls consumed their inputs: restore them for the timed loop. */
+  for (int k = 0; !rc && inplace && k < o->check && k < nsets; k++)
+    rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
+  if (!rc) rc = b->plat->sync(b->stream);
+  rc = agree(env, rc, msg, len);
+  if (!rc) {
+    struct ar_loop loop = {
+      .be = b->be, .state = b->state, .in = in, .out = out, .nsets = nsets, .count = count,
+      .dt = dt, .op = o->op, .warmup = o->warmup, .iters = o->iters, .graph = o->graph,
+      .stream = b->stream, .heartbeat = &b->e->dog.heartbeat,
+    };
+    ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
+                      bytes, inplace ? "in-place" : "out-of-place");
+    MPI_Barrier(env->comm);
+    int n = b->plat->time_loop(&loop, samples, msg, len);
+    rc = n < 0 ? n : 0;
+    if (!rc && n != nsamp) {
+      snprintf(msg, len, "timed loop returned %d samples, expected %d", n, nsamp);
+      rc = -AR_ERUNTIME;
+    }
+    rc = agree(env, rc, msg, len);
+  }
+  if (!rc) {
+    MPI_Reduce(samples, maxs, nsamp, MPI_DOUBLE, MPI_MAX, 0, env->comm);
+    MPI_Allreduce(&wrong, &m->wrong, 1, MPI_UINT64_T, MPI_SUM, env->comm);
+    m->checked = o->check > 0;
+    m->nsets = nsets;
+    m->nsamples = nsamp;
+    if (env->rank == 0) {
+      m->samples = sample_array(maxs, nsamp, o->max_samples);
+      ar_stats_compute(maxs, nsamp, &m->st);
+    }
+  }
+  ar_watchdog_phase(&b->e->dog, "%s", "");
+  free(in);
+  free(out);
+  free(samples);
+  free(maxs);
+  return rc;
+}
+
+static void to_cell(const struct measured *m, size_t bytes, int nranks, struct ar_cell *c) {
+  memset(c, 0, sizeof *c);
+  c->present = true;
+  c->checked = m->checked;
+  c->wrong = m->wrong;
+  c->time_us = m->st.mean;
+  c->p50_us = m->st.p50;
+  c->p99_us = m->st.p99;
+  c->algbw = ar_algbw_gbs(bytes, m->st.mean);
+  c->busbw = c->algbw * ar_busbw_factor(nranks);
+}
+
+static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
+                        struct measured *m) {
+  struct ar_engine *e = b->e;
+  const struct ar_opts *o = e->env->opts;
+  size_t bytes = count * ar_dtype_size(dt);
+  double bf = ar_busbw_factor(e->env->nranks);
+  json_t *t = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "min", m->st.min, "p10", m->st.p10,
+                        "p50", m->st.p50, "p90", m->st.p90, "p99", m->st.p99, "max", m->st.max,
+                        "mean", m->st.mean, "stddev", m->st.stddev);
+  json_t *rec = json_pack(
+      "{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:i, s:I, s:o,"
+      " s:f, s:f, s:f, s:f}",
+      "backend", b->be->name, "variant", b->variant, "spec", b->spec, "dtype", ar_dtype_name(dt), "op",
+      ar_op_name(o->op), "placement", inplace ? "in" : "out", "size", (json_int_t)bytes, "count",
+      (json_int_t)count, "ranks", e->env->nranks, "nodes", e->env->nnodes, "iters", o->iters, "warmup",
+      o->warmup, "graph", b->plat == &ar_host_platform ? 0 : o->graph, "nsets", m->nsets, "samples_n",
+      m->nsamples, "checked", m->checked, "check_iters", o->check, "wrong", (json_int_t)m->wrong,
+      "time_us", t, "algbw_gbs", ar_algbw_gbs(bytes, m->st.mean), "busbw_gbs",
+      ar_algbw_gbs(bytes, m->st.mean) * bf, "algbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50),
+      "busbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50) * bf);
+  if (b->be->describe) b->be->describe(b->state, rec);
+  json_object_set_new(rec, "samples_us", m->samples);
+  m->samples = NULL;
+  ar_engine_emit(e, "result", rec);
+}
+
+static int run_dtype(struct bench *b, enum ar_dtype dt) {
+  struct ar_engine *e = b->e;
+  const struct ar_opts *o = e->env->opts;
+  char msg[AR_ERRLEN] = "";
+  int rc = b->be->supports ? b->be->supports(b->state, dt, o->op, msg, sizeof msg) : 0;
+  rc = agree(e->env, rc, msg, sizeof msg);
+  if (rc) {
+    emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", b, dt, 0, msg);
+    return 0;
+  }
+  if (e->env->rank == 0 && !o->quiet) ar_report_header(e->report, b->spec, dt, e->env->nranks);
+  for (int i = 0; i < o->nsizes; i++) {
+    size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
+    size_t bytes = count * ar_dtype_size(dt);
+    struct ar_cell cells[2] = {{0}, {0}};
+    for (int p = 0; p < 2; p++) {
+      if (!(o->placement & (p ? AR_PLACE_IN : AR_PLACE_OUT))) continue;
+      struct measured m = {0};
+      *msg = 0;
+      rc = measure(b, dt, count, p, &m, msg, sizeof msg);
+      if (rc) {
+        emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", b, dt, bytes, msg);
+        cells[p].skip = "error";
+        continue;
+      }
+      e->wrong_total += m.wrong;
+      if (e->env->rank == 0) {
+        to_cell(&m, bytes, e->env->nranks, &cells[p]);
+        emit_result(b, dt, count, p, &m);
+      }
+    }
+    if (e->env->rank == 0) ar_report_row(e->report, bytes, count, dt, o->op, &cells[0], &cells[1]);
+  }
+  return 0;
+}
+
+static size_t max_bytes_of(const struct ar_opts *o) {
+  size_t mx = 0;
+  for (int i = 0; i < o->nsizes; i++)
+    for (int d = 0; d < o->ndtypes; d++) {
+      size_t es = ar_dtype_size(o->dtypes[d]);
+      size_t bytes = o->by_count ? o->sizes[i] * es : o->sizes[i] / es * es;
+      if (bytes > mx) mx = bytes;
+    }
+  return mx;
+}
+
+int ar_engine_backend(struct ar_engine *e, const char *spec) {
+  const struct ar_env *env = e->env;
+  struct bench b = {.e = e, .spec = spec};
+  char msg[AR_ERRLEN] = "";
+  int rc = ar_backend_resolve(spec, &b.be, &b.variant, msg, sizeof msg);
+  if (rc) return rc;
+  rc = b.be->available(env, msg, sizeof msg);
+  b.plat = b.be->flags & AR_BE_DEVICE ? ar_device_platform() : &ar_host_platform;
+  if (!rc && !b.plat) {
+    snprintf(msg, sizeof msg, "built without CUDA");
+    rc = -AR_EUNAVAIL;
+  }
+  if ((rc = agree(env, rc ? -AR_EUNAVAIL : 0, msg, sizeof msg))) {
+    emit_note(e, "skip", &b, (enum ar_dtype)-1, 0, msg);
+    return 0;
+  }
+  ar_watchdog_phase(&e->dog, "backend %s init", spec);
+  rc = agree(env, b.be->init(env, b.variant, &b.state, msg, sizeof msg), msg, sizeof msg);
+  if (rc) {
+    emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);
+    ar_watchdog_phase(&e->dog, "%s", "");
+    return rc == -AR_EINVAL ? rc : 0;
+  }
+  size_t maxb = max_bytes_of(env->opts);
+  b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
+  b.pool_bytes = 2 * align_up(maxb ? maxb : 1, 256);
+  if (b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
+  rc = b.be->setup(b.state, maxb, msg, sizeof msg);
+  if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
+  if (!rc) rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+  rc = agree(env, rc, msg, sizeof msg);
+  if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);
+  for (int d = 0; !rc && d < env->opts->ndtypes; d++) run_dtype(&b, env->opts->dtypes[d]);
+  ar_watchdog_phase(&e->dog, "backend %s fini", spec);
+  MPI_Barrier(env->comm);
+  if (b.pool) b.plat->release(b.pool);
+  if (b.stream && b.plat->stream_destroy) b.plat->stream_destroy(b.stream);
+  b.be->fini(b.state);
+  ar_watchdog_phase(&e->dog, "%s", "");
+  return 0;
+}

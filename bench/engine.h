@@ -1,0 +1,44 @@
+/* engine.h — runs every (backend, dtype, size, placement) of a run: buffers, warm-up, timing,
+ * checks, statistics over the max-over-ranks iteration times, records and table rows. */
+#ifndef AR_ENGINE_H
+#define AR_ENGINE_H
+
+#include "backend.h"
+#include "results.h"
+#include <pthread.h>
+
+struct ar_report;
+
+struct ar_watchdog {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  uint64_t heartbeat;   /* bumped by the timed loops */
+  char phase[256];      /* what is running ("" = idle) */
+  double timeout;       /* seconds without progress before aborting, 0 = off */
+  int rank;
+  int stop, started;
+};
+
+struct ar_engine {
+  struct ar_env *env;
+  struct ar_writer *writer; /* rank 0 only; writer->f NULL when no -J */
+  const char *run_id;
+  json_t *point;            /* sweep point (object) or NULL */
+  struct ar_report *report; /* rank 0 only */
+  struct ar_watchdog dog;
+  uint64_t wrong_total;     /* wrong elements over all results */
+  int failures;             /* error records written */
+};
+
+int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank);
+void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...);
+void ar_watchdog_stop(struct ar_watchdog *d);
+
+/* Run one backend spec ("name" or "name:variant") over all dtypes, sizes and placements.
+ * Returns 0, or -AR_EINVAL for an unknown backend or bad variant (all ranks agree). */
+int ar_engine_backend(struct ar_engine *e, const char *spec);
+
+/* Write a record on rank 0 (adds "type" and "run_id"); errors are printed, not returned. */
+void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec);
+
+#endif

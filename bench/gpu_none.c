@@ -1,0 +1,27 @@
+/* gpu_none.c — the GPU hooks of gpu.h for a build without CUDA (-Dcuda=disabled or no toolkit):
+ * no devices, and a stack description that says so. */
+#include "gpu.h"
+#include "ar_config.h"
+#include "platform.h"
+#include <stdio.h>
+
+int ar_gpu_count(char *why, size_t len) {
+  snprintf(why, len, "built without CUDA (-Dcuda=disabled or no CUDA toolkit under %s)", AR_CUDA_HOME);
+  return 0;
+}
+
+int ar_gpu_select(struct ar_env *env, char *err, size_t len) {
+  (void)err;
+  (void)len;
+  env->device = -1;
+  return 0;
+}
+
+json_t *ar_stack_describe(void) {
+  return json_pack("{s:s, s:n, s:n, s:n, s:n, s:n}", "name", *AR_STACK_NAME ? AR_STACK_NAME : "host-only",
+                   "cuda_runtime", "cuda_driver", "nccl_compiled", "nccl_loaded", "archs");
+}
+
+json_t *ar_gpu_describe(void) { return json_array(); }
+
+const struct ar_platform *ar_device_platform(void) { return NULL; }

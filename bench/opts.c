@@ -1,0 +1,439 @@
+/* opts.c — parse and validate `arbench run` options (nccl-tests letters where they overlap),
+ * and the canonical form hashed across ranks. Pure C: no MPI. */
+#include "opts.h"
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR_MAX_BYTES ((size_t)1 << 40)
+
+void ar_opts_defaults(struct ar_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->op = AR_SUM;
+  o->iters = 100;
+  o->warmup = 10;
+  o->check = 1;
+  o->timeout = 300;
+  o->placement = AR_PLACE_OUT;
+  o->bind = true;
+  o->max_samples = 1000;
+}
+
+int ar_size_parse(const char *s, size_t *out, char *err, size_t errlen) {
+  if (!s || !*s) {
+    snprintf(err, errlen, "empty size (expected a number with optional K, M or G suffix, e.g. 8, 4K, 1M)");
+    return -AR_EINVAL;
+  }
+  const char *p = s;
+  if (!isdigit((unsigned char)*p)) goto bad;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(p, &end, 10);
+  if (errno) goto bad;
+  unsigned shift = 0;
+  switch (toupper((unsigned char)*end)) {
+  case 'K': shift = 10; end++; break;
+  case 'M': shift = 20; end++; break;
+  case 'G': shift = 30; end++; break;
+  default: break;
+  }
+  if (shift && (*end == 'i' || *end == 'I')) end++;
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end) goto bad;
+  if (v == 0) {
+    snprintf(err, errlen, "size '%s' must be at least 1", s);
+    return -AR_EINVAL;
+  }
+  if (v > (AR_MAX_BYTES >> shift)) {
+    snprintf(err, errlen, "size '%s' is larger than the maximum 1T", s);
+    return -AR_EINVAL;
+  }
+  *out = (size_t)(v << shift);
+  return 0;
+bad:
+  snprintf(err, errlen, "bad size '%s' (expected a number with optional K, M or G suffix, e.g. 8, 4K, 1M)", s);
+  return -AR_EINVAL;
+}
+
+void ar_size_format(size_t b, char *buf, size_t len) {
+  static const char suffix[] = {'\0', 'K', 'M', 'G', 'T'};
+  int k = 0;
+  while (k < 4 && b >= 1024 && b % 1024 == 0) {
+    b /= 1024;
+    k++;
+  }
+  if (k) snprintf(buf, len, "%zu%c", b, suffix[k]);
+  else snprintf(buf, len, "%zu", b);
+}
+
+int ar_size_series(size_t min, size_t max, double factor, size_t *out, int cap, char *err,
+                   size_t errlen) {
+  if (min > max) {
+    snprintf(err, errlen, "minimum size %zu is larger than maximum size %zu", min, max);
+    return -AR_EINVAL;
+  }
+  if (!(factor > 1.0) && min != max) {
+    snprintf(err, errlen, "step factor %g must be greater than 1", factor);
+    return -AR_EINVAL;
+  }
+  int n = 0;
+  double cur = (double)min;
+  for (size_t s = min; s <= max;) {
+    if (n == cap) {
+      snprintf(err, errlen, "more than %d sizes from %zu to %zu by factor %g", cap, min, max, factor);
+      return -AR_EINVAL;
+    }
+    out[n++] = s;
+    if (min == max) break;
+    cur *= factor;
+    size_t next = (size_t)llround(cur);
+    if (next <= s) next = s + 1;
+    s = next;
+  }
+  return n;
+}
+
+/* Split a comma list, calling fn on each item; empty items are errors. */
+static int each_item(const char *list, const char *what,
+                     int (*fn)(const char *item, void *arg, char *err, size_t errlen), void *arg,
+                     char *err, size_t errlen) {
+  char buf[4096];
+  if (strlen(list) >= sizeof buf) {
+    snprintf(err, errlen, "%s list too long", what);
+    return -AR_EINVAL;
+  }
+  strcpy(buf, list);
+  char *save = NULL;
+  if (!*buf || buf[strlen(buf) - 1] == ',' || buf[0] == ',' || strstr(buf, ",,")) {
+    snprintf(err, errlen, "bad %s list '%s' (empty item)", what, list);
+    return -AR_EINVAL;
+  }
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int rc = fn(t, arg, err, errlen);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int add_size(const char *item, void *arg, char *err, size_t errlen) {
+  struct ar_opts *o = arg;
+  if (o->nsizes == AR_MAX_SIZES) {
+    snprintf(err, errlen, "more than %d sizes", AR_MAX_SIZES);
+    return -AR_EINVAL;
+  }
+  return ar_size_parse(item, &o->sizes[o->nsizes++], err, errlen);
+}
+
+static int add_dtype(const char *item, void *arg, char *err, size_t errlen) {
+  struct ar_opts *o = arg;
+  if (!strcmp(item, "all")) {
+    o->ndtypes = 0;
+    for (int d = 0; d < AR_NDTYPES; d++) o->dtypes[o->ndtypes++] = (enum ar_dtype)d;
+    return 0;
+  }
+  enum ar_dtype dt;
+  if (ar_dtype_parse(item, &dt)) {
+    snprintf(err, errlen, "unknown datatype '%s' (known: float, half, bfloat16, int32, all)", item);
+    return -AR_EINVAL;
+  }
+  for (int i = 0; i < o->ndtypes; i++)
+    if (o->dtypes[i] == dt) return 0;
+  o->dtypes[o->ndtypes++] = dt;
+  return 0;
+}
+
+static int add_backend(const char *item, void *arg, char *err, size_t errlen) {
+  struct ar_opts *o = arg;
+  if (o->nbackends == AR_MAX_BACKENDS) {
+    snprintf(err, errlen, "more than %d backends", AR_MAX_BACKENDS);
+    return -AR_EINVAL;
+  }
+  if (strlen(item) >= AR_NAMELEN) {
+    snprintf(err, errlen, "backend spec '%.40s...' too long", item);
+    return -AR_EINVAL;
+  }
+  strcpy(o->backends[o->nbackends++], item);
+  return 0;
+}
+
+/* Backend variants use ',' inside ("nccl:algo=Ring,proto=LL"); ';' or a repeated --backend
+ * separates backends. A ',' followed by a bare name (no '=') starts a new backend. */
+static int parse_backends(struct ar_opts *o, const char *arg, char *err, size_t errlen) {
+  char buf[4096];
+  if (strlen(arg) >= sizeof buf) {
+    snprintf(err, errlen, "backend list too long");
+    return -AR_EINVAL;
+  }
+  strcpy(buf, arg);
+  char cur[4096] = "";
+  char *save = NULL;
+  if (!*buf || strstr(buf, ",,") || buf[0] == ',' || buf[strlen(buf) - 1] == ',') {
+    snprintf(err, errlen, "bad backend list '%s' (empty item)", arg);
+    return -AR_EINVAL;
+  }
+  for (char *t = strtok_r(buf, ",;", &save); t; t = strtok_r(NULL, ",;", &save)) {
+    bool is_kv = strchr(t, '=') && !strchr(t, ':');
+    if (is_kv && *cur) {
+      strcat(cur, ",");
+      strcat(cur, t);
+      continue;
+    }
+    if (is_kv) {
+      snprintf(err, errlen, "backend variant '%s' has no backend name before it (e.g. nccl:%s)", t, t);
+      return -AR_EINVAL;
+    }
+    if (*cur && add_backend(cur, o, err, errlen)) return -AR_EINVAL;
+    snprintf(cur, sizeof cur, "%s", t);
+  }
+  return *cur ? add_backend(cur, o, err, errlen) : 0;
+}
+
+static int parse_int(const char *s, const char *flag, long lo, long hi, int *out, char *err,
+                     size_t errlen) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi) {
+    snprintf(err, errlen, "bad value '%s' for %s (expected an integer from %ld to %ld)", s, flag, lo, hi);
+    return -AR_EINVAL;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+static int parse_double(const char *s, const char *flag, double lo, double hi, double *out,
+                        char *err, size_t errlen) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+    snprintf(err, errlen, "bad value '%s' for %s (expected a number from %g to %g)", s, flag, lo, hi);
+    return -AR_EINVAL;
+  }
+  *out = v;
+  return 0;
+}
+
+static int copy_str(char *dst, const char *src, const char *flag, char *err, size_t errlen) {
+  if (strlen(src) >= AR_NAMELEN) {
+    snprintf(err, errlen, "value for %s is longer than %d characters", flag, AR_NAMELEN - 1);
+    return -AR_EINVAL;
+  }
+  strcpy(dst, src);
+  return 0;
+}
+
+enum {
+  OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
+  OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES,
+};
+
+static const struct option long_opts[] = {
+  {"minbytes", required_argument, 0, 'b'},
+  {"maxbytes", required_argument, 0, 'e'},
+  {"stepfactor", required_argument, 0, 'f'},
+  {"stepbytes", required_argument, 0, 'i'},
+  {"sizes", required_argument, 0, OPT_SIZES},
+  {"counts", required_argument, 0, OPT_COUNTS},
+  {"datatype", required_argument, 0, 'd'},
+  {"op", required_argument, 0, 'o'},
+  {"iters", required_argument, 0, 'n'},
+  {"warmup_iters", required_argument, 0, 'w'},
+  {"warmup", required_argument, 0, 'w'},
+  {"check", required_argument, 0, 'c'},
+  {"cudagraph", required_argument, 0, 'G'},
+  {"graph", required_argument, 0, 'G'},
+  {"timeout", required_argument, 0, 'T'},
+  {"json", required_argument, 0, 'J'},
+  {"backend", required_argument, 0, OPT_BACKEND},
+  {"inplace", required_argument, 0, OPT_INPLACE},
+  {"quiet", no_argument, 0, OPT_QUIET},
+  {"devices", required_argument, 0, OPT_DEVICES},
+  {"shared-gpu", no_argument, 0, OPT_SHARED_GPU},
+  {"islands", required_argument, 0, OPT_ISLANDS},
+  {"no-bind", no_argument, 0, OPT_NOBIND},
+  {"xml", required_argument, 0, OPT_XML},
+  {"point", required_argument, 0, OPT_POINT},
+  {"max-samples", required_argument, 0, OPT_MAXSAMPLES},
+  {"help", no_argument, 0, 'h'},
+  {0, 0, 0, 0},
+};
+
+void ar_opts_usage(FILE *f) {
+  fprintf(f,
+    "usage: mpirun -np N arbench run [options]\n"
+    "  --backend LIST        backends to run, e.g. mpi,shm-oneshot or 'nccl:algo=Ring,proto=LL;nccl'\n"
+    "                        (default: nccl with GPUs, else mpi and every shm-* backend)\n"
+    "  -b, --minbytes SIZE   smallest size (default 8); K, M, G suffixes are binary\n"
+    "  -e, --maxbytes SIZE   largest size (default 64M)\n"
+    "  -f, --stepfactor F    multiply the size by F each step (default 2)\n"
+    "  -i, --stepbytes SIZE  add SIZE each step instead of multiplying\n"
+    "  --sizes LIST          explicit sizes in bytes, e.g. 8,4K,1M (instead of -b/-e)\n"
+    "  --counts LIST         explicit element counts, e.g. 1,7,1023 (instead of -b/-e)\n"
+    "  -d, --datatype LIST   float, half, bfloat16, int32 or all (default float)\n"
+    "  -o, --op OP           sum, prod, max, min or avg (default sum)\n"
+    "  -n, --iters N         timed iterations per size (default 100)\n"
+    "  -w, --warmup_iters N  warm-up iterations per size (default 10)\n"
+    "  -c, --check N         checked iterations per size, 0 = no check (default 1)\n"
+    "  -G, --cudagraph K     capture K iterations in a CUDA graph and replay it (GPU backends)\n"
+    "  -T, --timeout SECS    abort a collective that makes no progress for SECS (default 300, 0 = off)\n"
+    "  -J, --json FILE       append JSON Lines results to FILE\n"
+    "  --inplace no|yes|both out-of-place, in-place or both (default no)\n"
+    "  --devices LIST        CUDA device per local rank (default: local rank)\n"
+    "  --shared-gpu          let several ranks use one GPU (correctness tests on one GPU)\n"
+    "  --islands N           force N islands for shm-islands/p2p-islands (default: NUMA nodes)\n"
+    "  --no-bind             do not bind ranks to their GPU's local cores\n"
+    "  --xml FILE            hwloc XML topology instead of the live machine\n"
+    "  --max-samples N       per-iteration samples kept in each result record (default 1000)\n"
+    "  --quiet               print only the table\n");
+}
+
+static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
+  if (!strcmp(s, "no")) *out = AR_PLACE_OUT;
+  else if (!strcmp(s, "yes")) *out = AR_PLACE_IN;
+  else if (!strcmp(s, "both")) *out = AR_PLACE_BOTH;
+  else {
+    snprintf(err, errlen, "bad value '%s' for --inplace (expected no, yes or both)", s);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+static int finish(struct ar_opts *o, size_t minb, size_t maxb, double factor, size_t stepb,
+                  bool have_range, char *err, size_t errlen) {
+  if (o->nsizes && have_range) {
+    snprintf(err, errlen, "--sizes/--counts cannot be combined with -b/-e/-f/-i");
+    return -AR_EINVAL;
+  }
+  if (!o->nsizes) {
+    if (stepb) {
+      for (size_t s = minb; s <= maxb; s += stepb) {
+        if (o->nsizes == AR_MAX_SIZES) {
+          snprintf(err, errlen, "more than %d sizes from %zu to %zu by step %zu", AR_MAX_SIZES, minb, maxb, stepb);
+          return -AR_EINVAL;
+        }
+        o->sizes[o->nsizes++] = s;
+      }
+      if (minb > maxb) {
+        snprintf(err, errlen, "minimum size %zu is larger than maximum size %zu", minb, maxb);
+        return -AR_EINVAL;
+      }
+    } else {
+      int n = ar_size_series(minb, maxb, factor, o->sizes, AR_MAX_SIZES, err, errlen);
+      if (n < 0) return n;
+      o->nsizes = n;
+    }
+  }
+  if (!o->ndtypes) o->dtypes[o->ndtypes++] = AR_FLOAT;
+  if (!o->by_count)
+    for (int i = 0; i < o->nsizes; i++)
+      for (int d = 0; d < o->ndtypes; d++)
+        if (o->sizes[i] % ar_dtype_size(o->dtypes[d])) {
+          snprintf(err, errlen, "size %zu is not a multiple of the %s element size %zu (use --counts for element counts)",
+                   o->sizes[i], ar_dtype_name(o->dtypes[d]), ar_dtype_size(o->dtypes[d]));
+          return -AR_EINVAL;
+        }
+  if (o->graph && o->iters % o->graph) {
+    snprintf(err, errlen, "-n %d is not a multiple of -G %d (each graph replay runs -G iterations)", o->iters, o->graph);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t errlen) {
+  size_t minb = 8, maxb = 64u << 20, stepb = 0;
+  double factor = 2;
+  bool have_range = false;
+  int rc = 0, c;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:h", long_opts, NULL)) != -1) {
+    switch (c) {
+    case 'b': rc = ar_size_parse(optarg, &minb, err, errlen); have_range = true; break;
+    case 'e': rc = ar_size_parse(optarg, &maxb, err, errlen); have_range = true; break;
+    case 'i': rc = ar_size_parse(optarg, &stepb, err, errlen); have_range = true; break;
+    case 'f': rc = parse_double(optarg, "-f", 1.0000001, 1024, &factor, err, errlen); have_range = true; break;
+    case OPT_SIZES:
+    case OPT_COUNTS:
+      if (o->nsizes) {
+        snprintf(err, errlen, "give only one --sizes or --counts");
+        return -AR_EINVAL;
+      }
+      o->by_count = c == OPT_COUNTS;
+      rc = each_item(optarg, c == OPT_SIZES ? "size" : "count", add_size, o, err, errlen);
+      break;
+    case 'd': o->ndtypes = 0; rc = each_item(optarg, "datatype", add_dtype, o, err, errlen); break;
+    case 'o':
+      if (ar_op_parse(optarg, &o->op)) {
+        snprintf(err, errlen, "unknown op '%s' (known: sum, prod, max, min, avg)", optarg);
+        rc = -AR_EINVAL;
+      }
+      break;
+    case 'n': rc = parse_int(optarg, "-n", 1, 10000000, &o->iters, err, errlen); break;
+    case 'w': rc = parse_int(optarg, "-w", 0, 10000000, &o->warmup, err, errlen); break;
+    case 'c': rc = parse_int(optarg, "-c", 0, 1000000, &o->check, err, errlen); break;
+    case 'G': rc = parse_int(optarg, "-G", 0, 100000, &o->graph, err, errlen); break;
+    case 'T': rc = parse_double(optarg, "-T", 0, 1e6, &o->timeout, err, errlen); break;
+    case 'J': rc = copy_str(o->json, optarg, "-J", err, errlen); break;
+    case OPT_BACKEND: rc = parse_backends(o, optarg, err, errlen); break;
+    case OPT_INPLACE: rc = parse_inplace(optarg, &o->placement, err, errlen); break;
+    case OPT_QUIET: o->quiet = true; break;
+    case OPT_DEVICES: rc = copy_str(o->devices, optarg, "--devices", err, errlen); break;
+    case OPT_SHARED_GPU: o->shared_gpu = true; break;
+    case OPT_ISLANDS: rc = parse_int(optarg, "--islands", 1, 1024, &o->islands, err, errlen); break;
+    case OPT_NOBIND: o->bind = false; break;
+    case OPT_XML: rc = copy_str(o->xml, optarg, "--xml", err, errlen); break;
+    case OPT_POINT: rc = copy_str(o->point, optarg, "--point", err, errlen); break;
+    case OPT_MAXSAMPLES: rc = parse_int(optarg, "--max-samples", 0, 1000000, &o->max_samples, err, errlen); break;
+    case 'h': return 1;
+    case ':':
+      snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+      return -AR_EINVAL;
+    default:
+      snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", argv[optind - 1]);
+      return -AR_EINVAL;
+    }
+    if (rc) return rc;
+  }
+  if (optind < argc) {
+    snprintf(err, errlen, "unexpected argument '%s' (see arbench run --help)", argv[optind]);
+    return -AR_EINVAL;
+  }
+  return finish(o, minb, maxb, factor, stepb, have_range, err, errlen);
+}
+
+int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
+  size_t n = 0;
+#define PUT(...) do { int k = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__); if (k > 0) n += (size_t)k; } while (0)
+  PUT("sizes%s=", o->by_count ? "(counts)" : "");
+  for (int i = 0; i < o->nsizes; i++) PUT("%zu,", o->sizes[i]);
+  PUT(";backends=");
+  for (int i = 0; i < o->nbackends; i++) PUT("%s;", o->backends[i]);
+  PUT(";dtypes=");
+  for (int i = 0; i < o->ndtypes; i++) PUT("%d,", (int)o->dtypes[i]);
+  PUT(";op=%d;n=%d;w=%d;c=%d;G=%d;T=%g;place=%d;shared_gpu=%d;islands=%d;max_samples=%d;point=%s",
+      (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
+      (int)o->shared_gpu, o->islands, o->max_samples, o->point);
+#undef PUT
+  return n < len ? 0 : -AR_EINVAL;
+}
+
+uint64_t ar_opts_hash(const struct ar_opts *o) {
+  size_t len = 8192 + (size_t)o->nsizes * 24 + (size_t)o->nbackends * (AR_NAMELEN + 1);
+  char *buf = malloc(len);
+  uint64_t h = 0xcbf29ce484222325ull;
+  if (!buf || ar_opts_canon(o, buf, len)) {
+    free(buf);
+    return 0;
+  }
+  for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
+    h ^= *p;
+    h *= 0x100000001b3ull;
+  }
+  free(buf);
+  return h;
+}

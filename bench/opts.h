@@ -1,0 +1,57 @@
+/* opts.h — the options of `arbench run`: parsing, validation and the cross-rank hash.
+ * Parsing is pure (no MPI) so the unit tests drive it directly. */
+#ifndef AR_OPTS_H
+#define AR_OPTS_H
+
+#include "ar.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+#define AR_MAX_SIZES 256
+#define AR_MAX_BACKENDS 64
+#define AR_NAMELEN 256
+
+enum ar_placement { AR_PLACE_OUT = 1, AR_PLACE_IN = 2, AR_PLACE_BOTH = 3 };
+
+struct ar_opts {
+  size_t sizes[AR_MAX_SIZES]; /* bytes (or element counts when by_count), in the order given */
+  bool by_count;              /* --counts: sizes[] are element counts */
+  int nsizes;
+  char backends[AR_MAX_BACKENDS][AR_NAMELEN]; /* "name" or "name:key=val,..." */
+  int nbackends;
+  enum ar_dtype dtypes[AR_NDTYPES];
+  int ndtypes;
+  enum ar_op op;
+  int iters;      /* -n */
+  int warmup;     /* -w */
+  int check;      /* -c: check iterations, 0 = off */
+  int graph;      /* -G: iterations per CUDA graph, 0 = off */
+  double timeout; /* -T seconds, 0 = off */
+  int placement;  /* enum ar_placement bits */
+  bool quiet;
+  bool bind;      /* false with --no-bind */
+  bool shared_gpu;
+  int islands;    /* --islands N, 0 = from topology */
+  char json[AR_NAMELEN];    /* -J */
+  char devices[AR_NAMELEN]; /* --devices LIST, "" = by local rank */
+  char xml[AR_NAMELEN];     /* --xml topology file, "" = live */
+  char point[AR_NAMELEN];   /* --point JSON object from sweep, "" = none */
+  int max_samples;          /* samples stored per result record */
+};
+
+void ar_opts_defaults(struct ar_opts *o);
+/* Parse argv (argv[0] is the subcommand name). On error writes one line to err, returns -AR_EINVAL. */
+int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t errlen);
+/* Canonical text of every option that must agree across ranks, and its 64-bit FNV-1a hash. */
+int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len);
+uint64_t ar_opts_hash(const struct ar_opts *o);
+void ar_opts_usage(FILE *f);
+
+/* Size parsing: "8", "4K", "1M", "2G" (binary), optional trailing B. */
+int ar_size_parse(const char *s, size_t *out, char *err, size_t errlen);
+/* Format bytes as the shortest exact K/M/G form ("1M", "1536K", "7"). */
+void ar_size_format(size_t bytes, char *buf, size_t len);
+/* Geometric series min..max by factor (nccl-tests -b/-e/-f); returns count or -AR_EINVAL. */
+int ar_size_series(size_t min, size_t max, double factor, size_t *out, int cap, char *err, size_t errlen);
+
+#endif

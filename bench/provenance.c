@@ -1,0 +1,135 @@
+/* provenance.c — the `run` record: arbench/git, command, hosts, ranks, CUDA/NCCL stack, MPI,
+ * hwloc, topology summary and digest, NCCL_/OMPI_/CUDA_ environment, options; and `arbench version`. */
+#include "provenance.h"
+#include "ar_config.h"
+#include "gpu.h"
+#include "opts.h"
+#include "topo.h"
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+void ar_mpi_version(char *buf, size_t len) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  MPI_Get_library_version(lib, &n);
+  char *nl = strchr(lib, '\n');
+  if (nl) *nl = 0;
+  char *comma = strstr(lib, ", package");
+  if (comma) *comma = 0;
+  snprintf(buf, len, "%s", lib);
+}
+
+void ar_hwloc_versions(char *compiled, char *loaded, size_t len) {
+  unsigned v = hwloc_get_api_version();
+  snprintf(compiled, len, "%u.%u.%u", HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff,
+           HWLOC_API_VERSION & 0xff);
+  snprintf(loaded, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+}
+
+static json_t *env_object(void) {
+  static const char *const prefixes[] = {"NCCL_", "OMPI_MCA_", "CUDA_", "UCX_", "HWLOC_", "ARBENCH_"};
+  json_t *o = json_object();
+  for (char **e = environ; *e; e++)
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+      if (!strncmp(*e, prefixes[i], strlen(prefixes[i]))) {
+        const char *eq = strchr(*e, '=');
+        if (!eq) break;
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+        json_object_set_new(o, key, json_string(eq + 1));
+        break;
+      }
+  return o;
+}
+
+static json_t *options_object(const struct ar_opts *o) {
+  json_t *sizes = json_array(), *dts = json_array(), *bes = json_array();
+  for (int i = 0; i < o->nsizes; i++) json_array_append_new(sizes, json_integer((json_int_t)o->sizes[i]));
+  for (int i = 0; i < o->ndtypes; i++) json_array_append_new(dts, json_string(ar_dtype_name(o->dtypes[i])));
+  for (int i = 0; i < o->nbackends; i++) json_array_append_new(bes, json_string(o->backends[i]));
+  return json_pack("{s:o, s:s, s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:f, s:s, s:b, s:i}", "sizes", sizes,
+                   "sizes_unit", o->by_count ? "elements" : "bytes", "dtypes", dts, "backends", bes,
+                   "op", ar_op_name(o->op), "iters", o->iters, "warmup", o->warmup, "check", o->check,
+                   "graph", o->graph, "timeout", o->timeout, "inplace",
+                   o->placement == AR_PLACE_BOTH ? "both" : o->placement == AR_PLACE_IN ? "yes" : "no",
+                   "bind", o->bind, "islands", o->islands);
+}
+
+/* Per-rank host and device, gathered to rank 0. */
+static json_t *rank_table(const struct ar_env *env) {
+  struct { char host[64]; int device, local_rank; } me = {{0}, env->device, env->local_rank}, *all = NULL;
+  gethostname(me.host, sizeof me.host - 1);
+  if (env->rank == 0) all = calloc((size_t)env->nranks, sizeof me);
+  MPI_Gather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, 0, env->comm);
+  if (env->rank) return NULL;
+  json_t *a = json_array();
+  for (int r = 0; r < env->nranks; r++)
+    json_array_append_new(a, json_pack("{s:i, s:s, s:i, s:i}", "rank", r, "host", all[r].host,
+                                       "local_rank", all[r].local_rank, "device", all[r].device));
+  free(all);
+  return a;
+}
+
+json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const char *run_id,
+                      json_t *bindings) {
+  json_t *ranks = rank_table(env);
+  if (env->rank) return NULL;
+  json_t *cmd = json_array();
+  for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
+  json_t *hosts = json_array();
+  for (size_t r = 0; r < json_array_size(ranks); r++) {
+    const char *h = json_string_value(json_object_get(json_array_get(ranks, r), "host"));
+    int seen = 0;
+    for (size_t k = 0; k < json_array_size(hosts); k++)
+      seen |= !strcmp(json_string_value(json_array_get(hosts, k)), h);
+    if (!seen) json_array_append_new(hosts, json_string(h));
+  }
+  char mpi[256], hc[32], hl[32], start[64];
+  ar_mpi_version(mpi, sizeof mpi);
+  ar_hwloc_versions(hc, hl, sizeof hc);
+  time_t now = time(NULL);
+  strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  int mv, msub;
+  MPI_Get_version(&mv, &msub);
+  json_t *rec = json_pack(
+      "{s:i, s:{s:s, s:s}, s:o, s:s, s:o, s:i, s:i, s:o, s:o, s:o, s:{s:s, s:s}, s:{s:s, s:s}}",
+      "schema", AR_SCHEMA_VERSION, "arbench", "version", AR_VERSION_STRING, "git", AR_GIT_COMMIT,
+      "command", cmd, "start", start, "hosts", hosts, "ranks", env->nranks, "nodes", env->nnodes,
+      "rank_map", ranks, "stack", ar_stack_describe(), "gpus", ar_gpu_describe(), "mpi", "library",
+      mpi, "standard", mv == 3 ? (msub == 1 ? "3.1" : "3.0") : "4+", "hwloc", "compiled", hc,
+      "loaded", hl);
+  json_object_set_new(rec, "topology", env->topo ? ar_topo_summary(env->topo) : json_null());
+  json_object_set_new(rec, "binding", bindings ? json_incref(bindings) : json_null());
+  json_object_set_new(rec, "options", options_object(env->opts));
+  json_object_set_new(rec, "env", env_object());
+  (void)run_id;
+  return rec;
+}
+
+int ar_cmd_version(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  char mpi[256], hc[32], hl[32];
+  ar_mpi_version(mpi, sizeof mpi);
+  ar_hwloc_versions(hc, hl, sizeof hc);
+  json_t *st = ar_stack_describe();
+#define S(k) (json_string_value(json_object_get(st, k)) ? json_string_value(json_object_get(st, k)) : "none")
+  printf("arbench %s (git %s)\n", AR_VERSION_STRING, AR_GIT_COMMIT);
+  printf("stack        %s\n", S("name"));
+  printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
+  printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
+  printf("GPU archs    %s\n", S("archs"));
+  printf("MPI          %s\n", mpi);
+  printf("hwloc        compiled %s, loaded %s\n", hc, hl);
+#undef S
+  const char *warn = json_string_value(json_object_get(st, "warning"));
+  if (warn) fprintf(stderr, "arbench: warning: %s\n", warn);
+  json_decref(st);
+  return AR_EXIT_OK;
+}

@@ -1,0 +1,32 @@
+/* report.h — the nccl-tests-style table on stdout: one row per size with out-of-place and
+ * in-place columns (avg time, p50, p99, algbw, busbw, #wrong) and the footer. */
+#ifndef AR_REPORT_H
+#define AR_REPORT_H
+
+#include "ar.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+struct ar_cell {
+  bool present;  /* measured */
+  bool checked;  /* #wrong meaningful */
+  double time_us, p50_us, p99_us, algbw, busbw;
+  uint64_t wrong;
+  const char *skip; /* reason when not measured but expected, else NULL */
+};
+
+struct ar_report {
+  FILE *f;
+  bool quiet;
+  uint64_t wrong;  /* sum of #wrong over rows */
+  double busbw_sum;
+  int busbw_n;
+};
+
+void ar_report_init(struct ar_report *r, FILE *f, bool quiet);
+void ar_report_header(struct ar_report *r, const char *backend, enum ar_dtype dt, int nranks);
+void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtype dt, enum ar_op op,
+                   const struct ar_cell *out, const struct ar_cell *in);
+void ar_report_footer(struct ar_report *r);
+
+#endif
