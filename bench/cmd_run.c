@@ -97,6 +97,23 @@ static int setup_topo(struct ar_env *env, json_t **bindings) {
   return 0;
 }
 
+/* Bottleneck link over the GPUs the ranks use (GB/s), for efficiency = busbw / link. */
+static double gpu_link_gbs(const struct ar_env *env) {
+  int mine = env->topo && env->device >= 0 ? ar_topo_gpu_of_cuda(env->topo, env->device) : -1;
+  int *all = malloc(sizeof(int) * (size_t)env->nranks), n = 0;
+  MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, env->comm);
+  int ok = env->nnodes == 1;
+  for (int r = 0; r < env->nranks && ok; r++) {
+    ok = all[r] >= 0;
+    int dup = 0;
+    for (int k = 0; k < n; k++) dup |= all[k] == all[r];
+    if (ok && !dup) all[n++] = all[r];
+  }
+  double gbs = ok && n > 1 ? ar_topo_bottleneck_gbs(env->topo, all, n) : 0;
+  free(all);
+  return gbs;
+}
+
 static void make_run_id(char *buf, size_t len, MPI_Comm comm) {
   char host[64] = "";
   gethostname(host, sizeof host - 1);
@@ -140,7 +157,11 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   make_run_id(run_id, sizeof run_id, env.comm);
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
-  struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report};
+  struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
+                        .fault_rank = -1};
+  e.link_gbs = gpu_link_gbs(&env);
+  const char *fault = getenv("ARBENCH_INJECT_FAULT");
+  if (fault && *fault) e.fault_rank = atoi(fault);
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   if (env.rank == 0) {
     if (!o->quiet) {
@@ -156,8 +177,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   for (int i = 0; i < o->nbackends; i++)
     if (ar_engine_backend(&e, o->backends[i]) == -AR_EINVAL) status = AR_EXIT_USAGE;
   ar_watchdog_stop(&e.dog);
-  uint64_t wrong = 0;
-  MPI_Allreduce(&e.wrong_total, &wrong, 1, MPI_UINT64_T, MPI_SUM, env.comm);
+  uint64_t wrong = e.wrong_total; /* already summed over ranks per result */
   if (env.rank == 0) {
     ar_report_footer(&report);
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);

@@ -28,6 +28,8 @@ struct ar_engine {
   struct ar_watchdog dog;
   uint64_t wrong_total;     /* wrong elements over all results */
   int failures;             /* error records written */
+  double link_gbs;          /* bottleneck PCIe link between the ranks' GPUs (GB/s), 0 = unknown */
+  int fault_rank;           /* ARBENCH_INJECT_FAULT=R: rank R corrupts its checked outputs; -1 = off */
 };
 
 int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank);

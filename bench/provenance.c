@@ -27,9 +27,8 @@ void ar_mpi_version(char *buf, size_t len) {
 
 void ar_hwloc_versions(char *compiled, char *loaded, size_t len) {
   unsigned v = hwloc_get_api_version();
-  snprintf(compiled, len, "%u.%u.%u", HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff,
-           HWLOC_API_VERSION & 0xff);
-  snprintf(loaded, len, "%u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+  snprintf(compiled, len, "%s", HWLOC_VERSION);
+  snprintf(loaded, len, "API %u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
 }
 
 static json_t *env_object(void) {
@@ -103,7 +102,7 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
       "command", cmd, "start", start, "hosts", hosts, "ranks", env->nranks, "nodes", env->nnodes,
       "rank_map", ranks, "stack", ar_stack_describe(), "gpus", ar_gpu_describe(), "mpi", "library",
       mpi, "standard", mv == 3 ? (msub == 1 ? "3.1" : "3.0") : "4+", "hwloc", "compiled", hc,
-      "loaded", hl);
+      "library_api", hl);
   json_object_set_new(rec, "topology", env->topo ? ar_topo_summary(env->topo) : json_null());
   json_object_set_new(rec, "binding", bindings ? json_incref(bindings) : json_null());
   json_object_set_new(rec, "options", options_object(env->opts));
@@ -126,7 +125,7 @@ int ar_cmd_version(int argc, char **argv) {
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
   printf("GPU archs    %s\n", S("archs"));
   printf("MPI          %s\n", mpi);
-  printf("hwloc        compiled %s, loaded %s\n", hc, hl);
+  printf("hwloc        compiled %s, loaded library %s\n", hc, hl);
 #undef S
   const char *warn = json_string_value(json_object_get(st, "warning"));
   if (warn) fprintf(stderr, "arbench: warning: %s\n", warn);

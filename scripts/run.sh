@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# run.sh — the main job: set up, then benchmark every backend that can run here (all local GPUs, or
+# CPU ranks on the host backends when there is none), print the table and write plots.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+export BUILD_DIR
+scripts/setup.sh
+A=$BUILD_DIR/arbench
+[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+gpus=$(command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+gpus=${gpus:-0}
+if [ "$gpus" -gt 0 ] && "$A" list | grep -q '^nccl .*available'; then
+  np=$gpus
+  args=(-b 8 -e 256M -f 2 -n 50 -w 10 -d bfloat16)
+  echo "run: $np GPUs" >&2
+else
+  cores=$(nproc)
+  np=$(( cores < 2 ? 2 : cores > 8 ? 8 : cores ))
+  args=(-b 8 -e 16M -f 4 -n 50 -w 5 -d float)
+  echo "run: no usable GPU; $np CPU ranks on the host backends" >&2
+fi
+mkdir -p results/local
+out=results/local/run-$(date -u +%Y%m%dT%H%M%SZ).jsonl
+mpirun --oversubscribe -np "$np" "$A" run "${args[@]}" ${ARBENCH_ARGS:-} -J "$out"
+echo "run: results in $out" >&2
+"$A" table "$out"
+if [ -x plots/arbench-plot ]; then
+  plots/arbench-plot "$out" -o "results/local/plots" && echo "run: plots in results/local/plots" >&2
+fi

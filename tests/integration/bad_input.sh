@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# bad_input.sh — every bad flag or value of `arbench run` (and of the CLI itself) is one line on
+# stderr naming the bad value, with exit status 2, and no results file is half-written.
+source "$(dirname "$0")/../lib/common.sh"
+A=$ARBENCH
+expect_one_line_error "8X" ar_mpirun 2 run -b 8X
+expect_one_line_error "quad" ar_mpirun 2 run -d float,quad
+expect_one_line_error "mean" ar_mpirun 2 run -o mean
+expect_one_line_error "--frobnicate" ar_mpirun 2 run --frobnicate
+expect_one_line_error "maybe" ar_mpirun 2 run --inplace maybe
+expect_one_line_error "larger" ar_mpirun 2 run -b 1M -e 8
+expect_one_line_error "6" ar_mpirun 2 run --sizes 6 -d float
+expect_one_line_error "-n" ar_mpirun 2 run -n 0
+expect_one_line_error "nosuch" ar_mpirun 2 run --backend mpi,nosuch -J "$TMP/never.jsonl"
+grep -q "known: mpi" "$TMP/err" || fail "unknown backend error does not list the known ones"
+[ ! -e "$TMP/never.jsonl" ] || fail "a results file was created by a run that never started"
+expect_one_line_error "mpi:algo=Ring" ar_mpirun 2 run --backend mpi:algo=Ring -b 8 -e 8 -n 1
+expect_one_line_error "/nonexistent/dir/r.jsonl" ar_mpirun 2 run --backend mpi -b 8 -e 8 -J /nonexistent/dir/r.jsonl
+expect_one_line_error "frob" "$A" frob
+expect_one_line_error "x" "$A" list x
+# Single process (no mpirun) works the same way.
+expect_one_line_error "8X" "$A" run -b 8X
+# --help is not an error
+expect_status 0 "$A" run --help
+grep -q -- "--backend" "$TMP/out" || fail "run --help does not document --backend"
+echo "bad_input: ok"

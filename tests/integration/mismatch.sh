@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# mismatch.sh — ranks started with different options (MPMD mpirun) stop with an error naming the
+# differing rank, exit status 2, before measuring anything.
+source "$(dirname "$0")/../lib/common.sh"
+expect_status 2 mpirun -q --oversubscribe -np 1 "$ARBENCH" run --backend mpi -b 8 -e 64 -n 5 \
+  : -np 1 "$ARBENCH" run --backend mpi -b 8 -e 64 -n 6
+grep -q "options differ between ranks: rank 1" "$TMP/err" || { cat "$TMP/err"; fail "no message naming rank 1"; }
+grep -q "^ *8 " "$TMP/out" && fail "measured despite the mismatch"
+expect_status 2 mpirun -q --oversubscribe -np 2 "$ARBENCH" run --backend mpi -b 8 -e 64 -n 5 \
+  : -np 1 "$ARBENCH" run --backend mpi -b 8 -e 64 -n 5 -d half
+grep -q "options differ between ranks: rank 2" "$TMP/err" || { cat "$TMP/err"; fail "no message naming rank 2"; }
+echo "mismatch: ok"

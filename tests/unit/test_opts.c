@@ -1,0 +1,149 @@
+/* test_opts.c — size parsing, size series and `arbench run` option parsing, incl. bad input.
+ * Every bad value must give -AR_EINVAL and a message naming it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+#include "opts.h"
+
+static void test_size_parse_good(void **st) {
+  (void)st;
+  char err[256];
+  size_t v;
+  static const struct { const char *s; size_t v; } cases[] = {
+    {"8", 8}, {"1K", 1024}, {"4k", 4096}, {"1M", 1048576}, {"2G", 2147483648u}, {"3KB", 3072},
+    {"1MiB", 1048576}, {"1048577", 1048577}, {"64M", 67108864},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(ar_size_parse(cases[i].s, &v, err, sizeof err), 0);
+    assert_int_equal(v, cases[i].v);
+  }
+}
+
+static void test_size_parse_bad(void **st) {
+  (void)st;
+  char err[256];
+  size_t v;
+  const char *bad[] = {"", "-8", "abc", "8X", "1.5M", "0", "M", "99999999999999999999", "2048G", " 8"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    assert_int_equal(ar_size_parse(bad[i], &v, err, sizeof err), -AR_EINVAL);
+    assert_non_null(strstr(err, bad[i]));
+  }
+}
+
+static void test_size_format(void **st) {
+  (void)st;
+  char b[32];
+  ar_size_format(1048576, b, sizeof b);
+  assert_string_equal(b, "1M");
+  ar_size_format(1536 * 1024, b, sizeof b);
+  assert_string_equal(b, "1536K");
+  ar_size_format(7, b, sizeof b);
+  assert_string_equal(b, "7");
+}
+
+static void test_series(void **st) {
+  (void)st;
+  size_t s[64];
+  char err[256];
+  assert_int_equal(ar_size_series(8, 1024, 2, s, 64, err, sizeof err), 8);
+  assert_int_equal(s[0], 8);
+  assert_int_equal(s[7], 1024);
+  assert_int_equal(ar_size_series(8, 100, 4, s, 64, err, sizeof err), 2); /* 8, 32; 128 > 100 */
+  assert_int_equal(s[1], 32);
+  assert_int_equal(ar_size_series(1000, 3000, 1.5, s, 64, err, sizeof err), 3); /* 1000 1500 2250 */
+  assert_int_equal(s[2], 2250);
+  assert_int_equal(ar_size_series(100, 8, 2, s, 64, err, sizeof err), -AR_EINVAL);
+}
+
+static int parse(struct ar_opts *o, const char *line, char *err, size_t len) {
+  char buf[1024], *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "run %s", line);
+  for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " ")) argv[argc++] = t;
+  argv[argc] = NULL;
+  ar_opts_defaults(o);
+  return ar_opts_parse(o, argc, argv, err, len);
+}
+
+static void test_opts_good(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  assert_int_equal(parse(&o, "-b 8 -e 1M -f 2 -d float,bfloat16 -o max -n 7 -w 2 -c 3 -T 9 -J r.jsonl "
+                             "--inplace both --backend mpi,shm-oneshot --quiet", err, sizeof err), 0);
+  assert_int_equal(o.nsizes, 18);
+  assert_int_equal(o.sizes[17], 1048576);
+  assert_int_equal(o.ndtypes, 2);
+  assert_int_equal(o.dtypes[1], AR_BF16);
+  assert_int_equal(o.op, AR_MAX);
+  assert_int_equal(o.iters, 7);
+  assert_int_equal(o.warmup, 2);
+  assert_int_equal(o.check, 3);
+  assert_true(o.timeout == 9);
+  assert_string_equal(o.json, "r.jsonl");
+  assert_int_equal(o.placement, AR_PLACE_BOTH);
+  assert_int_equal(o.nbackends, 2);
+  assert_string_equal(o.backends[1], "shm-oneshot");
+  assert_true(o.quiet);
+}
+
+static void test_opts_variants(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  assert_int_equal(parse(&o, "--backend nccl:algo=Ring,proto=LL;nccl:algo=Tree,mpi --sizes 8,4K", err, sizeof err), 0);
+  assert_int_equal(o.nbackends, 3);
+  assert_string_equal(o.backends[0], "nccl:algo=Ring,proto=LL");
+  assert_string_equal(o.backends[1], "nccl:algo=Tree");
+  assert_string_equal(o.backends[2], "mpi");
+  assert_int_equal(o.nsizes, 2);
+  assert_int_equal(o.sizes[1], 4096);
+  assert_int_equal(parse(&o, "--counts 1,7,1023,1048577 -d half", err, sizeof err), 0);
+  assert_true(o.by_count);
+  assert_int_equal(o.sizes[3], 1048577);
+}
+
+static void test_opts_bad(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  static const struct { const char *line, *needle; } bad[] = {
+    {"-b 8X", "8X"}, {"-d float,quad", "quad"}, {"-o mean", "mean"}, {"-n 0", "-n"},
+    {"--inplace maybe", "maybe"}, {"--bogus", "--bogus"}, {"-b 16 -e 8", "larger"},
+    {"--sizes 8 -b 8", "--sizes"}, {"--sizes 6 -d float", "6"}, {"-f 1", "-f"}, {"-d float,,half", "float,,half"},
+    {"-G 3 -n 10", "-G"}, {"extra", "extra"}, {"--backend algo=Ring", "algo=Ring"}, {"-T -1", "-T"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    int rc = parse(&o, bad[i].line, err, sizeof err);
+    if (rc != -AR_EINVAL || !strstr(err, bad[i].needle))
+      fail_msg("'%s' gave rc %d, message '%s'", bad[i].line, rc, err);
+    assert_null(strchr(err, '\n'));
+  }
+}
+
+static void test_hash(void **st) {
+  (void)st;
+  struct ar_opts a, b;
+  char err[512];
+  parse(&a, "-b 8 -e 1K", err, sizeof err);
+  parse(&b, "-b 8 -e 1K", err, sizeof err);
+  assert_true(ar_opts_hash(&a) == ar_opts_hash(&b));
+  parse(&b, "-b 8 -e 2K", err, sizeof err);
+  assert_true(ar_opts_hash(&a) != ar_opts_hash(&b));
+  parse(&b, "-b 8 -e 1K -n 101", err, sizeof err);
+  assert_true(ar_opts_hash(&a) != ar_opts_hash(&b));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_size_parse_good), cmocka_unit_test(test_size_parse_bad),
+    cmocka_unit_test(test_size_format),     cmocka_unit_test(test_series),
+    cmocka_unit_test(test_opts_good),       cmocka_unit_test(test_opts_variants),
+    cmocka_unit_test(test_opts_bad),        cmocka_unit_test(test_hash),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
