@@ -35,6 +35,9 @@ struct ar_backend {
   const char *name;
   const char *summary;
   unsigned flags;
+  /* Optional: is this variant text valid (names, values, what this build's libraries support)?
+   * Called before anything else runs, so a bad variant is a usage error (exit 2) everywhere. */
+  int (*check_variant)(const char *variant, char *err, size_t len);
   /* Can this backend run here at all (compiled-in deps, devices, node layout)? */
   int (*available)(const struct ar_env *env, char *why, size_t len);
   /* Create state for one variant ("" or the text after "name:"); collective over env->comm. */
@@ -49,6 +52,10 @@ struct ar_backend {
   /* Optional: add what the backend really did (algorithm, protocol, channels...) to a record. */
   int (*describe)(void *state, json_t *rec);
   void (*fini)(void *state);
+  /* Optional: allocate the engine's message buffers (e.g. ncclMemAlloc for registration or symmetric
+   * windows); collective. Without them the platform's allocator is used. Released before fini. */
+  int (*alloc)(void *state, size_t bytes, void **p, char *err, size_t len);
+  void (*release)(void *state, void *p);
 };
 
 /* Registry (bench/registry.c): every backend compiled in, in display order. */

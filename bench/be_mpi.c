@@ -36,12 +36,16 @@ static int mpi_available(const struct ar_env *env, char *why, size_t len) {
   return 0;
 }
 
+static int mpi_check_variant(const char *variant, char *err, size_t len) {
+  if (!*variant) return 0;
+  snprintf(err, len, "backend mpi has no variants (got 'mpi:%s'); tune Open MPI through "
+                     "OMPI_MCA_* environment variables or `arbench sweep --env`", variant);
+  return -AR_EINVAL;
+}
+
 static int mpi_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) {
-  if (*variant) {
-    snprintf(err, len, "backend mpi has no variants (got 'mpi:%s'); tune Open MPI through "
-                       "OMPI_MCA_* environment variables or `arbench sweep --env`", variant);
-    return -AR_EINVAL;
-  }
+  int rc = mpi_check_variant(variant, err, len);
+  if (rc) return rc;
   struct mpi_state *s = calloc(1, sizeof *s);
   if (!s) return -AR_ERUNTIME;
   MPI_User_function *h[4] = {half_sum, half_prod, half_max, half_min};
@@ -111,6 +115,7 @@ const struct ar_backend ar_be_mpi = {
   .name = "mpi",
   .summary = "MPI_Allreduce on host buffers (Open MPI; algorithms via OMPI_MCA_coll_tuned_*)",
   .flags = AR_BE_HOST,
+  .check_variant = mpi_check_variant,
   .available = mpi_available,
   .init = mpi_init,
   .setup = mpi_setup,

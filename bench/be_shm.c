@@ -1,9 +1,206 @@
-/* be_shm.c — PLACEHOLDER until the shm-* backends land (kernels/ issue). */
+/* be_shm.c — the shm-oneshot, shm-twoshot, shm-staged and shm-islands backends: kernels/ar_core.h's
+ * algorithms between the ranks of one node over an MPI-3 shared-memory window (MPI_Win_allocate_shared). */
 #include "backend.h"
+#include "opts.h"
+#include "shm_algo.h"
+#include "topo.h"
 #include <stdio.h>
-static int na(const struct ar_env *e, char *why, size_t len) { (void)e; snprintf(why, len, "not built yet"); return -AR_EUNAVAIL; }
-#define SHM(N, S) const struct ar_backend N = {.name = S, .summary = "custom allreduce over MPI shared memory", .flags = AR_BE_HOST, .available = na}
-SHM(ar_be_shm_oneshot, "shm-oneshot");
-SHM(ar_be_shm_twoshot, "shm-twoshot");
-SHM(ar_be_shm_staged, "shm-staged");
-SHM(ar_be_shm_islands, "shm-islands");
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(AR_CORE_FLOAT == AR_FLOAT && AR_CORE_HALF == AR_HALF && AR_CORE_BF16 == AR_BF16 &&
+                   AR_CORE_INT32 == AR_INT32, "ar_core dtype codes follow enum ar_dtype");
+_Static_assert(AR_CORE_SUM == AR_SUM && AR_CORE_PROD == AR_PROD && AR_CORE_MAX == AR_MAX &&
+                   AR_CORE_MIN == AR_MIN && AR_CORE_AVG == AR_AVG, "ar_core op codes follow enum ar_op");
+
+#define SHM_DEFAULT_CHUNK ((size_t)256 << 10) /* staging bytes per generation */
+#define SHM_DEFAULT_TIMEOUT 300.0             /* seconds, when -T 0 turned the watchdog off */
+
+static int shm_available(const struct ar_env *env, char *why, size_t len) {
+  if (env->nnodes > 1) {
+    snprintf(why, len, "ranks span %d nodes (shm-* needs every rank on one node)", env->nnodes);
+    return -AR_EUNAVAIL;
+  }
+  if (env->local_nranks > AR_CORE_MAX_RANKS) {
+    snprintf(why, len, "%d ranks on this node, at most %d supported", env->local_nranks, AR_CORE_MAX_RANKS);
+    return -AR_EUNAVAIL;
+  }
+  return 0;
+}
+
+/* Variant text: "" or "chunk=SIZE" (staging bytes per generation, e.g. 64K). */
+static int parse_variant(struct shm_state *s, const char *variant, char *err, size_t len) {
+  if (!*variant) return 0;
+  if (strncmp(variant, "chunk=", 6)) {
+    snprintf(err, len, "unknown variant '%s:%s' (allowed: %s:chunk=SIZE, e.g. chunk=64K)", s->name, variant,
+             s->name);
+    return -AR_EINVAL;
+  }
+  char msg[AR_ERRLEN];
+  size_t v = 0;
+  if (ar_size_parse(variant + 6, &v, msg, sizeof msg) || v < AR_CORE_LINE || v > ((size_t)1 << 30)) {
+    snprintf(err, len, "bad chunk size '%s' in '%s:%s' (allowed: 128 to 1G bytes, e.g. 64K)", variant + 6,
+             s->name, variant);
+    return -AR_EINVAL;
+  }
+  s->chunk_req = v;
+  return 0;
+}
+
+/* Island of every local rank: --islands N splits them evenly, else the NUMA node of each rank's
+ * binding; unknown anywhere -> one island. Collective over s->comm. */
+static int build_islands(struct shm_state *s, const struct ar_env *env, char *err, size_t len) {
+  int key[AR_CORE_MAX_RANKS];
+  int forced = env->opts ? env->opts->islands : 0;
+  if (forced > s->n) {
+    snprintf(err, len, "--islands %d exceeds the %d ranks on this node (allowed: 1 to %d)", forced, s->n, s->n);
+    return -AR_EINVAL;
+  }
+  if (forced > 0) {
+    ar_islands_even_keys(key, s->n, forced);
+  } else {
+    int numa = env->topo ? ar_topo_numa_of_self(env->topo) : -1;
+    MPI_Allgather(&numa, 1, MPI_INT, key, 1, MPI_INT, s->comm);
+    int unknown = 0;
+    for (int r = 0; r < s->n; r++) unknown |= key[r] < 0;
+    for (int r = 0; unknown && r < s->n; r++) key[r] = 0;
+  }
+  ar_islands_build(&s->isl, key, s->n);
+  return 0;
+}
+
+static int shm_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
+                    int algo, const char *name) {
+  struct shm_state *s = calloc(1, sizeof *s);
+  if (!s) return -AR_ERUNTIME;
+  s->algo = algo;
+  s->name = name;
+  s->win = MPI_WIN_NULL;
+  s->gen = AR_CORE_GEN0 - 1u;
+  int rc = parse_variant(s, variant, err, len);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  MPI_Comm_dup(env->node_comm, &s->comm);
+  MPI_Comm_rank(s->comm, &s->rank);
+  MPI_Comm_size(s->comm, &s->n);
+  rc = build_islands(s, env, err, len);
+  if (rc) {
+    MPI_Comm_free(&s->comm);
+    free(s);
+    return rc;
+  }
+  double t = env->opts ? env->opts->timeout : 0;
+  /* Give up a little before the watchdog (-T) would abort, so the error names the peer. */
+  s->timeout_s = t > 0 ? 0.9 * t : SHM_DEFAULT_TIMEOUT;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  s->wait.timeout_ns = (uint64_t)(s->timeout_s * 1e9);
+  s->wait.oversubscribed = ncpu > 0 && s->n > ncpu;
+  s->wait.aborts = s->aborts;
+  s->wait.naborts = s->n;
+  *state = s;
+  return 0;
+}
+
+static void release_window(struct shm_state *s) {
+  if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
+  s->win = MPI_WIN_NULL;
+  free(s->acc);
+  s->acc = NULL;
+}
+
+static int shm_setup(void *state, size_t max_bytes, char *err, size_t len) {
+  struct shm_state *s = state;
+  release_window(s);
+  size_t chunk = s->chunk_req ? s->chunk_req : SHM_DEFAULT_CHUNK;
+  size_t need = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
+  if (!s->chunk_req && need < chunk) chunk = need;
+  ar_core_layout_init(&s->lay, s->algo, chunk);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  char *mine = NULL;
+  int rc = MPI_Win_allocate_shared((MPI_Aint)s->lay.region_bytes, 1, info, s->comm, &mine, &s->win);
+  MPI_Info_free(&info);
+  s->acc = malloc(ar_chunk_count(s->lay.chunk_bytes, 2) * 4 + AR_CORE_ALIGN);
+  if (rc != MPI_SUCCESS || !s->acc) {
+    snprintf(err, len, "cannot allocate %zu bytes of MPI shared memory per rank", s->lay.region_bytes);
+    return -AR_ERUNTIME;
+  }
+  for (int q = 0; q < s->n; q++) {
+    MPI_Aint size;
+    int disp;
+    MPI_Win_shared_query(s->win, q, &size, &disp, &s->base[q]);
+    s->aborts[q] = ar_core_flag(s->base[q], AR_FLAG_ABORT);
+  }
+  memset(mine, 0, s->lay.region_bytes); /* first touch: the pages live near their writer */
+  for (int f = 0; f < AR_FLAG_ABORT; f++) ar_flag_store(ar_core_flag(mine, f), s->gen);
+  ar_flag_store(ar_core_flag(mine, AR_FLAG_ABORT), 0);
+  s->broken = 0;
+  MPI_Barrier(s->comm);
+  return 0;
+}
+
+static int shm_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why, size_t len) {
+  (void)state;
+  if ((unsigned)dt >= AR_NDTYPES || (unsigned)op >= AR_NOPS) {
+    snprintf(why, len, "unknown dtype %d or op %d", (int)dt, (int)op);
+    return -AR_EUNAVAIL;
+  }
+  return 0;
+}
+
+static int shm_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
+                         void *stream) {
+  (void)stream;
+  struct shm_state *s = state;
+  if (s->broken || s->win == MPI_WIN_NULL) return -AR_ERUNTIME;
+  size_t es = ar_core_esize((int)dt), cc = ar_chunk_count(s->lay.chunk_bytes, es);
+  for (size_t at = 0; at < count; at += cc) {
+    size_t n = count - at < cc ? count - at : cc;
+    int rc = shm_chunk(s, (const char *)in + at * es, (char *)out + at * es, n, (int)dt, (int)op, ++s->gen);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int shm_describe(void *state, json_t *rec) {
+  struct shm_state *s = state;
+  json_object_set_new(rec, "impl", json_string(ar_core_algo_name(s->algo)));
+  json_object_set_new(rec, "chunk_bytes", json_integer((json_int_t)s->lay.chunk_bytes));
+  if (s->algo == AR_CORE_ISLANDS) {
+    json_t *sizes = json_array();
+    for (int i = 0; i < s->isl.n; i++) json_array_append_new(sizes, json_integer(s->isl.size[i]));
+    json_object_set_new(rec, "island_sizes", sizes);
+  }
+  return 0;
+}
+
+static void shm_fini(void *state) {
+  struct shm_state *s = state;
+  if (!s) return;
+  release_window(s);
+  MPI_Comm_free(&s->comm);
+  free(s);
+}
+
+#define SHM_BACKEND(SYM, NAME, ALGO, SUMMARY)                                                               \
+  static int SYM##_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) { \
+    return shm_init(env, variant, state, err, len, ALGO, NAME);                                             \
+  }                                                                                                         \
+  const struct ar_backend SYM = {                                                                           \
+    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST, .available = shm_available, .init = SYM##_init,  \
+    .setup = shm_setup, .supports = shm_supports, .allreduce = shm_allreduce, .describe = shm_describe,    \
+    .fini = shm_fini,                                                                                       \
+  }
+
+SHM_BACKEND(ar_be_shm_oneshot, "shm-oneshot", AR_CORE_ONESHOT,
+            "custom one-shot allreduce over MPI shared memory (every rank reduces all inputs)");
+SHM_BACKEND(ar_be_shm_twoshot, "shm-twoshot", AR_CORE_TWOSHOT,
+            "custom two-shot allreduce over MPI shared memory (reduce-scatter + all-gather)");
+SHM_BACKEND(ar_be_shm_staged, "shm-staged", AR_CORE_STAGED,
+            "custom staged two-shot over MPI shared memory (one inbound, one outbound peer per pass)");
+SHM_BACKEND(ar_be_shm_islands, "shm-islands", AR_CORE_ISLANDS,
+            "custom two-level allreduce over MPI shared memory (NUMA islands, one exchange across)");

@@ -29,7 +29,7 @@ int ar_cmd_list(int argc, char **argv) {
   char why[AR_ERRLEN];
   int gpus = ar_gpu_count(why, sizeof why);
   if (env.rank == 0) {
-    printf("%-14s %-6s %-40s %s\n", "backend", "where", "status", "what");
+    printf("%-14s %-6s %-52s %s\n", "backend", "where", "status", "what");
     int n;
     const struct ar_backend *const *all = ar_backends(&n);
     for (int i = 0; i < n; i++) {
@@ -38,14 +38,15 @@ int ar_cmd_list(int argc, char **argv) {
       char status[AR_ERRLEN];
       if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
       else snprintf(status, sizeof status, "available");
-      printf("%-14s %-6s %-40s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
+      printf("%-14s %-6s %-52s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
              all[i]->summary);
     }
 #ifndef AR_HAVE_CUDA
-    printf("%-14s %-6s %-40s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
+    printf("%-14s %-6s %-52s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
 #endif
-    printf("\nGPUs visible: %d%s%s\n", gpus, gpus ? "" : " (", gpus ? "" : why);
-    if (!gpus) printf(")\n");
+    printf("\nGPUs visible: %d", gpus);
+    if (!gpus) printf(" (%s)", why);
+    printf("\n");
   }
   MPI_Comm_free(&env.node_comm);
   MPI_Finalize();

@@ -135,7 +135,8 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   for (int i = 0; i < o->nbackends; i++) {
     const struct ar_backend *be;
     const char *variant;
-    if (ar_backend_resolve(o->backends[i], &be, &variant, msg, sizeof msg)) {
+    if (ar_backend_resolve(o->backends[i], &be, &variant, msg, sizeof msg) ||
+        (be->check_variant && be->check_variant(variant, msg, sizeof msg))) {
       if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
       return AR_EXIT_USAGE;
     }

@@ -1,5 +1,503 @@
-/* compare.c — PLACEHOLDER until `arbench compare` lands. */
+/* compare.c — `arbench compare A B`: match results on (backend, variant, point, dtype, size, ranks,
+ * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict; unmatched. */
+#include "analysis.h"
 #include "ar.h"
 #include "commands.h"
-#include <stdio.h>
-int ar_cmd_compare(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "arbench: compare not built yet\n"); return 1; }
+#include "opts.h"
+#include "results.h"
+#include "stats.h"
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR_CMP_RESAMPLES 2000
+#define AR_CMP_SEED 0x61726265ull /* "arbe": fixed so the intervals are reproducible */
+
+struct cmp_opts {
+  int json, resamples;
+  unsigned long long seed;
+  struct ar_filter filter;
+  const char *a, *b;
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: arbench compare [options] A.jsonl B.jsonl\n"
+          "Matches result records on (backend, variant, point, dtype, size, ranks, placement, op) and\n"
+          "reports ratio = p50(B) / p50(A) per match: below 1 means B is faster.\n"
+          "95%% interval: bootstrap over the stored per-iteration samples (samples_us): each side is\n"
+          "resampled with replacement, the ratio of the two medians taken; %d resamples by default,\n"
+          "a fixed seed, so the output is reproducible. Verdict: 'faster' (B faster: interval below 1),\n"
+          "'slower' (interval above 1), 'same' (no significant difference: interval contains 1),\n"
+          "'no samples' (a side has no samples, e.g. imported nccl-tests averages: ratio only).\n"
+          "Then what exists in only one file, and per backend the geometric mean ratio and counts.\n"
+          "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
+          "  --resamples N        bootstrap resamples (100..100000, default %d)\n"
+          "  --seed N             bootstrap seed (default %llu)\n"
+          "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n",
+          AR_CMP_RESAMPLES, AR_CMP_RESAMPLES, AR_CMP_SEED);
+}
+
+/* ---- bootstrap ---- */
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* k-th smallest of v[0..n) (partially reorders v). */
+static double select_k(double *v, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = v[(lo + hi) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot) i++;
+      while (v[j] > pivot) j--;
+      if (i <= j) {
+        double t = v[i];
+        v[i++] = v[j];
+        v[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return v[k];
+  }
+  return v[k];
+}
+
+/* Median as numpy and ar_stats compute it (mean of the two middle values for even n). */
+static double median(double *v, int n) {
+  double m = select_k(v, n, n / 2);
+  if (n % 2) return m;
+  double lower = v[0];
+  for (int i = 1; i < n / 2; i++)
+    if (v[i] > lower) lower = v[i];
+  return (m + lower) / 2;
+}
+
+static double resampled_median(const double *src, int n, double *tmp, uint64_t *rng) {
+  for (int i = 0; i < n; i++) tmp[i] = src[splitmix(rng) % (uint64_t)n];
+  return median(tmp, n);
+}
+
+static double *samples_of(json_t *rec, int *n) {
+  json_t *s = json_object_get(rec, "samples_us");
+  *n = (int)json_array_size(s);
+  if (!*n) return NULL;
+  double *v = malloc(sizeof *v * (size_t)*n);
+  for (int i = 0; v && i < *n; i++) v[i] = json_number_value(json_array_get(s, (size_t)i));
+  return v;
+}
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* 95% interval of median(B*)/median(A*); 0, or -1 when a side has no samples. */
+static int bootstrap(json_t *ra, json_t *rb, const char *key, const struct cmp_opts *o, double *lo, double *hi) {
+  int na, nb, rc = -1;
+  double *a = samples_of(ra, &na), *b = samples_of(rb, &nb);
+  double *ta = a ? malloc(sizeof *ta * (size_t)na) : NULL, *tb = b ? malloc(sizeof *tb * (size_t)nb) : NULL;
+  double *ratio = malloc(sizeof *ratio * (size_t)o->resamples);
+  if (a && b && ta && tb && ratio) {
+    uint64_t rng = o->seed ^ fnv(key); /* per match: independent of file order */
+    for (int k = 0; k < o->resamples; k++) {
+      double ma = resampled_median(a, na, ta, &rng), mb = resampled_median(b, nb, tb, &rng);
+      ratio[k] = mb / ma;
+    }
+    qsort(ratio, (size_t)o->resamples, sizeof *ratio, cmp_double);
+    *lo = ar_percentile_sorted(ratio, o->resamples, 0.025);
+    *hi = ar_percentile_sorted(ratio, o->resamples, 0.975);
+    rc = 0;
+  }
+  free(a);
+  free(b);
+  free(ta);
+  free(tb);
+  free(ratio);
+  return rc;
+}
+
+/* ---- matching ---- */
+
+static void match_key(json_t *r, char *buf, size_t len, int with_size) {
+  char point[200];
+  ar_rec_point(r, point, sizeof point);
+  int n = snprintf(buf, len, "%s|%s|%s|%s|%d|%s|%s", ar_rec_str(r, "backend", ""), ar_rec_str(r, "variant", ""),
+                   point, ar_rec_str(r, "dtype", ""), ar_rec_ranks(r), ar_rec_placement(r), ar_rec_str(r, "op", "sum"));
+  if (with_size && n > 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, "|%lld", (long long)json_integer_value(json_object_get(r, "size")));
+}
+
+/* key -> record (the later record of a duplicate wins), plus the keys in order of appearance. */
+static json_t *index_by_key(json_t *results, json_t *order, int *dups) {
+  json_t *idx = json_object();
+  size_t i;
+  json_t *r;
+  json_array_foreach(results, i, r) {
+    char key[512];
+    match_key(r, key, sizeof key, 1);
+    if (json_object_get(idx, key)) (*dups)++;
+    else json_array_append_new(order, json_string(key));
+    json_object_set(idx, key, r);
+  }
+  return idx;
+}
+
+struct summary {
+  char backend[64];
+  int n, faster, slower, same, nosamples;
+  double logsum;
+};
+
+static struct summary *summary_of(struct summary *s, int *ns, const char *backend) {
+  for (int i = 0; i < *ns; i++)
+    if (!strcmp(s[i].backend, backend)) return &s[i];
+  memset(&s[*ns], 0, sizeof s[0]);
+  snprintf(s[*ns].backend, sizeof s[0].backend, "%s", backend);
+  return &s[(*ns)++];
+}
+
+static const char *verdict(int have, double lo, double hi) {
+  if (!have) return "no samples";
+  return hi < 1.0 ? "faster" : lo > 1.0 ? "slower" : "same";
+}
+
+static void count(struct summary *s, const char *v, double ratio) {
+  s->n++;
+  s->logsum += log(ratio);
+  if (!strcmp(v, "faster")) s->faster++;
+  else if (!strcmp(v, "slower")) s->slower++;
+  else if (!strcmp(v, "same")) s->same++;
+  else s->nosamples++;
+}
+
+static json_t *match_json(json_t *ra, json_t *rb, double ratio, int have, double lo, double hi, const char *v) {
+  char point[200];
+  ar_rec_point(ra, point, sizeof point);
+  json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:I, s:f, s:f, s:f, s:s}", "backend",
+                        ar_rec_str(ra, "backend", ""), "variant", ar_rec_str(ra, "variant", ""), "spec",
+                        ar_rec_str(ra, "spec", ar_rec_str(ra, "backend", "")), "point", point, "dtype",
+                        ar_rec_str(ra, "dtype", ""), "ranks", ar_rec_ranks(ra), "placement", ar_rec_placement(ra),
+                        "op", ar_rec_str(ra, "op", "sum"), "size", json_integer_value(json_object_get(ra, "size")),
+                        "a_p50_us", ar_rec_p50(ra), "b_p50_us", ar_rec_p50(rb), "ratio", ratio, "verdict", v);
+  json_object_set_new(m, "lo", have ? json_real(lo) : json_null());
+  json_object_set_new(m, "hi", have ? json_real(hi) : json_null());
+  return m;
+}
+
+/* Configurations (keys without size) present only in `from`, with their sizes. */
+static json_t *only_in(json_t *order, json_t *from, json_t *other) {
+  json_t *out = json_array(), *byconf = json_object();
+  size_t i;
+  json_t *k;
+  json_array_foreach(order, i, k) {
+    if (json_object_get(other, json_string_value(k))) continue;
+    json_t *r = json_object_get(from, json_string_value(k));
+    char ck[512];
+    match_key(r, ck, sizeof ck, 0);
+    json_t *e = json_object_get(byconf, ck);
+    if (!e) {
+      char point[200];
+      ar_rec_point(r, point, sizeof point);
+      e = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:[]}", "spec", ar_rec_str(r, "spec", ar_rec_str(r, "backend", "")),
+                    "point", point, "dtype", ar_rec_str(r, "dtype", ""), "ranks", ar_rec_ranks(r), "placement",
+                    ar_rec_placement(r), "op", ar_rec_str(r, "op", "sum"), "sizes");
+      json_object_set_new(byconf, ck, e);
+      json_array_append(out, e);
+    }
+    json_array_append_new(json_object_get(e, "sizes"), json_integer(json_integer_value(json_object_get(r, "size"))));
+  }
+  json_decref(byconf);
+  return out;
+}
+
+/* skip / error / other records of one side, one line each, without repeats. */
+static json_t *notes_json(json_t *notes) {
+  json_t *out = json_array(), *seen = json_object();
+  size_t i;
+  json_t *r;
+  json_array_foreach(notes, i, r) {
+    char line[700];
+    ar_note_line(r, line, sizeof line);
+    if (!json_object_get(seen, line)) json_array_append_new(out, json_string(line));
+    json_object_set_new(seen, line, json_true());
+  }
+  json_decref(seen);
+  return out;
+}
+
+/* Stacks and hosts of one side, for the header. */
+static json_t *side_json(const char *path, struct ar_ana *a, int dups) {
+  json_t *stacks = json_array(), *hosts = json_array(), *seen = json_object();
+  const char *id;
+  json_t *run;
+  json_object_foreach(a->runs, id, run) {
+    json_t *st = json_object_get(run, "stack");
+    const char *name = json_string_value(json_object_get(st, "name"));
+    const char *nccl = json_string_value(json_object_get(st, "nccl_loaded"));
+    char label[200];
+    snprintf(label, sizeof label, "%s%s%s%s", name ? name : "unknown", nccl ? " (NCCL " : "", nccl ? nccl : "",
+             nccl ? ")" : "");
+    if (!json_object_get(seen, label)) json_array_append_new(stacks, json_string(label));
+    json_object_set_new(seen, label, json_true());
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(run, "hosts"), i, h) {
+      char hk[300];
+      snprintf(hk, sizeof hk, "host:%s", json_string_value(h) ? json_string_value(h) : "?");
+      if (!json_object_get(seen, hk)) json_array_append(hosts, h);
+      json_object_set_new(seen, hk, json_true());
+    }
+  }
+  json_decref(seen);
+  return json_pack("{s:s, s:o, s:o, s:i, s:i, s:o}", "file", path, "stacks", stacks, "hosts", hosts, "results",
+                   (int)json_array_size(a->results), "duplicates", dups, "not_measured", notes_json(a->notes));
+}
+
+static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts *o) {
+  json_t *oa = json_array(), *ob = json_array();
+  int da = 0, db = 0, ns = 0;
+  json_t *ia = index_by_key(A->results, oa, &da), *ib = index_by_key(B->results, ob, &db);
+  json_t *matches = json_array();
+  struct summary *sum = calloc(json_array_size(oa) + 1, sizeof *sum);
+  size_t i;
+  json_t *k;
+  json_array_foreach(oa, i, k) {
+    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
+    if (!rb) continue;
+    double ratio = ar_rec_p50(rb) / ar_rec_p50(ra), lo = NAN, hi = NAN;
+    int have = !bootstrap(ra, rb, json_string_value(k), o, &lo, &hi);
+    const char *v = verdict(have, lo, hi);
+    count(summary_of(sum, &ns, ar_rec_str(ra, "backend", "")), v, ratio);
+    json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, v));
+  }
+  json_t *summ = json_array();
+  for (int s = 0; s < ns; s++)
+    json_array_append_new(summ, json_pack("{s:s, s:i, s:f, s:i, s:i, s:i, s:i}", "backend", sum[s].backend, "matches",
+                                          sum[s].n, "geomean_ratio", exp(sum[s].logsum / sum[s].n), "faster",
+                                          sum[s].faster, "slower", sum[s].slower, "same", sum[s].same,
+                                          "no_samples", sum[s].nosamples));
+  free(sum);
+  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
+                          side_json(o->b, B, db), "ratio", "p50(B)/p50(A)", "resamples", o->resamples, "seed",
+                          (json_int_t)o->seed, "matches", matches, "only_a", only_in(oa, ia, ib), "only_b",
+                          only_in(ob, ib, ia), "summary", summ);
+  json_decref(ia);
+  json_decref(ib);
+  json_decref(oa);
+  json_decref(ob);
+  return out;
+}
+
+/* ---- text output ---- */
+
+static void print_side(const char *name, json_t *s) {
+  printf("%s: %s: %d results; stack", name, json_string_value(json_object_get(s, "file")),
+         (int)json_integer_value(json_object_get(s, "results")));
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(s, "stacks"), i, v) printf("%s %s", i ? "," : "", json_string_value(v));
+  printf("; hosts");
+  json_array_foreach(json_object_get(s, "hosts"), i, v) printf("%s %s", i ? "," : "", json_string_value(v));
+  int d = (int)json_integer_value(json_object_get(s, "duplicates"));
+  if (d) printf("; %d duplicate records (the later one used)", d);
+  printf("\n");
+}
+
+static void print_ratio(json_t *v, const char *fmt) {
+  if (json_is_number(v)) printf(fmt, json_number_value(v));
+  else printf("-");
+}
+
+static void print_matches(json_t *matches) {
+  printf("\n| backend | variant | point | dtype | ranks | place | size | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n");
+  printf("|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
+  size_t i;
+  json_t *m;
+  json_array_foreach(matches, i, m) {
+    char sz[32], ua[32], ub[32];
+    ar_size_format((size_t)json_integer_value(json_object_get(m, "size")), sz, sizeof sz);
+    ar_fmt_us(json_number_value(json_object_get(m, "a_p50_us")), ua, sizeof ua);
+    ar_fmt_us(json_number_value(json_object_get(m, "b_p50_us")), ub, sizeof ub);
+    printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""),
+           ar_rec_str(m, "variant", ""), ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
+           ar_rec_str(m, "placement", ""), sz, ua, ub, json_number_value(json_object_get(m, "ratio")));
+    if (json_is_number(json_object_get(m, "lo"))) {
+      print_ratio(json_object_get(m, "lo"), "[%.3f, ");
+      print_ratio(json_object_get(m, "hi"), "%.3f]");
+    } else printf("-");
+    printf(" | %s |\n", ar_rec_str(m, "verdict", ""));
+  }
+}
+
+static void print_only(const char *side, json_t *only) {
+  if (!json_array_size(only)) return;
+  printf("\nOnly in %s:\n", side);
+  size_t i;
+  json_t *e;
+  json_array_foreach(only, i, e) {
+    json_t *sizes = json_object_get(e, "sizes");
+    char lo[32], hi[32];
+    size_t n = json_array_size(sizes);
+    ar_size_format((size_t)json_integer_value(json_array_get(sizes, 0)), lo, sizeof lo);
+    ar_size_format((size_t)json_integer_value(json_array_get(sizes, n - 1)), hi, sizeof hi);
+    const char *pt = ar_rec_str(e, "point", "");
+    printf("- %s%s%s%s %s, %d ranks, %s: %zu size%s (%s%s%s)\n", ar_rec_str(e, "spec", ""), *pt ? " {" : "", pt,
+           *pt ? "}" : "", ar_rec_str(e, "dtype", ""), ar_rec_ranks(e), ar_rec_str(e, "placement", ""), n,
+           n == 1 ? "" : "s", lo, n == 1 ? "" : "..", n == 1 ? "" : hi);
+  }
+}
+
+static void print_notes(const char *side, json_t *s) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(s, "not_measured"), i, v) {
+    if (!i) printf("\nNot measured in %s:\n", side);
+    printf("- %s\n", json_string_value(v));
+  }
+}
+
+static void print_text(json_t *r) {
+  print_side("A", json_object_get(r, "a"));
+  print_side("B", json_object_get(r, "b"));
+  printf("ratio = p50(B) / p50(A): below 1 means B is faster. 95%% interval: bootstrap, %d resamples of each\n"
+         "side's samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
+         (int)json_integer_value(json_object_get(r, "resamples")),
+         (long long)json_integer_value(json_object_get(r, "seed")));
+  json_t *matches = json_object_get(r, "matches");
+  if (json_array_size(matches)) print_matches(matches);
+  else printf("\nNo matching configurations.\n");
+  print_only("A", json_object_get(r, "only_a"));
+  print_only("B", json_object_get(r, "only_b"));
+  print_notes("A", json_object_get(r, "a"));
+  print_notes("B", json_object_get(r, "b"));
+  json_t *summ = json_object_get(r, "summary");
+  if (!json_array_size(summ)) return;
+  printf("\nSummary per backend:\n\n| backend | matches | geomean B/A | faster | slower | same | no samples |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  size_t i;
+  json_t *s;
+  json_array_foreach(summ, i, s)
+    printf("| %s | %d | %.3f | %d | %d | %d | %d |\n", ar_rec_str(s, "backend", ""),
+           (int)ar_rec_num(s, "matches", 0), ar_rec_num(s, "geomean_ratio", NAN), (int)ar_rec_num(s, "faster", 0),
+           (int)ar_rec_num(s, "slower", 0), (int)ar_rec_num(s, "same", 0), (int)ar_rec_num(s, "no_samples", 0));
+}
+
+/* ---- command ---- */
+
+static int parse_int(const char *s, long lo, long hi, long *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse(int argc, char **argv, struct cmp_opts *o) {
+  static const struct option lo[] = {
+    {"format", required_argument, 0, 'F'}, {"resamples", required_argument, 0, 'R'},
+    {"seed", required_argument, 0, 'S'},   {"backend", required_argument, 0, 'k'},
+    {"dtype", required_argument, 0, 'd'},  {"ranks", required_argument, 0, 'r'},
+    {"point", required_argument, 0, 'p'},  {"placement", required_argument, 0, 'P'},
+    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  static const char *const what[128] = {['k'] = "backend", ['d'] = "dtype", ['r'] = "ranks",
+                                        ['p'] = "point", ['P'] = "placement"};
+  char err[AR_ERRLEN];
+  long v;
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
+    if (c == 'h') return usage(stdout), 1;
+    if (c == 'F') {
+      if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+        fprintf(stderr, "arbench compare: bad --format '%s' (expected text or json)\n", optarg);
+        return -AR_EINVAL;
+      }
+      o->json = !strcmp(optarg, "json");
+    } else if (c == 'R') {
+      if (parse_int(optarg, 100, 100000, &v)) {
+        fprintf(stderr, "arbench compare: bad --resamples '%s' (expected an integer from 100 to 100000)\n", optarg);
+        return -AR_EINVAL;
+      }
+      o->resamples = (int)v;
+    } else if (c == 'S') {
+      char *end;
+      o->seed = strtoull(optarg, &end, 0);
+      if (end == optarg || *end) {
+        fprintf(stderr, "arbench compare: bad --seed '%s' (expected an unsigned integer)\n", optarg);
+        return -AR_EINVAL;
+      }
+    } else if (c > 0 && c < 128 && what[c]) {
+      if (ar_filter_add(&o->filter, what[c], optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench compare: %s\n", err);
+        return -AR_EINVAL;
+      }
+    } else return ar_ana_badopt("compare", c, argv[optind - 1]), -AR_EINVAL;
+  }
+  if (argc - optind != 2) {
+    fprintf(stderr, "arbench compare: expected two results files A and B, got %d (usage: arbench compare A B)\n",
+            argc - optind);
+    return -AR_EINVAL;
+  }
+  o->a = argv[optind];
+  o->b = argv[optind + 1];
+  return 0;
+}
+
+static int load_side(struct ar_ana *s, const char *path) {
+  char err[AR_ERRLEN];
+  char *p = (char *)path;
+  if (ar_ana_load(s, 1, &p, err, sizeof err)) {
+    fprintf(stderr, "arbench compare: %s\n", err);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+int ar_cmd_compare(int argc, char **argv) {
+  struct cmp_opts o = {.resamples = AR_CMP_RESAMPLES, .seed = AR_CMP_SEED};
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
+  struct ar_ana A = {0}, B = {0};
+  char err[AR_ERRLEN];
+  int status = AR_EXIT_USAGE;
+  if (load_side(&A, o.a) || load_side(&B, o.b)) goto out;
+  json_t *both = json_array();
+  json_array_extend(both, A.results);
+  json_array_extend(both, B.results);
+  rc = ar_filter_check(&o.filter, both, err, sizeof err);
+  json_decref(both);
+  if (rc) {
+    fprintf(stderr, "arbench compare: %s\n", err);
+    goto out;
+  }
+  ar_filter_apply(&o.filter, A.results);
+  ar_filter_apply(&o.filter, B.results);
+  json_t *r = compare(&A, &B, &o);
+  if (o.json) {
+    char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    printf("%s\n", s ? s : "{}");
+    free(s);
+  } else print_text(r);
+  json_decref(r);
+  status = AR_EXIT_OK;
+out:
+  ar_ana_free(&A);
+  ar_ana_free(&B);
+  return status;
+}

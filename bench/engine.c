@@ -298,15 +298,18 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   if (b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
   rc = b.be->setup(b.state, maxb, msg, sizeof msg);
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
-  if (!rc) rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+  if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+  else if (!rc) rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
   rc = agree(env, rc, msg, sizeof msg);
   if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);
   for (int d = 0; !rc && d < env->opts->ndtypes; d++) run_dtype(&b, env->opts->dtypes[d]);
   ar_watchdog_phase(&e->dog, "backend %s fini", spec);
   MPI_Barrier(env->comm);
-  if (b.pool) b.plat->release(b.pool);
-  if (b.stream && b.plat->stream_destroy) b.plat->stream_destroy(b.stream);
+  /* Buffers first (a backend may have registered them), then the backend, then the stream. */
+  if (b.pool && b.be->release) b.be->release(b.state, b.pool);
+  else if (b.pool) b.plat->release(b.pool);
   b.be->fini(b.state);
+  if (b.stream && b.plat->stream_destroy) b.plat->stream_destroy(b.stream);
   ar_watchdog_phase(&e->dog, "%s", "");
   return 0;
 }

@@ -2,6 +2,7 @@
  * hwloc, topology summary and digest, NCCL_/OMPI_/CUDA_ environment, options; and `arbench version`. */
 #include "provenance.h"
 #include "ar_config.h"
+#include "ar_git.h"
 #include "gpu.h"
 #include "opts.h"
 #include "topo.h"

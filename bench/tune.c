@@ -1,5 +1,608 @@
-/* tune.c — PLACEHOLDER until `arbench tune` lands. */
+/* tune.c — `arbench tune FILE...`: the best configuration per size range (margin over the runner-up),
+ * and the files a serving stack reads: NCCL tuner-plugin CSV, custom-allreduce thresholds, NCCL env. */
+#include "analysis.h"
 #include "ar.h"
 #include "commands.h"
-#include <stdio.h>
-int ar_cmd_tune(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "arbench: tune not built yet\n"); return 1; }
+#include "opts.h"
+#include "results.h"
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+struct tune_opts {
+  char csv[1024], thresholds[1024], env[1024];
+  struct ar_filter filter;
+  int nfiles;
+  char **files;
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: arbench tune [options] RESULTS.jsonl...\n"
+          "Prints, per (dtype, ranks, placement, op), the best configuration per size range (adjacent\n"
+          "sizes with the same winner merged) and its margin over the runner-up (runner-up p50 / best\n"
+          "p50 - 1, smallest..largest over the range). Optionally writes:\n"
+          "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/thresholds.json and DIR/nccl_env.sh\n"
+          "  --tuner-csv FILE     NCCL example tuner plugin config (NCCL_TUNER_CONFIG_FILE): lines\n"
+          "                       collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,\n"
+          "                       numPipeOps,regBuff from the fastest nccl result per size whose\n"
+          "                       algorithm and protocol are known (variant algo=/proto=/ctas=, else\n"
+          "                       point NCCL_ALGO/NCCL_PROTO, else the nccl_algo/nccl_proto/nccl_channels\n"
+          "                       the backend reported); channels -1 when unknown; numPipeOps and regBuff\n"
+          "                       -1 (any). Ranges: the first starts at 0, each ends at a measured size,\n"
+          "                       the next starts one byte later, the last ends at the largest measured size.\n"
+          "  --thresholds FILE    JSON: per group and family (host: shm-* against mpi; gpu: p2p-*/symm\n"
+          "                       against nccl and nccl-tests): custom_max_bytes, the size up to which a\n"
+          "                       custom allreduce beats the best baseline at every measured size; which\n"
+          "                       custom one to use per size range below it; each one's winning ranges\n"
+          "  --env FILE           export NCCL_... lines of the single nccl setting with the best geometric\n"
+          "                       mean p50 over all sizes (shell; exports of other rank counts commented)\n"
+          "The NCCL files use, per rank count, dtype bfloat16 if present (else half, float, int32, other)\n"
+          "and out-of-place if present; choose others with --dtype / --placement.\n"
+          "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n");
+}
+
+/* ---- NCCL settings of a record ---- */
+
+struct nccl_setting {
+  char algo[32], proto[16];
+  int channels; /* -1: NCCL decides */
+};
+
+/* Value of key in a "k=v,k2=v2" variant string. */
+static int variant_get(const char *variant, const char *key, char *out, size_t len) {
+  size_t kl = strlen(key);
+  for (const char *p = variant; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+      snprintf(out, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
+      return 1;
+    }
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+static int point_get(json_t *rec, const char *key, char *out, size_t len) {
+  json_t *v = json_object_get(json_object_get(rec, "point"), key);
+  if (json_is_string(v)) snprintf(out, len, "%s", json_string_value(v));
+  else if (json_is_integer(v)) snprintf(out, len, "%lld", (long long)json_integer_value(v));
+  else return 0;
+  return 1;
+}
+
+/* The example plugin's spellings. */
+static const char *algo_name(const char *s) {
+  static const char *const map[][2] = {{"ring", "ring"}, {"tree", "tree"}, {"collnet", "collnet_direct"},
+                                       {"collnetdirect", "collnet_direct"}, {"collnet_direct", "collnet_direct"},
+                                       {"collnetchain", "collnet_chain"}, {"collnet_chain", "collnet_chain"},
+                                       {"nvls", "nvls"}, {"nvlstree", "nvls_tree"}, {"nvls_tree", "nvls_tree"},
+                                       {"pat", "pat"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcasecmp(s, map[i][0])) return map[i][1];
+  return NULL;
+}
+
+static const char *proto_name(const char *s) {
+  if (!strcasecmp(s, "ll")) return "ll";
+  if (!strcasecmp(s, "ll128")) return "ll128";
+  if (!strcasecmp(s, "simple")) return "simple";
+  return NULL;
+}
+
+static int channels_of(json_t *rec, const char *variant) {
+  char v[32], w[32];
+  if (variant_get(variant, "ctas", v, sizeof v) || variant_get(variant, "channels", v, sizeof v) ||
+      variant_get(variant, "nchannels", v, sizeof v))
+    return atoi(v) > 0 ? atoi(v) : -1;
+  if (point_get(rec, "NCCL_MIN_CTAS", v, sizeof v) && point_get(rec, "NCCL_MAX_CTAS", w, sizeof w) && !strcmp(v, w))
+    return atoi(v) > 0 ? atoi(v) : -1;
+  if (point_get(rec, "NCCL_MIN_NCHANNELS", v, sizeof v) && point_get(rec, "NCCL_MAX_NCHANNELS", w, sizeof w) &&
+      !strcmp(v, w))
+    return atoi(v) > 0 ? atoi(v) : -1;
+  double c = ar_rec_num(rec, "nccl_channels", -1);
+  return c > 0 ? (int)c : -1;
+}
+
+/* 0 when the record is an nccl result whose algorithm and protocol are known. */
+static int nccl_setting_of(json_t *rec, struct nccl_setting *s) {
+  if (strcmp(ar_rec_str(rec, "backend", ""), "nccl")) return -1;
+  const char *variant = ar_rec_str(rec, "variant", "");
+  char a[64] = "", p[64] = "";
+  if (!variant_get(variant, "algo", a, sizeof a) && !point_get(rec, "NCCL_ALGO", a, sizeof a))
+    snprintf(a, sizeof a, "%s", ar_rec_str(rec, "nccl_algo", ""));
+  if (!variant_get(variant, "proto", p, sizeof p) && !point_get(rec, "NCCL_PROTO", p, sizeof p))
+    snprintf(p, sizeof p, "%s", ar_rec_str(rec, "nccl_proto", ""));
+  const char *an = algo_name(a), *pn = proto_name(p);
+  if (!an || !pn) return -1;
+  snprintf(s->algo, sizeof s->algo, "%s", an);
+  snprintf(s->proto, sizeof s->proto, "%s", pn);
+  s->channels = channels_of(rec, variant);
+  return 0;
+}
+
+static int same_setting(const struct nccl_setting *a, const struct nccl_setting *b) {
+  return !strcmp(a->algo, b->algo) && !strcmp(a->proto, b->proto) && a->channels == b->channels;
+}
+
+/* ---- report: best per size range ---- */
+
+static void fmt_margin(double m, char *buf, size_t len) {
+  if (isnan(m)) snprintf(buf, len, "-");
+  else snprintf(buf, len, "+%.0f%%", m * 100);
+}
+
+static void print_range(const struct ar_grid *g, int from, int to, int best) {
+  char a[32], b[32], ua[32], ub[32], ma[32], mb[32];
+  double mmin = NAN, mmax = NAN;
+  int closest = -1;
+  for (int s = from; s <= to; s++) {
+    int second;
+    ar_grid_best(g, s, &second);
+    if (second < 0) continue;
+    double m = ar_rec_p50(ar_grid_at(g, s, second)) / ar_rec_p50(ar_grid_at(g, s, best)) - 1;
+    if (isnan(mmin) || m < mmin) mmin = m, closest = second;
+    if (isnan(mmax) || m > mmax) mmax = m;
+  }
+  ar_size_format(g->size[from], a, sizeof a);
+  ar_size_format(g->size[to], b, sizeof b);
+  ar_fmt_us(ar_rec_p50(ar_grid_at(g, from, best)), ua, sizeof ua);
+  ar_fmt_us(ar_rec_p50(ar_grid_at(g, to, best)), ub, sizeof ub);
+  fmt_margin(mmin, ma, sizeof ma);
+  fmt_margin(mmax, mb, sizeof mb);
+  printf("| %s%s%s | %s | %s%s%s | %s | %s%s%s |\n", a, from == to ? "" : " .. ", from == to ? "" : b, g->cfg[best], ua,
+         from == to ? "" : " .. ", from == to ? "" : ub, closest >= 0 ? g->cfg[closest] : "-", ma,
+         isnan(mmin) || mmin == mmax ? "" : " .. ", isnan(mmin) || mmin == mmax ? "" : mb);
+}
+
+static void print_group(const struct ar_grid *g) {
+  printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
+         strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
+  printf("| sizes | best | p50 us | runner-up (closest) | margin |\n|---|---|---:|---|---:|\n");
+  int start = -1, cur = -1;
+  for (int s = 0; s < g->nsize; s++) {
+    int b = ar_grid_best(g, s, NULL);
+    if (b < 0) continue;
+    if (b != cur) {
+      if (cur >= 0) print_range(g, start, s - 1, cur);
+      start = s;
+      cur = b;
+    }
+  }
+  if (cur >= 0) print_range(g, start, g->nsize - 1, cur);
+  printf("\n");
+}
+
+/* ---- which group feeds the NCCL files ---- */
+
+static int dtype_rank(const char *dt) {
+  static const char *const pref[] = {"bfloat16", "half", "float", "int32"};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(dt, pref[i])) return i;
+  return 4;
+}
+
+/* Index of the preferred group for rank count ranks, -1 if none. */
+static int preferred(const struct ar_grid *g, int n, int ranks) {
+  int best = -1;
+  for (int k = 0; k < n; k++) {
+    if (g[k].ranks != ranks || strcmp(g[k].op, "sum")) continue;
+    if (best < 0) {
+      best = k;
+      continue;
+    }
+    int dk = dtype_rank(g[k].dtype), db = dtype_rank(g[best].dtype);
+    int pk = !strcmp(g[k].placement, "out"), pb = !strcmp(g[best].placement, "out");
+    if (dk < db || (dk == db && pk > pb)) best = k;
+  }
+  return best;
+}
+
+/* Distinct rank counts, descending. */
+static int rank_counts(const struct ar_grid *g, int n, int *out) {
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    int seen = 0;
+    for (int i = 0; i < m; i++) seen |= out[i] == g[k].ranks;
+    if (!seen) out[m++] = g[k].ranks;
+  }
+  for (int i = 0; i < m; i++)
+    for (int j = i + 1; j < m; j++)
+      if (out[j] > out[i]) {
+        int t = out[i];
+        out[i] = out[j];
+        out[j] = t;
+      }
+  return m;
+}
+
+/* ---- NCCL tuner CSV ---- */
+
+/* Fastest nccl result with a known setting at size index s. */
+static int best_nccl(const struct ar_grid *g, int s, struct nccl_setting *out) {
+  double best = INFINITY;
+  for (int c = 0; c < g->ncfg; c++) {
+    json_t *r = ar_grid_at(g, s, c);
+    struct nccl_setting st;
+    if (!r || nccl_setting_of(r, &st) || !(ar_rec_p50(r) < best)) continue;
+    best = ar_rec_p50(r);
+    *out = st;
+  }
+  return isinf(best) ? -1 : 0;
+}
+
+static void csv_line(FILE *f, const struct ar_grid *g, size_t lo, size_t hi, const struct nccl_setting *st) {
+  fprintf(f, "allreduce,%zu,%zu,%s,%s,%d,%d,%d,-1,-1\n", lo, hi, st->algo, st->proto, st->channels,
+          g->nodes > 0 ? g->nodes : 1, g->ranks);
+}
+
+static int csv_group(FILE *f, const struct ar_grid *g) {
+  struct nccl_setting cur, st;
+  int have = 0, lines = 0;
+  size_t lo = 0, last = 0;
+  fprintf(f, "# %s %s allreduce, %d ranks on %d node%s\n", g->dtype,
+          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->ranks, g->nodes, g->nodes == 1 ? "" : "s");
+  for (int s = 0; s < g->nsize; s++) {
+    if (best_nccl(g, s, &st)) continue;
+    if (have && !same_setting(&cur, &st)) {
+      csv_line(f, g, lo, last, &cur);
+      lines++;
+      lo = last + 1;
+    }
+    cur = st;
+    have = 1;
+    last = g->size[s];
+  }
+  if (have) csv_line(f, g, lo, last, &cur), lines++;
+  else fprintf(f, "# no nccl results with a known algorithm and protocol for this group\n");
+  return lines;
+}
+
+static void write_csv(FILE *f, const struct tune_opts *o, const struct ar_grid *g, int n) {
+  int ranks[64], m = rank_counts(g, n, ranks);
+  fprintf(f, "# NCCL tuner plugin config (ext-tuner/example format), written by arbench tune from");
+  for (int i = 0; i < o->nfiles; i++) fprintf(f, " %s", o->files[i]);
+  fprintf(f, "\n# collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
+  fprintf(f, "# use: export NCCL_TUNER_PLUGIN=<example plugin .so> NCCL_TUNER_CONFIG_FILE=<this file>\n");
+  for (int i = 0; i < m && i < 64; i++) {
+    int k = preferred(g, n, ranks[i]);
+    if (k >= 0) csv_group(f, &g[k]);
+  }
+}
+
+/* ---- thresholds JSON ---- */
+
+static const char *family_of(const char *backend, int *baseline) {
+  *baseline = !strcmp(backend, "mpi") || !strcmp(backend, "nccl") || !strcmp(backend, "nccl-tests");
+  if (!strcmp(backend, "mpi") || !strncmp(backend, "shm-", 4)) return "host";
+  if (!strcmp(backend, "nccl") || !strcmp(backend, "nccl-tests") || !strncmp(backend, "p2p-", 4) ||
+      !strcmp(backend, "symm"))
+    return "gpu";
+  return NULL;
+}
+
+static double baseline_at(const struct ar_grid *g, int s, const char *family) {
+  double best = INFINITY;
+  for (int c = 0; c < g->ncfg; c++) {
+    int base;
+    json_t *r = ar_grid_at(g, s, c);
+    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    if (r && base && fam && !strcmp(fam, family) && ar_rec_p50(r) < best) best = ar_rec_p50(r);
+  }
+  return best;
+}
+
+/* p50 of column c at size index s, INFINITY when not measured. */
+static double p50_at(const struct ar_grid *g, int s, int c) {
+  json_t *r = ar_grid_at(g, s, c);
+  return r && !isnan(ar_rec_p50(r)) ? ar_rec_p50(r) : INFINITY;
+}
+
+/* Sizes where custom configuration c beats the best baseline, as contiguous [lo, hi] ranges. */
+static json_t *custom_json(const struct ar_grid *g, int c, const char *family) {
+  json_t *ranges = json_array(), *cur = NULL;
+  int compared = 0;
+  double first = NAN;
+  for (int s = 0; s < g->nsize; s++) {
+    double base = baseline_at(g, s, family), v = p50_at(g, s, c);
+    if (isinf(v) || isinf(base)) continue;
+    if (!compared++) first = base / v;
+    if (v < base) {
+      if (!cur) json_array_append_new(ranges, cur = json_pack("[I, I]", (json_int_t)g->size[s], (json_int_t)g->size[s]));
+      json_array_set_new(cur, 1, json_integer((json_int_t)g->size[s]));
+    } else cur = NULL;
+  }
+  if (!compared) {
+    json_decref(ranges);
+    return NULL;
+  }
+  return json_pack("{s:s, s:o, s:i, s:f}", "config", g->cfg[c], "win_ranges", ranges, "sizes_compared", compared,
+                   "speedup_at_smallest", first);
+}
+
+static int is_custom(const struct ar_grid *g, int c, const char *family) {
+  int base;
+  const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+  return fam && !base && !strcmp(fam, family);
+}
+
+/* Up to custom_max_bytes some custom allreduce beats the baseline at every measured size; "use" says
+ * which one per size range (ranges as in the tuner CSV: from 0, each starting one byte after the last). */
+static json_t *use_json(const struct ar_grid *g, const char *family, json_int_t *max) {
+  json_t *use = json_array(), *cur = NULL;
+  int curc = -1;
+  json_int_t lo = 0;
+  *max = 0;
+  for (int s = 0; s < g->nsize; s++) {
+    double base = baseline_at(g, s, family), best = INFINITY;
+    int bc = -1;
+    if (isinf(base)) continue;
+    for (int c = 0; c < g->ncfg; c++)
+      if (is_custom(g, c, family) && p50_at(g, s, c) < best) best = p50_at(g, s, c), bc = c;
+    if (bc < 0 || !(best < base)) break;
+    if (bc != curc) {
+      lo = cur ? json_integer_value(json_object_get(cur, "max_bytes")) + 1 : 0;
+      cur = json_pack("{s:s, s:I, s:I}", "config", g->cfg[bc], "min_bytes", lo, "max_bytes", (json_int_t)g->size[s]);
+      json_array_append_new(use, cur);
+      curc = bc;
+    }
+    json_object_set_new(cur, "max_bytes", json_integer((json_int_t)g->size[s]));
+    *max = (json_int_t)g->size[s];
+  }
+  return use;
+}
+
+static json_t *family_json(const struct ar_grid *g, const char *family) {
+  json_t *custom = json_array(), *base = json_array();
+  for (int c = 0; c < g->ncfg; c++) {
+    int isbase;
+    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &isbase);
+    if (!fam || strcmp(fam, family)) continue;
+    json_t *j = isbase ? json_string(g->cfg[c]) : custom_json(g, c, family);
+    if (j) json_array_append_new(isbase ? base : custom, j);
+  }
+  if (!json_array_size(custom) || !json_array_size(base)) {
+    json_decref(custom);
+    json_decref(base);
+    return NULL;
+  }
+  json_int_t max;
+  json_t *use = use_json(g, family, &max);
+  char sz[32];
+  ar_size_format((size_t)max, sz, sizeof sz);
+  return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:s, s:o, s:o}", "dtype", g->dtype, "ranks", g->ranks,
+                   "placement", g->placement, "op", g->op, "family", family, "baseline", base, "custom_max_bytes", max,
+                   "custom_max_size", sz, "use", use, "custom", custom);
+}
+
+static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *g, int n) {
+  json_t *groups = json_array(), *files = json_array();
+  for (int i = 0; i < o->nfiles; i++) json_array_append_new(files, json_string(o->files[i]));
+  for (int k = 0; k < n; k++) {
+    static const char *const fams[] = {"host", "gpu"};
+    for (int f = 0; f < 2; f++) {
+      json_t *j = family_json(&g[k], fams[f]);
+      if (j) json_array_append_new(groups, j);
+    }
+  }
+  return json_pack("{s:s, s:o, s:s, s:o}", "generated_by", "arbench tune", "files", files, "rule",
+                   "custom_max_bytes: the largest measured size up to which, at every measured size, some custom "
+                   "allreduce has a lower p50 than the best baseline (host: mpi; gpu: nccl, nccl-tests); 0: none "
+                   "wins at the smallest size. use: the fastest custom allreduce per size range below it. "
+                   "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline.",
+                   "groups", groups);
+}
+
+/* ---- env ---- */
+
+/* Geometric mean p50 of column c over the sizes in mask; NAN when c lacks one. */
+static double geomean(const struct ar_grid *g, int c, const char *mask) {
+  double s = 0;
+  int n = 0;
+  for (int i = 0; i < g->nsize; i++) {
+    if (!mask[i]) continue;
+    json_t *r = ar_grid_at(g, i, c);
+    if (!r || !(ar_rec_p50(r) > 0)) return NAN;
+    s += log(ar_rec_p50(r));
+    n++;
+  }
+  return n ? exp(s / n) : NAN;
+}
+
+static int is_nccl(const struct ar_grid *g, int c) { return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl"); }
+
+/* Sizes every nccl column covers when some column covers all nccl sizes; else their intersection. */
+static int env_sizes(const struct ar_grid *g, char *mask) {
+  int full = 0, any = 0;
+  for (int i = 0; i < g->nsize; i++) {
+    mask[i] = 0;
+    for (int c = 0; c < g->ncfg; c++) mask[i] |= is_nccl(g, c) && ar_grid_at(g, i, c);
+  }
+  for (int c = 0; c < g->ncfg; c++) full |= is_nccl(g, c) && !isnan(geomean(g, c, mask));
+  for (int i = 0; !full && i < g->nsize; i++)
+    for (int c = 0; c < g->ncfg; c++)
+      if (is_nccl(g, c) && !ar_grid_at(g, i, c)) mask[i] = 0;
+  for (int i = 0; i < g->nsize; i++) any += mask[i];
+  return any;
+}
+
+static void env_exports(FILE *f, json_t *rec, const char *pre) {
+  const char *variant = ar_rec_str(rec, "variant", "");
+  char v[64];
+  int n = 0;
+  if (variant_get(variant, "algo", v, sizeof v)) fprintf(f, "%sexport NCCL_ALGO=%s\n", pre, v), n++;
+  if (variant_get(variant, "proto", v, sizeof v)) fprintf(f, "%sexport NCCL_PROTO=%s\n", pre, v), n++;
+  if (variant_get(variant, "ctas", v, sizeof v))
+    fprintf(f, "%sexport NCCL_MIN_CTAS=%s\n%sexport NCCL_MAX_CTAS=%s\n", pre, v, pre, v), n++;
+  if (variant_get(variant, "channels", v, sizeof v) || variant_get(variant, "nchannels", v, sizeof v))
+    fprintf(f, "%sexport NCCL_MIN_NCHANNELS=%s\n%sexport NCCL_MAX_NCHANNELS=%s\n", pre, v, pre, v), n++;
+  const char *key;
+  json_t *val;
+  json_object_foreach(json_object_get(rec, "point"), key, val) {
+    char s[128];
+    if (!point_get(rec, key, s, sizeof s)) continue;
+    if (!strncmp(key, "NCCL_", 5)) fprintf(f, "%sexport %s=%s\n", pre, key, s), n++;
+    else fprintf(f, "# (sweep axis %s=%s is not an NCCL variable: set it yourself)\n", key, s);
+  }
+  if (!n) fprintf(f, "# NCCL's defaults are the best setting measured: nothing to export\n");
+}
+
+static void env_group(FILE *f, const struct ar_grid *g, int live) {
+  char *mask = calloc((size_t)g->nsize + 1, 1);
+  int nsz = mask ? env_sizes(g, mask) : 0, best = -1, dflt = -1;
+  double gb = NAN;
+  for (int c = 0; nsz && c < g->ncfg; c++) {
+    double v = is_nccl(g, c) ? geomean(g, c, mask) : NAN;
+    if (!isnan(v) && (best < 0 || v < gb)) best = c, gb = v;
+    if (!isnan(v) && !*ar_rec_str(g->cfgrec[c], "variant", "") && !json_object_size(json_object_get(g->cfgrec[c], "point")))
+      dflt = c;
+  }
+  fprintf(f, "\n# %d ranks, %s %s allreduce%s\n", g->ranks, g->dtype,
+          strcmp(g->placement, "in") ? "out-of-place" : "in-place", live ? "" : " (commented out: another rank count)");
+  if (best < 0) {
+    fprintf(f, "# no nccl results for this group\n");
+    free(mask);
+    return;
+  }
+  char us[32];
+  ar_fmt_us(gb, us, sizeof us);
+  fprintf(f, "# best single setting: %s, geometric-mean p50 %s us over %d sizes\n", g->cfg[best], us, nsz);
+  if (dflt >= 0 && dflt != best) {
+    ar_fmt_us(geomean(g, dflt, mask), us, sizeof us);
+    fprintf(f, "# NCCL defaults (%s): %s us, %.2fx the best\n", g->cfg[dflt], us, geomean(g, dflt, mask) / gb);
+  }
+  env_exports(f, g->cfgrec[best], live ? "" : "# ");
+  free(mask);
+}
+
+static void write_env(FILE *f, const struct tune_opts *o, const struct ar_grid *g, int n) {
+  int ranks[64], m = rank_counts(g, n, ranks);
+  fprintf(f, "# NCCL environment written by arbench tune from");
+  for (int i = 0; i < o->nfiles; i++) fprintf(f, " %s", o->files[i]);
+  fprintf(f, "\n# source this file in the shell that starts the serving or training job\n");
+  for (int i = 0; i < m && i < 64; i++) {
+    int k = preferred(g, n, ranks[i]);
+    if (k >= 0) env_group(f, &g[k], i == 0);
+  }
+}
+
+/* ---- command ---- */
+
+static int open_out(const char *path, FILE **f) {
+  *f = fopen(path, "w");
+  if (!*f) fprintf(stderr, "arbench tune: cannot write '%s': %s\n", path, strerror(errno));
+  return *f ? 0 : -AR_EINVAL;
+}
+
+static int write_outputs(const struct tune_opts *o, const struct ar_grid *g, int n) {
+  FILE *f;
+  if (*o->csv) {
+    if (open_out(o->csv, &f)) return -AR_EINVAL;
+    write_csv(f, o, g, n);
+    fclose(f);
+    fprintf(stderr, "arbench tune: wrote NCCL tuner config %s\n", o->csv);
+  }
+  if (*o->thresholds) {
+    if (open_out(o->thresholds, &f)) return -AR_EINVAL;
+    json_t *j = thresholds_json(o, g, n);
+    json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    fputc('\n', f);
+    json_decref(j);
+    fclose(f);
+    fprintf(stderr, "arbench tune: wrote custom-allreduce thresholds %s\n", o->thresholds);
+  }
+  if (*o->env) {
+    if (open_out(o->env, &f)) return -AR_EINVAL;
+    write_env(f, o, g, n);
+    fclose(f);
+    fprintf(stderr, "arbench tune: wrote NCCL environment %s\n", o->env);
+  }
+  return 0;
+}
+
+static int set_dir(struct tune_opts *o, const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) && mkdir(dir, 0777)) {
+    fprintf(stderr, "arbench tune: cannot create output directory '%s': %s\n", dir, strerror(errno));
+    return -AR_EINVAL;
+  }
+  snprintf(o->csv, sizeof o->csv, "%s/nccl_tuner.conf", dir);
+  snprintf(o->thresholds, sizeof o->thresholds, "%s/thresholds.json", dir);
+  snprintf(o->env, sizeof o->env, "%s/nccl_env.sh", dir);
+  return 0;
+}
+
+static int parse(int argc, char **argv, struct tune_opts *o) {
+  static const struct option lo[] = {
+    {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
+    {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
+    {"backend", required_argument, 0, 'k'},    {"dtype", required_argument, 0, 'd'},
+    {"ranks", required_argument, 0, 'r'},      {"point", required_argument, 0, 'p'},
+    {"placement", required_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
+  static const char *const what[128] = {['k'] = "backend", ['d'] = "dtype", ['r'] = "ranks",
+                                        ['p'] = "point", ['P'] = "placement"};
+  char err[AR_ERRLEN], *dir = NULL, *csv = NULL, *thr = NULL, *env = NULL;
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":ho:d:", lo, NULL)) != -1) {
+    if (c == 'h') return usage(stdout), 1;
+    if (c == 'o') dir = optarg;
+    else if (c == 'C') csv = optarg;
+    else if (c == 'T') thr = optarg;
+    else if (c == 'E') env = optarg;
+    else if (c > 0 && c < 128 && what[c]) {
+      if (ar_filter_add(&o->filter, what[c], optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench tune: %s\n", err);
+        return -AR_EINVAL;
+      }
+    } else return ar_ana_badopt("tune", c, argv[optind - 1]), -AR_EINVAL;
+  }
+  if (optind >= argc) {
+    fprintf(stderr, "arbench tune: no results files given (usage: arbench tune [options] FILE...)\n");
+    return -AR_EINVAL;
+  }
+  if (dir && set_dir(o, dir)) return -AR_EINVAL;
+  if (csv) snprintf(o->csv, sizeof o->csv, "%s", csv);
+  if (thr) snprintf(o->thresholds, sizeof o->thresholds, "%s", thr);
+  if (env) snprintf(o->env, sizeof o->env, "%s", env);
+  o->nfiles = argc - optind;
+  o->files = argv + optind;
+  return 0;
+}
+
+int ar_cmd_tune(int argc, char **argv) {
+  struct tune_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
+  struct ar_ana a;
+  char err[AR_ERRLEN];
+  if (ar_ana_load(&a, o.nfiles, o.files, err, sizeof err) || ar_filter_check(&o.filter, a.results, err, sizeof err)) {
+    fprintf(stderr, "arbench tune: %s\n", err);
+    ar_ana_free(&a);
+    return AR_EXIT_USAGE;
+  }
+  ar_filter_apply(&o.filter, a.results);
+  struct ar_grid *g = NULL;
+  int n = 0, status = AR_EXIT_OK;
+  if (!json_array_size(a.results)) {
+    fprintf(stderr, "arbench tune: no result records to tune from\n");
+    status = AR_EXIT_FAIL;
+  } else if (ar_grids_build(a.results, a.runs, &g, &n)) {
+    fprintf(stderr, "arbench tune: out of memory\n");
+    status = AR_EXIT_FAIL;
+  } else {
+    if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
+    for (int k = 0; !status && k < n; k++) print_group(&g[k]);
+  }
+  ar_grids_free(g, n);
+  ar_ana_free(&a);
+  return status;
+}

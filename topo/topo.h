@@ -34,18 +34,41 @@ enum ar_path ar_topo_path(const struct ar_topo *t, int i, int j, double *bottlen
                           bool *same_package);
 const char *ar_path_name(enum ar_path p);
 int ar_topo_nnuma(const struct ar_topo *t);
-/* Lowest bottleneck over all pairs of the given GPUs (GB/s), 0 when unknown. */
+/* Lowest bottleneck over all pairs of the given GPUs (GB/s), 0 when unknown. gpus NULL: GPUs 0..n-1.
+ * One GPU: its own link. The bottleneck of a path is its narrowest link as hwloc reads it (current speed). */
 double ar_topo_bottleneck_gbs(const struct ar_topo *t, const int *gpus, int n);
 /* Index in ar_topo_gpu order of CUDA device dev (mapped by PCI bus id), -1 if none. */
 int ar_topo_gpu_of_cuda(const struct ar_topo *t, int dev);
+/* Index in ar_topo_gpu order of the GPU at PCI bus id "dddd:bb:dd.f" (or "bb:dd.f"; hex, any case, any
+ * domain width as CUDA/NVML print it), -1 if none. */
+int ar_topo_gpu_of_busid(const struct ar_topo *t, const char *busid);
+/* Live topology with CUDA: set each GPU's .cuda index by bus id (a CUDA device hwloc lists under
+ * another PCI class is added). Returns the number mapped; 0 without CUDA or for XML topologies. */
+int ar_topo_map_cuda(struct ar_topo *t);
+/* Narrowest of the GPUs' own PCIe links (GB/s), 0 when unknown. A bridge on the path may report a lower
+ * current speed than this (idle link training down); ar_topo_bottleneck_gbs includes those bridges. */
+double ar_topo_gpu_link_min_gbs(const struct ar_topo *t);
+/* "live" or the XML path the topology came from. */
+const char *ar_topo_source(const struct ar_topo *t);
 
 /* Bind the calling process: to GPU gpu's local cores, or (gpu < 0) to a NUMA-balanced share of cores
- * for local_rank of local_n. desc receives e.g. "rank 1 -> cores 8-15 (NUMA 1, GPU 0000:3b:00.0)". */
+ * for local_rank of local_n (ranks in blocks over NUMA nodes, cores split evenly within a node). desc
+ * receives e.g. "host1 local rank 1 of 2 -> PUs 8-15 (NUMA 1, local cores of GPU 0000:3b:00.0)".
+ * -AR_EINVAL (not bound, desc says why) for a topology that is not this machine (XML) or a bad gpu;
+ * -AR_ERUNTIME when the OS refuses. */
 int ar_topo_bind(struct ar_topo *t, int gpu, int local_rank, int local_n, char *desc, size_t len);
+/* What ar_topo_bind would bind to, without binding (any topology, XML too): PU list into cpus, NUMA
+ * os_index into numa (-1 unknown). 0, or -AR_EINVAL for a bad gpu / local_rank / local_n. */
+int ar_topo_bind_plan(const struct ar_topo *t, int gpu, int local_rank, int local_n, char *cpus, size_t len,
+                      int *numa);
 /* NUMA node of the calling process's current binding (for islands), -1 unknown. */
 int ar_topo_numa_of_self(struct ar_topo *t);
 
-/* Summary for run records: GPUs, NUMA nodes, matrix, digest. New reference. */
+/* Summary for run records and `topo --format json`: order, machine, packages, numa_nodes, cores, pus,
+ * numa [{os_index, package, cpus}], gpus [{index, busid, pci_id, class, numa, package, link_gbs, cpus,
+ * numa_affinity, cuda}], paths / path_gbs / same_package (GPU x GPU), bottleneck_gbs, gpu_link_min_gbs,
+ * source, digest ("fnv1a64:<16 hex>" over the canonical summary without source and cuda: the same box
+ * gives the same digest, live or from XML). New reference; json null for t NULL. */
 json_t *ar_topo_summary(const struct ar_topo *t);
 
 /* `arbench topo` subcommand. */

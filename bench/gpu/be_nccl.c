@@ -1,5 +1,442 @@
-/* be_nccl.c — PLACEHOLDER until the GPU engine issue lands. */
-#include "backend.h"
+/* be_nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
+ * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
+#include "ar_config.h"
+#include "gpu.h"
+#include "gpu_priv.h"
+#include "nccl_priv.h"
+#include "opts.h"
+#include <dlfcn.h>
 #include <stdio.h>
-static int na(const struct ar_env *e, char *why, size_t len) { (void)e; snprintf(why, len, "not built yet"); return -AR_EUNAVAIL; }
-const struct ar_backend ar_be_nccl = {.name = "nccl", .summary = "ncclAllReduce", .flags = AR_BE_DEVICE, .available = na};
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const struct ar_backend ar_be_nccl;
+
+static const char *const saved_names[5] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
+                                           "NCCL_DEBUG_FILE"};
+
+static int nccl_available(const struct ar_env *env, char *why, size_t len) {
+  int count = ar_gpu_count(why, len);
+  if (!count) return -AR_EUNAVAIL;
+  if (ar_gpu_expected(env, count) < 0) {
+    snprintf(why, len, "rank %d has no GPU: %d ranks on this node, %d GPU%s (use --devices or --shared-gpu)",
+             env->rank, env->local_nranks, count, count == 1 ? "" : "s");
+    return -AR_EUNAVAIL;
+  }
+  if (ar_gpu_shared_with_peer(env, count)) {
+    snprintf(why, len, "several ranks share one GPU (--shared-gpu or --devices); NCCL refuses duplicate GPUs");
+    return -AR_EUNAVAIL;
+  }
+  return 0;
+}
+
+/* NCCL re-reads NCCL_DEBUG* only after ncclResetDebugInit (not in every header: look it up). */
+static void debug_reset(void) {
+  void (*reset)(void);
+  void *sym = dlsym(RTLD_DEFAULT, "ncclResetDebugInit");
+  memcpy(&reset, &sym, sizeof reset);
+  if (reset) reset();
+}
+
+static void env_save(struct ar_nccl *s) {
+  for (int i = 0; i < 5; i++) {
+    const char *v = getenv(saved_names[i]);
+    s->saved[i] = v ? strdup(v) : NULL;
+  }
+}
+
+/* Put back variable i as the user had it. */
+static void env_restore(struct ar_nccl *s, int i) {
+  if (s->saved[i]) setenv(saved_names[i], s->saved[i], 1);
+  else unsetenv(saved_names[i]);
+}
+
+static void log_path(struct ar_nccl *s) {
+  const char *dir = getenv("ARBENCH_NCCL_LOGDIR");
+  s->keep_log = dir && *dir;
+  if (!s->keep_log) dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  snprintf(s->logpath, sizeof s->logpath, "%s/arbench-nccl-%s-%d-r%d-%lld.log", dir, host, (int)getpid(),
+           s->env->rank, (long long)(ar_nccl_now() * 1e6));
+}
+
+/* Before comm init: force the variant's algorithm/protocol and send NCCL's INFO lines to a file. */
+static void logging_begin(struct ar_nccl *s) {
+  env_save(s);
+  if (*s->v.algo) setenv("NCCL_ALGO", s->v.algo, 1);
+  if (*s->v.proto) setenv("NCCL_PROTO", s->v.proto, 1);
+  log_path(s);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV,GRAPH,TUNING", 1);
+  setenv("NCCL_DEBUG_FILE", s->logpath, 1);
+  debug_reset();
+  s->logging = 1;
+}
+
+/* After the probe collectives: the user's NCCL_DEBUG settings back, and parse what NCCL said. */
+static void logging_end(struct ar_nccl *s) {
+  if (!s->logging) return;
+  for (int i = 2; i < 5; i++) env_restore(s, i);
+  debug_reset();
+  s->logging = 0;
+  ar_nccl_log_file(s->log, s->logpath);
+  if (!s->keep_log) unlink(s->logpath);
+}
+
+static void state_free(struct ar_nccl *s) {
+  for (int i = 0; i < 5; i++) free(s->saved[i]);
+  free(s->log);
+  free(s);
+}
+
+/* Unique id from rank 0 (with its status), then the non-blocking communicator of this variant. */
+static int comm_create(struct ar_nccl *s, char *err, size_t len) {
+  const struct ar_env *env = s->env;
+  struct { int rc; ncclUniqueId id; } u;
+  memset(&u, 0, sizeof u);
+  if (env->rank == 0) u.rc = (int)ncclGetUniqueId(&u.id);
+  MPI_Bcast(&u, (int)sizeof u, MPI_BYTE, 0, env->comm);
+  if (u.rc != ncclSuccess) {
+    snprintf(err, len, "nccl: ncclGetUniqueId failed on rank 0: %s", ncclGetErrorString((ncclResult_t)u.rc));
+    return -AR_ERUNTIME;
+  }
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  if (s->v.ctas) config.minCTAs = config.maxCTAs = s->v.ctas;
+  ncclResult_t rc = ncclCommInitRankConfig(&s->comm, env->nranks, u.id, env->rank, &config);
+  if (rc != ncclSuccess && rc != ncclInProgress) {
+    snprintf(err, len, "nccl: ncclCommInitRankConfig failed: %s", ncclGetErrorString(rc));
+    s->comm = NULL;
+    return -AR_ERUNTIME;
+  }
+  return ar_nccl_wait_comm(s, "ncclCommInitRankConfig", err, len);
+}
+
+/* Parse a variant against the loaded NCCL and the headers this binary was built with. */
+static int parse_variant(const char *variant, struct ar_nccl_variant *v, char *err, size_t len) {
+  int version = 0;
+  ncclGetVersion(&version);
+  int rc = ar_nccl_variant_parse(variant, version, v, err, len);
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 27, 0)
+  if (!rc && v->symm) {
+    snprintf(err, len, "nccl variant symm=1: this binary was built against NCCL %d.%d.%d headers (2.27 needed)",
+             NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+    rc = -AR_EINVAL;
+  }
+#endif
+  return rc;
+}
+
+static int nccl_check_variant(const char *variant, char *err, size_t len) {
+  struct ar_nccl_variant v;
+  return parse_variant(variant, &v, err, len);
+}
+
+static int nccl_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) {
+  struct ar_nccl_variant v;
+  int rc = parse_variant(variant, &v, err, len);
+  if (rc) return rc;
+  struct ar_nccl *s = calloc(1, sizeof *s);
+  if (s) s->log = calloc(1, sizeof *s->log);
+  if (!s || !s->log) {
+    free(s);
+    snprintf(err, len, "out of memory");
+    return -AR_ERUNTIME;
+  }
+  s->env = env;
+  s->v = v;
+  ncclGetVersion(&s->version);
+  s->timeout = env->opts ? env->opts->timeout : 0;
+  snprintf(s->variant, sizeof s->variant, "%s", variant);
+  const char *hang = getenv("ARBENCH_NCCL_HANG_BYTES");
+  s->hang_bytes = hang ? strtoull(hang, NULL, 10) : 0;
+  ar_nccl_log_init(s->log);
+  logging_begin(s);
+  rc = comm_create(s, err, len);
+  env_restore(s, 0); /* NCCL_ALGO / NCCL_PROTO are read at init only */
+  env_restore(s, 1);
+  if (!rc) rc = ar_nccl_watch_start(s, err, len);
+  else pthread_mutex_init(&s->lock, NULL);
+  if (rc) {
+    logging_end(s);
+    if (s->comm) ncclCommAbort(s->comm);
+    ar_nccl_watch_stop(s);
+    state_free(s);
+    return rc;
+  }
+  *state = s;
+  return 0;
+}
+
+static ncclDataType_t nccl_type(enum ar_dtype dt) {
+  switch (dt) {
+  case AR_HALF: return ncclFloat16;
+  case AR_BF16: return ncclBfloat16;
+  case AR_INT32: return ncclInt32;
+  default: return ncclFloat32;
+  }
+}
+
+static ncclRedOp_t nccl_op(enum ar_op op) {
+  switch (op) {
+  case AR_PROD: return ncclProd;
+  case AR_MAX: return ncclMax;
+  case AR_MIN: return ncclMin;
+  case AR_AVG: return ncclAvg;
+  default: return ncclSum;
+  }
+}
+
+/* Test hook: a host function that holds the stream until the watchdog aborts the communicator. */
+static void CUDART_CB hold_stream(void *arg) {
+  struct ar_nccl *s = arg;
+  struct timespec t = {0, 1000000L};
+  while (!__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) nanosleep(&t, NULL);
+}
+
+/* One ncclAllReduce; a non-blocking communicator may answer ncclInProgress: wait for it. */
+static int call(struct ar_nccl *s, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
+                cudaStream_t stream, char *err, size_t len) {
+  if (__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) {
+    snprintf(err, len, "%s", s->abort_msg);
+    return -AR_ETIMEOUT;
+  }
+  __atomic_store_n(&s->last_bytes, count * ar_dtype_size(dt), __ATOMIC_RELAXED);
+  __atomic_store_n(&s->last_dtype, (int)dt, __ATOMIC_RELAXED);
+  if (__atomic_load_n(&s->stream, __ATOMIC_RELAXED) != stream) __atomic_store_n(&s->stream, stream, __ATOMIC_RELEASE);
+  if (s->hang_bytes && !s->probing && s->hang_bytes == count * ar_dtype_size(dt) && !s->hung++)
+    cudaLaunchHostFunc(stream, hold_stream, s);
+  ncclResult_t rc = ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), s->comm, stream);
+  if (rc == ncclInProgress) return ar_nccl_wait_comm(s, "ncclAllReduce", err, len);
+  if (rc == ncclSuccess) return 0;
+  snprintf(err, len, "nccl: ncclAllReduce failed: %s (%s)", ncclGetErrorString(rc), ncclGetLastError(s->comm));
+  return -AR_ERUNTIME;
+}
+
+/* The engine's sizes and dtypes, once each with NCCL's INFO lines on: what NCCL chooses per size. */
+static int probe(struct ar_nccl *s, size_t max_bytes, char *err, size_t len) {
+  const struct ar_opts *o = s->env->opts;
+  void *buf = NULL;
+  cudaStream_t st = NULL;
+  if (cudaMalloc(&buf, max_bytes ? max_bytes : 256) != cudaSuccess ||
+      cudaMemset(buf, 0, max_bytes ? max_bytes : 256) != cudaSuccess ||
+      cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) {
+    snprintf(err, len, "nccl: probe buffer of %zu bytes: %s", max_bytes, cudaGetErrorString(cudaGetLastError()));
+    if (buf) cudaFree(buf);
+    return -AR_ERUNTIME;
+  }
+  int rc = 0;
+  s->probing = 1;
+  for (int d = 0; !rc && o && d < o->ndtypes; d++)
+    for (int i = 0; !rc && i < o->nsizes; i++) {
+      size_t es = ar_dtype_size(o->dtypes[d]);
+      size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / es;
+      if (count && count * es <= max_bytes) rc = call(s, buf, buf, count, o->dtypes[d], o->op, st, err, len);
+    }
+  if (!rc) rc = ar_nccl_wait_stream(s, st, err, len);
+  s->probing = 0;
+  pthread_mutex_lock(&s->lock); /* the watchdog must not touch the stream once it is destroyed */
+  __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&s->lock);
+  cudaStreamDestroy(st);
+  cudaFree(buf);
+  return rc;
+}
+
+static void check_forced(struct ar_nccl *s) {
+  const struct ar_env *env = s->env;
+  if (!strstr(s->v.proto, "LL128") || !ar_nccl_ll128_unsafe(s->log, env->nranks)) return;
+  snprintf(s->warning, sizeof s->warning,
+           "nccl:%s forces LL128 on a path without NVLink (NCCL path type %s): LL128 can corrupt data on PCIe; "
+           "results are checked", s->variant, *s->log->path_intra ? s->log->path_intra : "unknown");
+  if (env->rank == 0) fprintf(stderr, "arbench: warning: %s\n", s->warning);
+}
+
+static int nccl_setup(void *state, size_t max_bytes, char *err, size_t len) {
+  struct ar_nccl *s = state;
+  int rc = probe(s, max_bytes, err, len);
+  logging_end(s);
+  check_forced(s);
+  return rc;
+}
+
+static int nccl_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why, size_t len) {
+  struct ar_nccl *s = state;
+  int n = s->env->nranks;
+  if (op == AR_AVG && dt != AR_INT32 && (n & (n - 1))) {
+    snprintf(why, len, "ncclAvg on %s pre-multiplies by 1/%d, inexact for %d ranks: no bit-exact check possible",
+             ar_dtype_name(dt), n, n);
+    return -AR_EUNAVAIL;
+  }
+  return 0;
+}
+
+/* reg=1 / symm=1: register the whole allocation that holds p (found through the driver API). */
+static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t len) {
+  unsigned long long addr = (unsigned long long)(uintptr_t)p, base = 0;
+  for (int i = 0; i < s->nreg; i++)
+    if (addr >= s->reg[i].base && addr < s->reg[i].base + s->reg[i].size) return 0;
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  int (*range)(unsigned long long *, size_t *, unsigned long long) = NULL;
+  void *sym = cuda ? dlsym(cuda, "cuMemGetAddressRange_v2") : NULL;
+  memcpy(&range, &sym, sizeof range);
+  size_t size = 0;
+  if (!range || range(&base, &size, addr) || s->nreg >= AR_NCCL_MAX_REG) {
+    snprintf(err, len, "nccl: cannot find the allocation of buffer %p to register it", p);
+    return -AR_ERUNTIME;
+  }
+  void *handle = NULL;
+  ncclResult_t rc;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  if (s->v.symm) rc = ncclCommWindowRegister(s->comm, (void *)(uintptr_t)base, size, (ncclWindow_t *)&handle,
+                                             NCCL_WIN_COLL_SYMMETRIC);
+  else
+#endif
+    rc = ncclCommRegister(s->comm, (void *)(uintptr_t)base, size, &handle);
+  if (rc == ncclInProgress) rc = ar_nccl_wait_comm(s, "buffer registration", err, len) ? ncclInternalError : ncclSuccess;
+  if (rc != ncclSuccess) {
+    snprintf(err, len, "nccl: registering %zu bytes at %p failed: %s (%s)", size, (void *)(uintptr_t)base,
+             ncclGetErrorString(rc), s->v.symm ? "symmetric windows need ncclMemAlloc buffers" : "ncclCommRegister");
+    return -AR_ERUNTIME;
+  }
+  s->reg[s->nreg].base = base;
+  s->reg[s->nreg].size = size;
+  s->reg[s->nreg++].handle = handle;
+  return 0;
+}
+
+static void deregister(struct ar_nccl *s) {
+  for (int i = 0; i < s->nreg; i++) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (s->v.symm) {
+      ncclCommWindowDeregister(s->comm, (ncclWindow_t)s->reg[i].handle);
+      continue;
+    }
+#endif
+    ncclCommDeregister(s->comm, s->reg[i].handle);
+  }
+  s->nreg = 0;
+}
+
+static int nccl_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
+                          void *stream) {
+  struct ar_nccl *s = state;
+  char err[AR_ERRLEN] = "";
+  int rc = 0;
+  if (s->v.reg || s->v.symm) rc = ensure_registered(s, in, err, sizeof err);
+  if (!rc && (s->v.reg || s->v.symm) && out != in) rc = ensure_registered(s, out, err, sizeof err);
+  if (!rc) rc = call(s, in, out, count, dt, op, (cudaStream_t)stream, err, sizeof err);
+  if (rc && rc != -AR_ETIMEOUT && !s->failed_once++) /* the engine has no message slot here: say it once */
+    fprintf(stderr, "arbench: rank %d: %s\n", s->env->rank, err);
+  return rc;
+}
+
+int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len) {
+  if (be != &ar_be_nccl || !state) return 0;
+  struct ar_nccl *s = state;
+  pthread_mutex_lock(&s->lock); /* the loop drained the stream: stop watching it until the next call */
+  __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&s->lock);
+  if (!__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) return 0;
+  snprintf(err, len, "%s", s->abort_msg);
+  return -AR_ETIMEOUT;
+}
+
+void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet) {
+  if (be != &ar_be_nccl || !state) return;
+  struct ar_nccl *s = state;
+  pthread_mutex_lock(&s->lock);
+  s->quiet = quiet;
+  pthread_mutex_unlock(&s->lock);
+}
+
+static int nccl_describe(void *state, json_t *rec) {
+  struct ar_nccl *s = state;
+  const struct ar_nccl_log *log = s->log;
+  json_int_t bytes = json_integer_value(json_object_get(rec, "size"));
+  const struct ar_nccl_tuned *t = ar_nccl_log_find(log, (uint64_t)bytes);
+  char ver[32];
+  ar_nccl_code_str(s->version, ver, sizeof ver);
+  json_t *n = json_pack("{s:s, s:s, s:s, s:i, s:s}", "version", ver, "transport", ar_nccl_transport_name(log->transports),
+                        "transport_detail", log->transport, "coll_channels", log->coll_channels, "path", log->path_intra);
+  if (t) {
+    json_object_set_new(n, "algo", json_string(t->algo));
+    json_object_set_new(n, "proto", json_string(t->proto));
+    json_object_set_new(n, "channels", json_integer(t->channels));
+  } else {
+    json_object_set_new(n, "algo", json_string(s->env->nranks == 1 ? "none (1 rank: local copy)" : "unknown"));
+  }
+  json_object_set_new(n, "forced", json_pack("{s:o, s:o, s:i, s:b, s:b}", "algo", *s->v.algo ? json_string(s->v.algo) : json_null(),
+                                             "proto", *s->v.proto ? json_string(s->v.proto) : json_null(), "ctas", s->v.ctas,
+                                             "reg", s->v.reg, "symm", s->v.symm));
+  json_object_set_new(n, "nccl_warnings", json_integer(log->warnings));
+  if (log->warnings) json_object_set_new(n, "first_warning", json_string(log->first_warning));
+  json_object_set_new(rec, "nccl", n);
+  if (*s->warning) json_object_set_new(rec, "warning", json_string(s->warning));
+  return 0;
+}
+
+/* The engine's buffers: ncclMemAlloc'd and registered up front for reg=1/symm=1 (so no timed call
+ * pays for registration, and symmetric windows get the memory they require), cudaMalloc otherwise. */
+static int nccl_alloc(void *state, size_t bytes, void **p, char *err, size_t len) {
+  struct ar_nccl *s = state;
+  if (!s->v.reg && !s->v.symm) {
+    if (cudaMalloc(p, bytes) == cudaSuccess) return 0;
+    snprintf(err, len, "nccl: cudaMalloc of %zu bytes failed", bytes);
+    return -AR_ERUNTIME;
+  }
+  ncclResult_t rc = ncclMemAlloc(p, bytes);
+  if (rc != ncclSuccess) {
+    snprintf(err, len, "nccl: ncclMemAlloc of %zu bytes failed: %s", bytes, ncclGetErrorString(rc));
+    return -AR_ERUNTIME;
+  }
+  return ensure_registered(s, *p, err, len);
+}
+
+static void nccl_release(void *state, void *p) {
+  struct ar_nccl *s = state;
+  if (!s->v.reg && !s->v.symm) {
+    cudaFree(p);
+    return;
+  }
+  if (s->comm && !s->aborted) deregister(s);
+  ncclMemFree(p);
+}
+
+static void nccl_fini(void *state) {
+  struct ar_nccl *s = state;
+  if (!s) return;
+  char err[AR_ERRLEN];
+  ar_nccl_watch_stop(s);
+  logging_end(s);
+  if (s->comm && !s->aborted) {
+    deregister(s);
+    ncclResult_t rc = ncclCommFinalize(s->comm);
+    if ((rc != ncclSuccess && rc != ncclInProgress) || ar_nccl_wait_comm(s, "ncclCommFinalize", err, sizeof err)) {
+      if (s->comm) ncclCommAbort(s->comm);
+    } else {
+      ncclCommDestroy(s->comm);
+    }
+  }
+  state_free(s);
+}
+
+const struct ar_backend ar_be_nccl = {
+  .name = "nccl",
+  .summary = "ncclAllReduce (variants algo=,proto=,ctas=,reg=,symm=)",
+  .flags = AR_BE_DEVICE | AR_BE_GRAPH,
+  .check_variant = nccl_check_variant,
+  .available = nccl_available,
+  .init = nccl_init,
+  .setup = nccl_setup,
+  .supports = nccl_supports,
+  .allreduce = nccl_allreduce,
+  .describe = nccl_describe,
+  .fini = nccl_fini,
+  .alloc = nccl_alloc,
+  .release = nccl_release,
+};

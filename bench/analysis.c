@@ -1,0 +1,460 @@
+/* analysis.c — loading results for the analysis commands, filters, configuration labels and the
+ * size x configuration grid that table and tune print from. Reads only the JSON Lines format. */
+#include "analysis.h"
+#include "ar.h"
+#include "results.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- loading ---- */
+
+struct load_ctx {
+  struct ar_ana *a;
+  char *err;
+  size_t len;
+};
+
+static int bad_result(json_t *rec, const char *path, int line, char *err, size_t len) {
+  static const char *const need[] = {"backend", "dtype", "size", "time_us"};
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    if (!json_object_get(rec, need[i])) {
+      snprintf(err, len, "%s:%d: result record has no \"%s\"; is this an arbench results file?", path,
+               line, need[i]);
+      return -AR_EINVAL;
+    }
+  if (!json_is_integer(json_object_get(rec, "size")) || !json_is_string(json_object_get(rec, "backend")) ||
+      !json_is_object(json_object_get(rec, "time_us"))) {
+    snprintf(err, len, "%s:%d: result record with a malformed \"size\", \"backend\" or \"time_us\"", path, line);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+static int on_record(json_t *rec, const char *path, int line, void *arg) {
+  struct load_ctx *c = arg;
+  const char *type = ar_rec_str(rec, "type", "");
+  char src[1100];
+  snprintf(src, sizeof src, "%s:%d", path, line);
+  json_object_set_new(rec, "_src", json_string(src));
+  if (!strcmp(type, "run")) {
+    const char *id = ar_rec_str(rec, "run_id", "");
+    return json_object_set(c->a->runs, id, rec) ? -AR_ERUNTIME : 0;
+  }
+  if (!strcmp(type, "result")) {
+    int rc = bad_result(rec, path, line, c->err, c->len);
+    return rc ? rc : json_array_append(c->a->results, rec) ? -AR_ERUNTIME : 0;
+  }
+  return json_array_append(c->a->notes, rec) ? -AR_ERUNTIME : 0;
+}
+
+int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
+  a->results = json_array();
+  a->runs = json_object();
+  a->notes = json_array();
+  struct load_ctx c = {a, err, len};
+  for (int i = 0; i < nfiles; i++) {
+    int rc = ar_results_read(paths[i], on_record, &c, err, len);
+    if (rc) return rc < 0 ? rc : -AR_EINVAL;
+  }
+  return 0;
+}
+
+void ar_ana_free(struct ar_ana *a) {
+  json_decref(a->results);
+  json_decref(a->runs);
+  json_decref(a->notes);
+  memset(a, 0, sizeof *a);
+}
+
+/* ---- accessors ---- */
+
+double ar_rec_p(json_t *rec, const char *q) {
+  json_t *v = json_object_get(json_object_get(rec, "time_us"), q);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double ar_rec_p50(json_t *rec) { return ar_rec_p(rec, "p50"); }
+
+const char *ar_rec_placement(json_t *rec) {
+  return strcmp(ar_rec_str(rec, "placement", "out"), "in") ? "out" : "in";
+}
+
+int ar_rec_ranks(json_t *rec) { return (int)ar_rec_num(rec, "ranks", 0); }
+
+static void value_str(json_t *v, char *buf, size_t len) {
+  if (json_is_string(v)) snprintf(buf, len, "%s", json_string_value(v));
+  else if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+  else if (json_is_real(v)) snprintf(buf, len, "%g", json_real_value(v));
+  else if (json_is_true(v)) snprintf(buf, len, "true");
+  else if (json_is_false(v)) snprintf(buf, len, "false");
+  else {
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    snprintf(buf, len, "%s", s ? s : "?");
+    free(s);
+  }
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void ar_rec_point(json_t *rec, char *buf, size_t len) {
+  json_t *p = json_object_get(rec, "point");
+  buf[0] = 0;
+  if (!json_is_object(p) || !json_object_size(p)) return;
+  size_t n = json_object_size(p), k = 0, used = 0;
+  const char **keys = calloc(n, sizeof *keys);
+  const char *key;
+  json_t *v;
+  if (!keys) return;
+  json_object_foreach(p, key, v) keys[k++] = key;
+  qsort(keys, n, sizeof *keys, cmp_str);
+  for (size_t i = 0; i < n && used + 1 < len; i++) {
+    char val[128];
+    value_str(json_object_get(p, keys[i]), val, sizeof val);
+    used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "", keys[i], val);
+    if (used >= len) used = len - 1;
+  }
+  free(keys);
+}
+
+const char *ar_rec_stack(json_t *runs, json_t *rec) {
+  json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
+  const char *s = json_string_value(json_object_get(json_object_get(run, "stack"), "name"));
+  return s ? s : "unknown";
+}
+
+void ar_cfg_label(json_t *rec, json_t *runs, int with_stack, char *buf, size_t len) {
+  char point[200];
+  ar_rec_point(rec, point, sizeof point);
+  const char *spec = ar_rec_str(rec, "spec", NULL);
+  char sp[160];
+  if (!spec) {
+    const char *v = ar_rec_str(rec, "variant", "");
+    snprintf(sp, sizeof sp, "%s%s%s", ar_rec_str(rec, "backend", "?"), *v ? ":" : "", v);
+    spec = sp;
+  }
+  snprintf(buf, len, "%s%s%s%s%s%s%s", spec, *point ? " {" : "", point, *point ? "}" : "",
+           with_stack ? " [" : "", with_stack ? ar_rec_stack(runs, rec) : "", with_stack ? "]" : "");
+}
+
+int ar_stack_count(json_t *results, json_t *runs) {
+  json_t *seen = json_object();
+  size_t i;
+  json_t *r;
+  json_array_foreach(results, i, r) json_object_set_new(seen, ar_rec_stack(runs, r), json_true());
+  int n = (int)json_object_size(seen);
+  json_decref(seen);
+  return n;
+}
+
+/* ---- filters ---- */
+
+static int parse_ranks(const char *s, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < 1) return -1;
+  *out = v;
+  return 0;
+}
+
+static int add_one(struct ar_filter *f, const char *what, const char *v, char *err, size_t len) {
+  if (!strcmp(what, "backend") && f->nbackend < AR_FILTER_MAX && strlen(v) < 64) {
+    snprintf(f->backend[f->nbackend++], 64, "%s", v);
+  } else if (!strcmp(what, "dtype") && f->ndtype < AR_FILTER_MAX && strlen(v) < 32) {
+    snprintf(f->dtype[f->ndtype++], 32, "%s", v);
+  } else if (!strcmp(what, "ranks") && f->nranks < AR_FILTER_MAX) {
+    if (parse_ranks(v, &f->ranks[f->nranks])) {
+      snprintf(err, len, "bad --ranks value '%s' (expected a positive integer)", v);
+      return -AR_EINVAL;
+    }
+    f->nranks++;
+  } else if (!strcmp(what, "placement")) {
+    if (strcmp(v, "out") && strcmp(v, "in")) {
+      snprintf(err, len, "bad --placement value '%s' (expected out or in)", v);
+      return -AR_EINVAL;
+    }
+    snprintf(f->placement, sizeof f->placement, "%s", v);
+  } else if (!strcmp(what, "point") && f->npoint < AR_FILTER_MAX) {
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || (size_t)(eq - v) >= 64 || strlen(eq + 1) >= 128) {
+      snprintf(err, len, "bad --point value '%s' (expected NAME=VALUE)", v);
+      return -AR_EINVAL;
+    }
+    snprintf(f->pname[f->npoint], 64, "%.*s", (int)(eq - v), v);
+    snprintf(f->pval[f->npoint++], 128, "%s", eq + 1);
+  } else {
+    snprintf(err, len, "too many or too long --%s values ('%s')", what, v);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *err, size_t len) {
+  if (!strcmp(what, "point") || !strcmp(what, "placement")) return add_one(f, what, arg, err, len);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", arg);
+  char *save = NULL;
+  int n = 0;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+    int rc = add_one(f, what, t, err, len);
+    if (rc) return rc;
+  }
+  if (!n) {
+    snprintf(err, len, "empty --%s value", what);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+static int point_has(json_t *rec, const char *name, const char *val) {
+  json_t *v = json_object_get(json_object_get(rec, "point"), name);
+  if (!v) return 0;
+  char s[128];
+  value_str(v, s, sizeof s);
+  return !strcmp(s, val);
+}
+
+static int in_list(const char (*list)[64], int n, const char *s) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(list[i], s)) return 1;
+  return 0;
+}
+
+static int match_dtype(const struct ar_filter *f, const char *dt) {
+  for (int i = 0; i < f->ndtype; i++)
+    if (!strcmp(f->dtype[i], dt)) return 1;
+  return !f->ndtype;
+}
+
+static int match_ranks(const struct ar_filter *f, long r) {
+  for (int i = 0; i < f->nranks; i++)
+    if (f->ranks[i] == r) return 1;
+  return !f->nranks;
+}
+
+static int filter_match(const struct ar_filter *f, json_t *rec) {
+  if (f->nbackend && !in_list(f->backend, f->nbackend, ar_rec_str(rec, "backend", ""))) return 0;
+  if (!match_dtype(f, ar_rec_str(rec, "dtype", ""))) return 0;
+  if (!match_ranks(f, ar_rec_ranks(rec))) return 0;
+  if (*f->placement && strcmp(f->placement, ar_rec_placement(rec))) return 0;
+  for (int i = 0; i < f->npoint; i++)
+    if (!point_has(rec, f->pname[i], f->pval[i])) return 0;
+  return 1;
+}
+
+/* Comma list of the distinct values of key in results (for error messages). */
+static void present(json_t *results, const char *key, char *buf, size_t len) {
+  json_t *seen = json_object();
+  size_t i, used = 0;
+  json_t *r;
+  buf[0] = 0;
+  json_array_foreach(results, i, r) {
+    char v[128];
+    if (!strcmp(key, "placement")) snprintf(v, sizeof v, "%s", ar_rec_placement(r));
+    else value_str(json_object_get(r, key), v, sizeof v);
+    if (json_object_get(seen, v)) continue;
+    json_object_set_new(seen, v, json_true());
+    if (used + 1 < len) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", v);
+    if (used >= len) used = len - 1;
+  }
+  json_decref(seen);
+}
+
+static int any_match(json_t *results, const char *key, const char *val) {
+  size_t i;
+  json_t *r;
+  json_array_foreach(results, i, r) {
+    char v[128];
+    value_str(json_object_get(r, key), v, sizeof v);
+    if (!strcmp(v, val)) return 1;
+  }
+  return 0;
+}
+
+static int any_point(json_t *results, const char *name, const char *val) {
+  size_t i;
+  json_t *r;
+  json_array_foreach(results, i, r) if (point_has(r, name, val)) return 1;
+  return 0;
+}
+
+int ar_filter_check(const struct ar_filter *f, json_t *results, char *err, size_t len) {
+  char have[400];
+  for (int i = 0; i < f->nbackend; i++)
+    if (!any_match(results, "backend", f->backend[i])) {
+      present(results, "backend", have, sizeof have);
+      snprintf(err, len, "--backend %s: no such backend in the results (present: %s)", f->backend[i], have);
+      return -AR_EINVAL;
+    }
+  for (int i = 0; i < f->ndtype; i++)
+    if (!any_match(results, "dtype", f->dtype[i])) {
+      present(results, "dtype", have, sizeof have);
+      snprintf(err, len, "--dtype %s: no such dtype in the results (present: %s)", f->dtype[i], have);
+      return -AR_EINVAL;
+    }
+  for (int i = 0; i < f->nranks; i++) {
+    char v[32];
+    snprintf(v, sizeof v, "%ld", f->ranks[i]);
+    if (!any_match(results, "ranks", v)) {
+      present(results, "ranks", have, sizeof have);
+      snprintf(err, len, "--ranks %ld: no results with that many ranks (present: %s)", f->ranks[i], have);
+      return -AR_EINVAL;
+    }
+  }
+  for (int i = 0; i < f->npoint; i++)
+    if (!any_point(results, f->pname[i], f->pval[i])) {
+      snprintf(err, len, "--point %s=%s: no result has that sweep point value", f->pname[i], f->pval[i]);
+      return -AR_EINVAL;
+    }
+  return 0;
+}
+
+void ar_filter_apply(const struct ar_filter *f, json_t *results) {
+  for (size_t i = json_array_size(results); i-- > 0;)
+    if (!filter_match(f, json_array_get(results, i))) json_array_remove(results, i);
+}
+
+/* ---- grid ---- */
+
+static void group_key(json_t *r, char *buf, size_t len) {
+  snprintf(buf, len, "%s|%d|%s|%s", ar_rec_str(r, "dtype", "?"), ar_rec_ranks(r), ar_rec_placement(r),
+           ar_rec_str(r, "op", "sum"));
+}
+
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int find_cfg(const struct ar_grid *g, const char *label) {
+  for (int c = 0; c < g->ncfg; c++)
+    if (!strcmp(g->cfg[c], label)) return c;
+  return -1;
+}
+
+static int find_size(const struct ar_grid *g, size_t s) {
+  for (int i = 0; i < g->nsize; i++)
+    if (g->size[i] == s) return i;
+  return -1;
+}
+
+/* Fill one grid from the records of its group (an array). */
+static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, int with_stack) {
+  size_t n = json_array_size(recs), i;
+  json_t *r;
+  g->cfg = calloc(n, sizeof *g->cfg);
+  g->cfgrec = calloc(n, sizeof *g->cfgrec);
+  g->size = calloc(n, sizeof *g->size);
+  if (!g->cfg || !g->cfgrec || !g->size) return -AR_ERUNTIME;
+  json_array_foreach(recs, i, r) {
+    char label[256];
+    ar_cfg_label(r, runs, with_stack, label, sizeof label);
+    if (find_cfg(g, label) < 0) {
+      snprintf(g->cfg[g->ncfg], sizeof g->cfg[0], "%s", label);
+      g->cfgrec[g->ncfg++] = r;
+    }
+    size_t s = (size_t)json_integer_value(json_object_get(r, "size"));
+    if (find_size(g, s) < 0) g->size[g->nsize++] = s;
+  }
+  qsort(g->size, (size_t)g->nsize, sizeof *g->size, cmp_size);
+  g->cell = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->cell);
+  if (!g->cell) return -AR_ERUNTIME;
+  json_array_foreach(recs, i, r) {
+    char label[256];
+    ar_cfg_label(r, runs, with_stack, label, sizeof label);
+    int c = find_cfg(g, label), s = find_size(g, (size_t)json_integer_value(json_object_get(r, "size")));
+    if (g->cell[s * g->ncfg + c]) g->dups++; /* a later record of the same configuration wins */
+    g->cell[s * g->ncfg + c] = r;
+  }
+  json_t *first = json_array_get(recs, 0);
+  snprintf(g->dtype, sizeof g->dtype, "%s", ar_rec_str(first, "dtype", "?"));
+  snprintf(g->placement, sizeof g->placement, "%s", ar_rec_placement(first));
+  snprintf(g->op, sizeof g->op, "%s", ar_rec_str(first, "op", "sum"));
+  g->ranks = ar_rec_ranks(first);
+  g->nodes = (int)ar_rec_num(first, "nodes", 1);
+  return 0;
+}
+
+int ar_grids_build(json_t *results, json_t *runs, struct ar_grid **out, int *n) {
+  json_t *groups = json_object(), *order = json_array();
+  size_t i;
+  json_t *r;
+  json_array_foreach(results, i, r) {
+    char key[256];
+    group_key(r, key, sizeof key);
+    json_t *arr = json_object_get(groups, key);
+    if (!arr) {
+      arr = json_array();
+      json_object_set_new(groups, key, arr);
+      json_array_append_new(order, json_string(key));
+    }
+    json_array_append(arr, r);
+  }
+  int with_stack = ar_stack_count(results, runs) > 1;
+  *n = (int)json_array_size(order);
+  *out = calloc((size_t)(*n ? *n : 1), sizeof **out);
+  int rc = *out ? 0 : -AR_ERUNTIME;
+  for (int k = 0; !rc && k < *n; k++)
+    rc = grid_fill(&(*out)[k], json_object_get(groups, json_string_value(json_array_get(order, (size_t)k))),
+                   runs, with_stack);
+  json_decref(groups);
+  json_decref(order);
+  return rc;
+}
+
+void ar_grids_free(struct ar_grid *g, int n) {
+  for (int k = 0; g && k < n; k++) {
+    free(g[k].cfg);
+    free(g[k].cfgrec);
+    free(g[k].size);
+    free(g[k].cell);
+  }
+  free(g);
+}
+
+int ar_grid_best(const struct ar_grid *g, int s, int *second) {
+  int best = -1, next = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    json_t *r = ar_grid_at(g, s, c);
+    double v = r ? ar_rec_p50(r) : NAN;
+    if (isnan(v)) continue;
+    if (best < 0 || v < ar_rec_p50(ar_grid_at(g, s, best))) {
+      next = best;
+      best = c;
+    } else if (next < 0 || v < ar_rec_p50(ar_grid_at(g, s, next))) {
+      next = c;
+    }
+  }
+  if (second) *second = next;
+  return best;
+}
+
+/* ---- small formatting helpers ---- */
+
+void ar_note_line(json_t *rec, char *buf, size_t len) {
+  const char *type = ar_rec_str(rec, "type", "?");
+  const char *why = ar_rec_str(rec, "reason", ar_rec_str(rec, "message", ""));
+  const char *spec = ar_rec_str(rec, "spec", ar_rec_str(rec, "backend", ""));
+  char where[64] = "";
+  if (json_is_integer(json_object_get(rec, "ranks")))
+    snprintf(where, sizeof where, " (%d ranks)", ar_rec_ranks(rec));
+  snprintf(buf, len, "%s: %s%s%s%s%s%s", type, spec, *ar_rec_str(rec, "dtype", "") ? " " : "",
+           ar_rec_str(rec, "dtype", ""), where, *why ? ": " : "", *why ? why : "(no reason given)");
+}
+
+void ar_fmt_us(double us, char *buf, size_t len) {
+  if (isnan(us)) snprintf(buf, len, "-");
+  else if (us < 100) snprintf(buf, len, "%.2f", us);
+  else if (us < 10000) snprintf(buf, len, "%.1f", us);
+  else snprintf(buf, len, "%.0f", us);
+}
+
+int ar_ana_badopt(const char *cmd, int c, const char *arg) {
+  if (c == ':')
+    fprintf(stderr, "arbench %s: option '%s' needs a value (see arbench %s --help)\n", cmd, arg, cmd);
+  else
+    fprintf(stderr, "arbench %s: unknown option '%s' (see arbench %s --help)\n", cmd, arg, cmd);
+  return AR_EXIT_USAGE;
+}

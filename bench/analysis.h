@@ -1,0 +1,76 @@
+/* analysis.h — what table, compare and tune share: loading results files (records keep their
+ * file:line), filters, configuration keys and labels, and the size x configuration grid. */
+#ifndef AR_ANALYSIS_H
+#define AR_ANALYSIS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Records of one or more results files. Result records gain "_src" ("file:line"). */
+struct ar_ana {
+  json_t *results; /* array of result records */
+  json_t *runs;    /* object: run_id -> run record */
+  json_t *notes;   /* array of skip / error / point / unknown-type records */
+};
+
+int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len);
+void ar_ana_free(struct ar_ana *a);
+
+#define AR_FILTER_MAX 16
+/* Filters given on the command line; every list is OR within, AND across. */
+struct ar_filter {
+  char backend[AR_FILTER_MAX][64];
+  int nbackend;
+  char dtype[AR_FILTER_MAX][32];
+  int ndtype;
+  long ranks[AR_FILTER_MAX];
+  int nranks;
+  char pname[AR_FILTER_MAX][64], pval[AR_FILTER_MAX][128];
+  int npoint;
+  char placement[8]; /* "", "out" or "in" */
+};
+
+/* Add one option's value ("backend", "dtype", "ranks", "point", "placement"); comma lists. */
+int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *err, size_t len);
+/* Every filter value must occur in the results: a typo is an error listing what is there. */
+int ar_filter_check(const struct ar_filter *f, json_t *results, char *err, size_t len);
+/* Keep only the matching result records. */
+void ar_filter_apply(const struct ar_filter *f, json_t *results);
+
+/* Record accessors (defaults for records of older writers). */
+double ar_rec_p50(json_t *rec);                     /* time_us.p50, NAN when absent */
+double ar_rec_p(json_t *rec, const char *q);        /* time_us.<q>, NAN when absent */
+const char *ar_rec_placement(json_t *rec);          /* "out" unless "in" */
+void ar_rec_point(json_t *rec, char *buf, size_t len); /* "K=V,K2=V2" sorted, "" when none */
+const char *ar_rec_stack(json_t *runs, json_t *rec);   /* run.stack.name, "unknown" */
+int ar_rec_ranks(json_t *rec);
+/* spec, then " {point}" when there is one, then " [stack]" when with_stack. */
+void ar_cfg_label(json_t *rec, json_t *runs, int with_stack, char *buf, size_t len);
+/* Number of distinct stack names among the results' runs. */
+int ar_stack_count(json_t *results, json_t *runs);
+
+/* One table: results of one (dtype, ranks, placement, op) as sizes x configurations. */
+struct ar_grid {
+  char dtype[32], placement[8], op[16];
+  int ranks, nodes;
+  int ncfg, nsize, dups;
+  char (*cfg)[256];  /* labels, in order of first appearance */
+  json_t **cfgrec;   /* a record of each configuration */
+  size_t *size;      /* ascending */
+  json_t **cell;     /* cell[s * ncfg + c], borrowed, NULL when not measured */
+};
+int ar_grids_build(json_t *results, json_t *runs, struct ar_grid **out, int *n);
+void ar_grids_free(struct ar_grid *g, int n);
+static inline json_t *ar_grid_at(const struct ar_grid *g, int s, int c) { return g->cell[s * g->ncfg + c]; }
+/* Best (lowest p50) configuration at size index s, -1 when none; second gets the runner-up. */
+int ar_grid_best(const struct ar_grid *g, int s, int *second);
+
+/* "one line" for a skip/error/other record, for listings. */
+void ar_note_line(json_t *rec, char *buf, size_t len);
+/* Format microseconds with a precision that suits their magnitude. */
+void ar_fmt_us(double us, char *buf, size_t len);
+/* The one-line error for getopt's '?' (unknown option) or ':' (missing value); returns exit 2. */
+int ar_ana_badopt(const char *cmd, int c, const char *arg);
+
+#endif

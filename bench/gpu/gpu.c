@@ -1,0 +1,117 @@
+/* gpu.c — the GPU hooks of gpu.h with CUDA: device count and why none, one device per rank,
+ * the CUDA/NCCL stack this binary was built against and runs with, and the devices it sees. */
+#include "ar_config.h"
+#include "gpu.h"
+#include "gpu_priv.h"
+#include "nccl_parse.h"
+#include "opts.h"
+#include <cuda_runtime_api.h>
+#include <ctype.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <string.h>
+
+#define AR_MAX_DEVICES 256
+
+static void cuda_version_str(int v, char *buf, size_t len) { snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10); }
+
+int ar_gpu_count(char *why, size_t len) {
+  int n = 0, driver = 0, runtime = 0;
+  cudaError_t rc = cudaGetDeviceCount(&n);
+  if (rc == cudaSuccess && n > 0) return n;
+  cudaGetLastError();
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  char dv[16], rv[16];
+  cuda_version_str(driver, dv, sizeof dv);
+  cuda_version_str(runtime, rv, sizeof rv);
+  if (!driver) snprintf(why, len, "no CUDA device (no NVIDIA driver loaded)");
+  else if (rc == cudaErrorInsufficientDriver)
+    snprintf(why, len, "CUDA driver too old: driver supports CUDA %s, this runtime is %s", dv, rv);
+  else if (rc == cudaErrorNoDevice || (rc == cudaSuccess && n == 0)) snprintf(why, len, "no CUDA device");
+  else snprintf(why, len, "no CUDA device (%s)", cudaGetErrorString(rc));
+  return 0;
+}
+
+/* Check a --devices list against the devices present. */
+static int check_list(const char *text, const int *list, int n, int count, int shared, char *err, size_t len) {
+  for (int i = 0; i < n; i++) {
+    if (list[i] >= count) {
+      snprintf(err, len, "bad --devices '%s': device %d does not exist (this node has %d CUDA device%s: 0-%d)",
+               text, list[i], count, count == 1 ? "" : "s", count - 1);
+      return -AR_EINVAL;
+    }
+    for (int j = 0; j < i && !shared; j++)
+      if (list[j] == list[i]) {
+        snprintf(err, len, "bad --devices '%s': device %d listed twice (several ranks on one GPU need --shared-gpu)",
+                 text, list[i]);
+        return -AR_EINVAL;
+      }
+  }
+  return 0;
+}
+
+int ar_gpu_select(struct ar_env *env, char *err, size_t len) {
+  const struct ar_opts *o = env->opts;
+  int list[AR_MAX_DEVICES], n = 0;
+  env->device = -1;
+  if (*o->devices && ar_gpu_list_parse(o->devices, list, AR_MAX_DEVICES, &n, err, len)) return -AR_EINVAL;
+  char why[AR_ERRLEN];
+  int count = ar_gpu_count(why, sizeof why);
+  if (!count) return 0; /* host backends still run; device backends say why they cannot */
+  if (n && check_list(o->devices, list, n, count, o->shared_gpu, err, len)) return -AR_EINVAL;
+  int dev = ar_gpu_assign(n ? list : NULL, n, count, o->shared_gpu, env->local_rank);
+  if (dev < 0) return 0;
+  cudaError_t rc = cudaSetDevice(dev);
+  if (rc != cudaSuccess) {
+    snprintf(err, len, "rank %d: cudaSetDevice(%d) failed: %s", env->rank, dev, cudaGetErrorString(rc));
+    return -AR_ERUNTIME;
+  }
+  env->device = dev;
+  return 0;
+}
+
+static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
+
+json_t *ar_stack_describe(void) {
+  int runtime = 0, driver = 0, loaded = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  ncclGetVersion(&loaded);
+  char rv[16], cv[16], dv[16] = "", nc[32], nl[32] = "", name[96], warn[256] = "";
+  cuda_version_str(runtime, rv, sizeof rv);
+  cuda_version_str(CUDART_VERSION, cv, sizeof cv);
+  if (driver) cuda_version_str(driver, dv, sizeof dv);
+  ar_nccl_code_str(ar_nccl_code(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH), nc, sizeof nc);
+  if (loaded) ar_nccl_code_str(loaded, nl, sizeof nl);
+  if (*AR_STACK_NAME) snprintf(name, sizeof name, "%s", AR_STACK_NAME);
+  else snprintf(name, sizeof name, "cu%d%d-nccl%s", runtime / 1000, runtime % 1000 / 10, *nl ? nl : nc);
+  if (*nl && strcmp(nl, nc))
+    snprintf(warn, sizeof warn, "loaded NCCL %s differs from the headers this binary was built with (%s)", nl, nc);
+  else if (driver && driver < runtime)
+    snprintf(warn, sizeof warn, "CUDA driver %s is older than the runtime %s", dv, rv);
+  json_t *st = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:b, s:s, s:s}", "name", name, "cuda_runtime", rv,
+                         "cuda_compiled", cv, "cuda_driver", str_or_null(dv), "nccl_compiled", nc,
+                         "nccl_loaded", str_or_null(nl), "archs", str_or_null(AR_HAVE_NVCC ? AR_CUDA_ARCHS : ""),
+                         "kernels", AR_HAVE_NVCC, "cuda_home", AR_CUDA_HOME, "nccl_home", AR_NCCL_HOME);
+  if (*warn) json_object_set_new(st, "warning", json_string(warn));
+  return st;
+}
+
+json_t *ar_gpu_describe(void) {
+  json_t *a = json_array();
+  char why[AR_ERRLEN];
+  int n = ar_gpu_count(why, sizeof why);
+  for (int d = 0; d < n; d++) {
+    struct cudaDeviceProp p;
+    char bus[32] = "", cc[16];
+    if (cudaGetDeviceProperties(&p, d) != cudaSuccess) continue;
+    cudaDeviceGetPCIBusId(bus, sizeof bus, d);
+    for (char *c = bus; *c; c++) *c = (char)tolower((unsigned char)*c);
+    snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
+    json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:s, s:I, s:I}", "index", d, "name", p.name, "busid", bus,
+                                       "cc", cc, "memory_bytes", (json_int_t)p.totalGlobalMem, "l2_bytes",
+                                       (json_int_t)p.l2CacheSize));
+  }
+  return a;
+}

@@ -1,0 +1,255 @@
+/* nccl_parse.c — the nccl backend's variant parser (checked against the NCCL version in use) and
+ * the parser of NCCL's INFO lines (tuning decisions, channels, transports, path type). No CUDA here. */
+#include "nccl_parse.h"
+#include "ar.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int ar_nccl_code(int major, int minor, int patch) {
+  if (major <= 2 && minor <= 8) return major * 1000 + minor * 100 + patch;
+  return major * 10000 + minor * 100 + patch;
+}
+
+void ar_nccl_code_str(int code, char *buf, size_t len) {
+  if (code >= 10000) snprintf(buf, len, "%d.%d.%d", code / 10000, code % 10000 / 100, code % 100);
+  else snprintf(buf, len, "%d.%d.%d", code / 1000, code % 1000 / 100, code % 100);
+}
+
+/* Algorithms NCCL_ALGO accepts, the first version that has each, and whether it runs allreduce. */
+static const struct algo_info {
+  const char *name;
+  int major, minor;
+  int allreduce;
+  int simple_only;
+} algos[] = {
+  {"Tree", 2, 0, 1, 0},          {"Ring", 2, 0, 1, 0},       {"CollNetDirect", 2, 14, 1, 1},
+  {"CollNetChain", 2, 14, 1, 1}, {"NVLS", 2, 17, 1, 1},      {"NVLSTree", 2, 18, 1, 1},
+  {"PAT", 2, 23, 0, 0},
+};
+static const char *const protos[] = {"LL", "LL128", "Simple"};
+#define NALGOS (sizeof algos / sizeof algos[0])
+
+static void allowed_algos(int version, char *buf, size_t len) {
+  size_t k = 0;
+  *buf = 0;
+  for (size_t i = 0; i < NALGOS && k < len; i++)
+    if (algos[i].allreduce && version >= ar_nccl_code(2, algos[i].minor, 0))
+      k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", algos[i].name);
+}
+
+/* One algorithm name: canonical spelling into out, or -AR_EINVAL. */
+static int algo_one(const char *name, int version, int *simple_only, char *out, size_t olen, char *err,
+                    size_t len) {
+  char vs[32], allowed[160];
+  ar_nccl_code_str(version, vs, sizeof vs);
+  allowed_algos(version, allowed, sizeof allowed);
+  for (size_t i = 0; i < NALGOS; i++) {
+    if (strcasecmp(name, algos[i].name)) continue;
+    if (!algos[i].allreduce) {
+      snprintf(err, len, "nccl variant algo=%s: %s does not implement allreduce (allowed with NCCL %s: %s)",
+               name, algos[i].name, vs, allowed);
+      return -AR_EINVAL;
+    }
+    if (version < ar_nccl_code(2, algos[i].minor, 0)) {
+      snprintf(err, len, "nccl variant algo=%s: needs NCCL >= %d.%d, this is %s (allowed: %s)", name,
+               algos[i].major, algos[i].minor, vs, allowed);
+      return -AR_EINVAL;
+    }
+    *simple_only |= algos[i].simple_only;
+    snprintf(out, olen, "%s", algos[i].name);
+    return 0;
+  }
+  snprintf(err, len, "nccl variant algo=%s: unknown algorithm (allowed with NCCL %s: %s)", name, vs, allowed);
+  return -AR_EINVAL;
+}
+
+static int proto_one(const char *name, char *out, size_t olen, char *err, size_t len) {
+  for (size_t i = 0; i < sizeof protos / sizeof protos[0]; i++)
+    if (!strcasecmp(name, protos[i])) {
+      snprintf(out, olen, "%s", protos[i]);
+      return 0;
+    }
+  snprintf(err, len, "nccl variant proto=%s: unknown protocol (allowed: LL, LL128, Simple)", name);
+  return -AR_EINVAL;
+}
+
+/* A '+'-joined list of names into a ','-joined NCCL list. kind: 'a' algorithms, 'p' protocols. */
+static int name_list(const char *val, int kind, int version, int *simple_only, char *out, size_t olen,
+                     char *err, size_t len) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", val);
+  *out = 0;
+  if (!*buf) {
+    snprintf(err, len, "nccl variant %s=: empty value", kind == 'a' ? "algo" : "proto");
+    return -AR_EINVAL;
+  }
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+    char one[32];
+    int rc = kind == 'a' ? algo_one(tok, version, simple_only, one, sizeof one, err, len)
+                         : proto_one(tok, one, sizeof one, err, len);
+    if (rc) return rc;
+    size_t k = strlen(out);
+    snprintf(out + k, olen - k, "%s%s", k ? "," : "", one);
+  }
+  return 0;
+}
+
+static int int_value(const char *key, const char *val, int lo, int hi, int *out, char *err, size_t len) {
+  char *end;
+  long v = strtol(val, &end, 10);
+  if (!*val || *end || v < lo || v > hi) {
+    snprintf(err, len, "nccl variant %s=%s: expected an integer %d..%d", key, val, lo, hi);
+    return -AR_EINVAL;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+static int one_key(const char *key, const char *val, int version, struct ar_nccl_variant *v,
+                   int *simple_only, char *err, size_t len) {
+  if (!strcmp(key, "algo"))
+    return name_list(val, 'a', version, simple_only, v->algo, sizeof v->algo, err, len);
+  if (!strcmp(key, "proto")) return name_list(val, 'p', version, simple_only, v->proto, sizeof v->proto, err, len);
+  if (!strcmp(key, "ctas")) return int_value(key, val, 1, 64, &v->ctas, err, len);
+  if (!strcmp(key, "reg")) return int_value(key, val, 0, 1, &v->reg, err, len);
+  if (!strcmp(key, "symm")) {
+    int rc = int_value(key, val, 0, 1, &v->symm, err, len);
+    if (!rc && v->symm && version < ar_nccl_code(2, 27, 0)) {
+      char vs[32];
+      ar_nccl_code_str(version, vs, sizeof vs);
+      snprintf(err, len, "nccl variant symm=1: symmetric windows need NCCL >= 2.27, this is %s", vs);
+      return -AR_EINVAL;
+    }
+    return rc;
+  }
+  snprintf(err, len, "nccl variant: unknown key '%s' (known: algo, proto, ctas, reg, symm)", key);
+  return -AR_EINVAL;
+}
+
+int ar_nccl_variant_parse(const char *text, int version, struct ar_nccl_variant *v, char *err,
+                          size_t len) {
+  memset(v, 0, sizeof *v);
+  char buf[256];
+  if (strlen(text) >= sizeof buf) {
+    snprintf(err, len, "nccl variant '%.60s...': too long", text);
+    return -AR_EINVAL;
+  }
+  snprintf(buf, sizeof buf, "%s", text);
+  int simple_only = 0;
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) {
+      snprintf(err, len, "nccl variant '%s': expected key=value (keys: algo, proto, ctas, reg, symm)", kv);
+      return -AR_EINVAL;
+    }
+    *eq = 0;
+    int rc = one_key(kv, eq + 1, version, v, &simple_only, err, len);
+    if (rc) return rc;
+  }
+  if (simple_only && *v->proto && strcmp(v->proto, "Simple")) {
+    snprintf(err, len, "nccl variant algo=%s,proto=%s: CollNet and NVLS algorithms run only with proto=Simple",
+             v->algo, v->proto);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+void ar_nccl_log_init(struct ar_nccl_log *log) { memset(log, 0, sizeof *log); }
+
+/* "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}" */
+static void tuned_line(struct ar_nccl_log *log, const char *s) {
+  unsigned long long bytes;
+  char algo[24], proto[8];
+  int lo, hi;
+  if (sscanf(s, "AllReduce: %llu Bytes -> Algo %23s proto %7s channel{Lo..Hi}={%d..%d}", &bytes, algo, proto,
+             &lo, &hi) != 5)
+    return;
+  if (log->ntuned >= AR_NCCL_MAX_TUNED) return;
+  struct ar_nccl_tuned *t = &log->tuned[log->ntuned++];
+  t->bytes = bytes;
+  snprintf(t->algo, sizeof t->algo, "%s", algo);
+  snprintf(t->proto, sizeof t->proto, "%s", proto);
+  t->channels = hi - lo + 1;
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "... via SHM/direct/direct", "... via NET/IB/0" */
+static void transport_line(struct ar_nccl_log *log, const char *via) {
+  char detail[64];
+  if (sscanf(via, "via %63s", detail) != 1) return;
+  if (!strncmp(detail, "P2P", 3)) log->transports |= AR_NCCL_T_P2P;
+  else if (!strncmp(detail, "SHM", 3)) log->transports |= AR_NCCL_T_SHM;
+  else if (!strncmp(detail, "NET", 3)) log->transports |= AR_NCCL_T_NET;
+  else return;
+  if (!*log->transport) snprintf(log->transport, sizeof log->transport, "%s", detail);
+}
+
+static void info_line(struct ar_nccl_log *log, const char *s) {
+  const char *p;
+  int a, b, c;
+  char t1[8], t2[8];
+  if (!strncmp(s, "AllReduce: ", 11)) tuned_line(log, s);
+  else if (!strncmp(s, "Channel ", 8) && (p = strstr(s, " via "))) transport_line(log, p + 1);
+  else if (sscanf(s, "%d coll channels, %d collnet channels, %d nvls channels", &a, &b, &c) == 3)
+    log->coll_channels = a;
+  else if (!*log->path_intra && sscanf(s, "Pattern %d, crossNic %d, nChannels %d, bw %*f/%*f, type %7[^/]/%7[^,]",
+                                       &a, &b, &c, t1, t2) == 5)
+    snprintf(log->path_intra, sizeof log->path_intra, "%s", t1);
+  else if (!strncmp(s, "NCCL_ALGO set by environment to ", 32))
+    snprintf(log->env_algo, sizeof log->env_algo, "%s", s + 32);
+  else if (!strncmp(s, "NCCL_PROTO set by environment to ", 33))
+    snprintf(log->env_proto, sizeof log->env_proto, "%s", s + 33);
+  else if (strstr(s, "Init COMPLETE") && (p = strstr(s, " nranks ")) && sscanf(p, " nranks %d", &a) == 1) {
+    log->init_complete = 1;
+    log->nranks = a;
+  }
+}
+
+void ar_nccl_log_line(struct ar_nccl_log *log, const char *line) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", line);
+  buf[strcspn(buf, "\r\n")] = 0;
+  const char *p = strstr(buf, "NCCL INFO ");
+  if (p) {
+    info_line(log, p + 10);
+    return;
+  }
+  if ((p = strstr(buf, "NCCL WARN "))) {
+    if (!log->warnings++) snprintf(log->first_warning, sizeof log->first_warning, "%s", p + 10);
+    return;
+  }
+  if (!strstr(buf, "NCCL ")) info_line(log, buf); /* bare message without a prefix */
+}
+
+int ar_nccl_log_file(struct ar_nccl_log *log, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char line[1024];
+  while (fgets(line, sizeof line, f)) {
+    size_t n = strlen(line);
+    ar_nccl_log_line(log, line);
+    while (n == sizeof line - 1 && line[n - 1] != '\n' && fgets(line, sizeof line, f)) n = strlen(line);
+  }
+  fclose(f);
+  return 0;
+}
+
+const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes) {
+  for (int i = log->ntuned - 1; i >= 0; i--)
+    if (log->tuned[i].bytes == bytes) return &log->tuned[i];
+  return NULL;
+}
+
+const char *ar_nccl_transport_name(int bits) {
+  static const char *const names[8] = {"none", "P2P", "SHM", "P2P+SHM", "NET", "P2P+NET", "SHM+NET", "P2P+SHM+NET"};
+  return names[bits & 7];
+}
+
+int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks) {
+  if (nranks < 2) return 0;
+  const char *t = log->path_intra;
+  return strcmp(t, "NVL") && strcmp(t, "NVB") && strcmp(t, "C2C") && strcmp(t, "LOC");
+}

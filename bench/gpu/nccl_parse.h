@@ -1,0 +1,66 @@
+/* nccl_parse.h — pure-C parsers of the nccl backend: variant text ("algo=Ring,proto=LL,ctas=8")
+ * checked against an NCCL version, and NCCL's own INFO log lines (what NCCL really did). */
+#ifndef AR_NCCL_PARSE_H
+#define AR_NCCL_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* NCCL_VERSION_CODE of major.minor.patch (the encoding changed at 2.9). */
+int ar_nccl_code(int major, int minor, int patch);
+/* "2.28.9" from a version code. */
+void ar_nccl_code_str(int code, char *buf, size_t len);
+
+/* One variant of the nccl backend. Empty strings / 0 = NCCL's own choice. */
+struct ar_nccl_variant {
+  char algo[96];  /* NCCL_ALGO value, NCCL's spelling: "Ring", "Ring,Tree" */
+  char proto[48]; /* NCCL_PROTO value: "LL", "LL128", "Simple" */
+  int ctas;       /* ncclConfig_t minCTAs = maxCTAs, 0 = default */
+  int reg;        /* register buffers with ncclCommRegister */
+  int symm;       /* symmetric windows (ncclCommWindowRegister), NCCL >= 2.27 */
+};
+
+/* Parse "key=val,key=val" (keys algo, proto, ctas, reg, symm; several algorithms or protocols joined
+ * by '+'). Names are matched case-insensitively and checked against version code (the NCCL in use).
+ * Returns 0 or -AR_EINVAL with one line naming the bad value and what is allowed. */
+int ar_nccl_variant_parse(const char *text, int version, struct ar_nccl_variant *v, char *err,
+                          size_t len);
+
+#define AR_NCCL_MAX_TUNED 2048
+
+/* What NCCL's INFO lines said about one communicator. */
+struct ar_nccl_log {
+  int init_complete;     /* "... Init COMPLETE" seen */
+  int nranks;            /* from the Init COMPLETE line, 0 unknown */
+  int coll_channels;     /* "N coll channels, ..." */
+  int transports;        /* AR_NCCL_T_* bits from "via P2P/..", "via SHM/..", "via NET/.." */
+  char transport[64];    /* first transport detail seen, e.g. "P2P/CUMEM/read" */
+  char path_intra[8];    /* intra-node path type of the first graph ("NVL", "PIX", "SYS"...) */
+  char env_algo[96];     /* "NCCL_ALGO set by environment to X" */
+  char env_proto[48];
+  int warnings;          /* NCCL WARN lines */
+  char first_warning[160];
+  int ntuned;            /* per-call tuning decisions (rank 0 only prints them) */
+  struct ar_nccl_tuned {
+    uint64_t bytes;
+    char algo[24];       /* "RING", "TREE", "NVLS"... as NCCL prints them */
+    char proto[8];       /* "LL", "LL128", "SIMPLE" */
+    int channels;        /* Hi - Lo + 1 */
+  } tuned[AR_NCCL_MAX_TUNED];
+};
+
+enum { AR_NCCL_T_P2P = 1, AR_NCCL_T_SHM = 2, AR_NCCL_T_NET = 4 };
+
+void ar_nccl_log_init(struct ar_nccl_log *log);
+/* Feed one line (with or without the "host:pid:tid [dev] NCCL INFO " prefix). */
+void ar_nccl_log_line(struct ar_nccl_log *log, const char *line);
+/* Feed a whole file; -1 when it cannot be read. */
+int ar_nccl_log_file(struct ar_nccl_log *log, const char *path);
+/* Last tuning decision for a message of bytes, NULL when none. */
+const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes);
+/* "P2P", "SHM", "P2P+SHM", "NET", "none" for the transport bits. */
+const char *ar_nccl_transport_name(int bits);
+/* Is forcing LL128 unsafe on this path? (no NVLink between the ranks: data can be corrupted) */
+int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks);
+
+#endif

@@ -1,0 +1,57 @@
+/* nccl_priv.h — the state of one nccl backend variant, shared by be_nccl.c (the ops) and
+ * nccl_watch.c (deadline waits and the watchdog thread that aborts a hung communicator). */
+#ifndef AR_NCCL_PRIV_H
+#define AR_NCCL_PRIV_H
+
+#include "backend.h"
+#include "nccl_parse.h"
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <pthread.h>
+
+#define AR_NCCL_MAX_REG 8
+
+struct ar_nccl {
+  const struct ar_env *env;
+  char variant[256];
+  struct ar_nccl_variant v;
+  int version; /* loaded NCCL */
+  ncclComm_t comm;
+  double timeout; /* -T seconds, 0 = none */
+  /* NCCL's own lines for this variant */
+  char logpath[512];
+  int keep_log, logging;
+  char *saved[5]; /* NCCL_ALGO, NCCL_PROTO, NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE */
+  struct ar_nccl_log *log;
+  char warning[512];
+  /* registrations (reg=1: ncclCommRegister, symm=1: ncclCommWindowRegister) */
+  int nreg;
+  struct { unsigned long long base; size_t size; void *handle; } reg[AR_NCCL_MAX_REG];
+  int failed_once;
+  /* watchdog */
+  pthread_t thread;
+  pthread_mutex_t lock;
+  int started, stop, aborted;
+  cudaStream_t stream; /* the stream collectives run on (watched) */
+  cudaEvent_t marker;  /* recorded at the stream's tail; overdue = hung */
+  int armed, quiet; /* quiet: a graph is being captured on the stream */
+  double armed_at;
+  size_t last_bytes;
+  int last_dtype;
+  char abort_msg[512];
+  size_t hang_bytes; /* ARBENCH_NCCL_HANG_BYTES: block the stream once at this size (watchdog test) */
+  int hung, probing;
+};
+
+double ar_nccl_now(void);
+/* Poll the communicator until it leaves ncclInProgress; abort it after timeout seconds (0 = never). */
+int ar_nccl_wait_comm(struct ar_nccl *s, const char *what, char *err, size_t len);
+/* Wait for a stream with the same deadline (setup's probes). */
+int ar_nccl_wait_stream(struct ar_nccl *s, cudaStream_t stream, char *err, size_t len);
+/* Start/stop the watchdog thread (only when -T is set). */
+int ar_nccl_watch_start(struct ar_nccl *s, char *err, size_t len);
+void ar_nccl_watch_stop(struct ar_nccl *s);
+/* Abort the communicator once, with a message naming backend, variant, size and rank. */
+void ar_nccl_abort(struct ar_nccl *s, const char *why);
+
+#endif

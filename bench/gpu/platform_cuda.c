@@ -1,0 +1,254 @@
+/* platform_cuda.c — the device platform: cudaMalloc buffers, pattern fill/check on the GPU (nvcc
+ * kernels, or staged through host memory when the stack has no nvcc), CUDA event and graph timing. */
+#include "ar_config.h"
+#include "ar_pattern.h"
+#include "dtype.h"
+#include "gpu.h"
+#include "gpu_priv.h"
+#include "platform.h"
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR_EVENT_WINDOW 32 /* iterations (or graph replays) in flight before the host waits */
+
+static int dev_alloc(size_t bytes, void **p, char *err, size_t len) {
+  cudaError_t rc = cudaMalloc(p, bytes ? bytes : 256);
+  if (rc != cudaSuccess) {
+    snprintf(err, len, "cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorString(rc));
+    cudaGetLastError();
+    return -AR_ERUNTIME;
+  }
+  return 0;
+}
+
+static void dev_release(void *p) { cudaFree(p); }
+
+#if AR_HAVE_NVCC
+static int dev_fill(void *buf, size_t count, enum ar_dtype dt, enum ar_op op, int rank, int nranks) {
+  if (ar_cu_fill(buf, count, (int)dt, (int)op, rank, nranks, NULL)) return -AR_ERUNTIME;
+  return cudaStreamSynchronize(NULL) == cudaSuccess ? 0 : -AR_ERUNTIME;
+}
+
+static int dev_check(const void *buf, size_t count, enum ar_dtype dt, enum ar_op op, int nranks,
+                     uint64_t *wrong) {
+  unsigned long long *d = NULL, h = 0;
+  if (cudaMalloc((void **)&d, sizeof *d) != cudaSuccess) return -AR_ERUNTIME;
+  int rc = cudaMemset(d, 0, sizeof *d) == cudaSuccess ? 0 : -AR_ERUNTIME;
+  if (!rc && ar_cu_check(buf, count, (int)dt, (int)op, nranks, d, NULL)) rc = -AR_ERUNTIME;
+  if (!rc && cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess) rc = -AR_ERUNTIME;
+  cudaFree(d);
+  *wrong = h;
+  return rc;
+}
+#else
+/* No nvcc in this stack (e.g. CUDA 12.8 from wheels): the same pattern, staged through the host. */
+static int dev_fill(void *buf, size_t count, enum ar_dtype dt, enum ar_op op, int rank, int nranks) {
+  size_t es = ar_dtype_size(dt);
+  void *h = malloc(count * es + 1);
+  if (!h) return -AR_ERUNTIME;
+  if (rank < 0) {
+    uint32_t bits = ar_pat_poison((int)dt);
+    for (size_t i = 0; i < count; i++) {
+      if (es == 2) ((uint16_t *)h)[i] = (uint16_t)bits;
+      else ((uint32_t *)h)[i] = bits;
+    }
+  } else {
+    ar_host_fill(h, count, dt, op, rank, nranks);
+  }
+  int rc = cudaMemcpy(buf, h, count * es, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -AR_ERUNTIME;
+  free(h);
+  return rc;
+}
+
+static int dev_check(const void *buf, size_t count, enum ar_dtype dt, enum ar_op op, int nranks,
+                     uint64_t *wrong) {
+  void *h = malloc(count * ar_dtype_size(dt) + 1);
+  if (!h) return -AR_ERUNTIME;
+  int rc = cudaMemcpy(h, buf, count * ar_dtype_size(dt), cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -AR_ERUNTIME;
+  *wrong = rc ? 0 : ar_host_check(h, count, dt, op, nranks);
+  free(h);
+  return rc;
+}
+#endif
+
+/* Events for the window of in-flight iterations. */
+struct window {
+  cudaEvent_t start[AR_EVENT_WINDOW], stop[AR_EVENT_WINDOW];
+  int n;
+};
+
+static void window_free(struct window *w) {
+  for (int i = 0; i < w->n; i++) {
+    cudaEventDestroy(w->start[i]);
+    cudaEventDestroy(w->stop[i]);
+  }
+  w->n = 0;
+}
+
+static int window_create(struct window *w, char *err, size_t len) {
+  w->n = 0;
+  for (int i = 0; i < AR_EVENT_WINDOW; i++) {
+    if (cudaEventCreate(&w->start[i]) != cudaSuccess || cudaEventCreate(&w->stop[i]) != cudaSuccess) {
+      snprintf(err, len, "cudaEventCreate failed: %s", cudaGetErrorString(cudaGetLastError()));
+      window_free(w);
+      return -AR_ERUNTIME;
+    }
+    w->n = i + 1;
+  }
+  return 0;
+}
+
+/* Wait for slot i of the window; store its time / per when it is a timed one (i >= skip). */
+static int harvest(const struct ar_loop *l, struct window *w, int i, int skip, int per, double *samples,
+                   char *err, size_t len) {
+  int s = i % AR_EVENT_WINDOW;
+  float ms = 0;
+  cudaError_t rc = cudaEventSynchronize(w->stop[s]);
+  if (rc == cudaSuccess && i >= skip) rc = cudaEventElapsedTime(&ms, w->start[s], w->stop[s]);
+  if (rc != cudaSuccess) {
+    snprintf(err, len, "%s: waiting for iteration %d failed: %s", l->be->name, i, cudaGetErrorString(rc));
+    return -AR_ERUNTIME;
+  }
+  if (i >= skip) samples[i - skip] = (double)ms * 1000.0 / per;
+  __atomic_store_n(l->heartbeat, *l->heartbeat + (uint64_t)per, __ATOMIC_RELAXED);
+  return 0;
+}
+
+/* One unit of work: an allreduce (graph == NULL) or a graph replay. */
+static int launch(const struct ar_loop *l, cudaGraphExec_t graph, int i, char *err, size_t len) {
+  cudaStream_t s = (cudaStream_t)l->stream;
+  if (graph) {
+    cudaError_t rc = cudaGraphLaunch(graph, s);
+    if (rc != cudaSuccess) snprintf(err, len, "cudaGraphLaunch failed: %s", cudaGetErrorString(rc));
+    return rc == cudaSuccess ? 0 : -AR_ERUNTIME;
+  }
+  int k = i % l->nsets;
+  int rc = l->be->allreduce(l->state, l->in[k], l->out[k], l->count, l->dt, l->op, l->stream);
+  if (rc) snprintf(err, len, "%s allreduce failed in iteration %d (status %d)", l->be->name, i, -rc);
+  return rc;
+}
+
+/* total units, the first skip of them warm-up; per = allreduces per unit. At most about
+ * AR_EVENT_WINDOW allreduces (at least 2 units) are queued ahead, so a hang is seen within -T. */
+static int timed_units(const struct ar_loop *l, cudaGraphExec_t graph, int total, int skip, int per,
+                       double *samples, char *err, size_t len) {
+  int depth = AR_EVENT_WINDOW / per < 2 ? 2 : AR_EVENT_WINDOW / per;
+  struct window w;
+  int rc = window_create(&w, err, len);
+  cudaStream_t s = (cudaStream_t)l->stream;
+  int done = 0;
+  for (int i = 0; !rc && i < total; i++) {
+    if (i >= depth) rc = harvest(l, &w, done++, skip, per, samples, err, len);
+    int slot = i % AR_EVENT_WINDOW;
+    if (!rc && cudaEventRecord(w.start[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
+    if (!rc) rc = launch(l, graph, i, err, len);
+    if (!rc && cudaEventRecord(w.stop[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
+    if (rc && !*err) snprintf(err, len, "cudaEventRecord failed: %s", cudaGetErrorString(cudaGetLastError()));
+  }
+  while (!rc && done < total) rc = harvest(l, &w, done++, skip, per, samples, err, len);
+  if (rc) cudaStreamSynchronize(s);
+  window_free(&w);
+  return rc;
+}
+
+/* Capture graph K iterations (buffer sets in rotation) into an executable graph. */
+static int capture(const struct ar_loop *l, cudaGraphExec_t *exec, char *err, size_t len) {
+  cudaStream_t s = (cudaStream_t)l->stream;
+  cudaGraph_t g = NULL;
+  ar_gpu_backend_quiet(l->be, l->state, 1);
+  cudaError_t crc = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  if (crc != cudaSuccess) {
+    ar_gpu_backend_quiet(l->be, l->state, 0);
+    snprintf(err, len, "cudaStreamBeginCapture failed: %s", cudaGetErrorString(crc));
+    return -AR_ERUNTIME;
+  }
+  int rc = 0;
+  for (int j = 0; !rc && j < l->graph; j++) rc = launch(l, NULL, j, err, len);
+  crc = cudaStreamEndCapture(s, &g);
+  ar_gpu_backend_quiet(l->be, l->state, 0);
+  if (!rc && crc != cudaSuccess) {
+    snprintf(err, len, "%s: capturing %d allreduces in a CUDA graph failed: %s", l->be->name, l->graph,
+             cudaGetErrorString(crc));
+    rc = -AR_ERUNTIME;
+  }
+  if (!rc && (crc = cudaGraphInstantiate(exec, g, 0)) != cudaSuccess) {
+    snprintf(err, len, "cudaGraphInstantiate failed: %s", cudaGetErrorString(crc));
+    rc = -AR_ERUNTIME;
+  }
+  if (!rc && (crc = cudaGraphUpload(*exec, s)) != cudaSuccess) {
+    snprintf(err, len, "cudaGraphUpload failed: %s", cudaGetErrorString(crc));
+    cudaGraphExecDestroy(*exec);
+    rc = -AR_ERUNTIME;
+  }
+  if (g) cudaGraphDestroy(g);
+  cudaGetLastError();
+  return rc;
+}
+
+static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, size_t len) {
+  int rc, n;
+  *err = 0;
+  if (!l->graph) {
+    rc = timed_units(l, NULL, l->warmup + l->iters, l->warmup, 1, samples, err, len);
+    n = l->iters;
+  } else {
+    if (!(l->be->flags & AR_BE_GRAPH)) {
+      snprintf(err, len, "%s cannot be captured in a CUDA graph (-G)", l->be->name);
+      return -AR_EUNAVAIL;
+    }
+    n = l->iters / l->graph;
+    cudaGraphExec_t exec;
+    rc = capture(l, &exec, err, len);
+    int warm = (l->warmup + l->graph - 1) / l->graph;
+    if (warm < 1) warm = 1; /* the first replay of a graph is slower: never time it */
+    if (!rc) {
+      rc = timed_units(l, exec, warm + n, warm, l->graph, samples, err, len);
+      cudaGraphExecDestroy(exec);
+    }
+  }
+  int hrc = ar_gpu_backend_health(l->be, l->state, err, len);
+  if (hrc) return hrc;
+  return rc ? rc : n;
+}
+
+static size_t dev_cache_bytes(void) {
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess ||
+      l2 <= 0)
+    return (size_t)64 << 20;
+  return (size_t)l2;
+}
+
+static int dev_sync(void *stream) {
+  return cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess ? 0 : -AR_ERUNTIME;
+}
+
+static int dev_stream_create(void **stream, char *err, size_t len) {
+  cudaStream_t s;
+  cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (rc != cudaSuccess) {
+    snprintf(err, len, "cudaStreamCreate failed: %s", cudaGetErrorString(rc));
+    return -AR_ERUNTIME;
+  }
+  *stream = s;
+  return 0;
+}
+
+static void dev_stream_destroy(void *stream) { cudaStreamDestroy((cudaStream_t)stream); }
+
+static const struct ar_platform device_platform = {
+  .name = "device",
+  .alloc = dev_alloc,
+  .release = dev_release,
+  .fill = dev_fill,
+  .check = dev_check,
+  .time_loop = dev_time_loop,
+  .cache_bytes = dev_cache_bytes,
+  .sync = dev_sync,
+  .stream_create = dev_stream_create,
+  .stream_destroy = dev_stream_destroy,
+};
+
+const struct ar_platform *ar_device_platform(void) { return &device_platform; }

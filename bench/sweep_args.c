@@ -1,0 +1,472 @@
+/* sweep_args.c — parse `arbench sweep` options into a sweep configuration: axes, exclusions,
+ * launcher, run options (validated with the run parser) and the --help text. */
+#include "backend.h"
+#include "opts.h"
+#include "sweep_plan.h"
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_POINT_TIMEOUT 3600.0
+
+void ar_sweep_usage(FILE *f) {
+  fprintf(f,
+    "usage: arbench sweep --np LIST [--env NAME=V1,V2,...]... [options] -J FILE.jsonl -- [run options]\n"
+    "  Runs `arbench run` once per point of the cartesian product of the axes, minus exclusions,\n"
+    "  appending every record (each tagged with its \"point\") to one JSON Lines file.\n"
+    "  --np LIST             rank counts, e.g. 2,4,8 (required; point key \"np\")\n"
+    "  --env NAME=V1,V2,...  an environment-variable axis (repeatable; any variable)\n"
+    "                        NCCL_ALGO, NCCL_PROTO and the pseudo-variable NCCL_CTAS (min = max CTAs)\n"
+    "                        are re-read per communicator: when the launch runs the nccl backend they\n"
+    "                        become in-process variants (nccl:algo=..,proto=..,ctas=..) of ONE launch;\n"
+    "                        without --backend they imply --backend nccl. Other axes: one launch per value.\n"
+    "  --backend LIST        backends of every launch (same syntax as arbench run; or give it after --)\n"
+    "  --exclude NAME=V[,NAME=V...]  drop the points where every NAME has value V (repeatable;\n"
+    "                        NAME is np or an --env name, V one of its values)\n"
+    "  --launcher CMD        launcher command line (default: mpirun); the sweep appends -np N,\n"
+    "                        then -x NAME=V per env axis (see --forward-env), then the arbench run\n"
+    "                        command. Add --oversubscribe here (or set OMPI_MCA_rmaps_base_oversubscribe=1)\n"
+    "                        for more ranks than cores; as root the sweep sets OMPI_ALLOW_RUN_AS_ROOT=1\n"
+    "                        and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 unless they are set\n"
+    "  --forward-env MODE    how axis variables reach the ranks: x (Open MPI -x NAME=V), none (the\n"
+    "                        launcher forwards its environment: MPICH, srun), auto (default: x when the\n"
+    "                        launcher program is mpirun, mpiexec or orterun, else none). The launcher's\n"
+    "                        own environment always holds the axis values.\n"
+    "  --point-timeout SECS  kill a launch running longer than SECS (default %g, 0 = no limit)\n"
+    "  --resume              skip the points FILE already has a `point` record for (any status)\n"
+    "  --retry-failed        with --resume, rerun points whose status is not done (implies --resume)\n"
+    "  --dry-run             print the launches (one per line, shell-quoted) and run nothing\n"
+    "  -v, --verbose         pass the launches' stdout and stderr through\n"
+    "  -J, --json FILE       results file (required), appended\n"
+    "Records the sweep adds: `sweep` (axes, counts), one `point` per finished launch (status done,\n"
+    "failed, timeout or crashed; run_ids of its runs) and an `error` per failed launch (status,\n"
+    "exit_status or signal, stderr_tail). A record carrying a \"point\" is from a complete launch only\n"
+    "if a `point` record with status \"done\" lists its run_id; Ctrl-C (SIGINT/SIGTERM) kills the\n"
+    "running launch, removes its partial records, and exits 130.\n"
+    "Exit status: 0 every point done, 1 some point failed, 2 bad input, 130 interrupted.\n"
+    "Example: arbench sweep --np 2,4 --env OMPI_MCA_coll_tuned_use_dynamic_rules=1 \\\n"
+    "           --env OMPI_MCA_coll_tuned_allreduce_algorithm=1,2,3,4,5,6 -J s.jsonl -- --backend mpi -e 1M\n",
+    DEFAULT_POINT_TIMEOUT);
+}
+
+int ar_strv_push(struct ar_strv *s, const char *str) {
+  if (s->n + 2 > s->cap) {
+    int cap = s->cap ? 2 * s->cap : 8;
+    char **v = realloc(s->v, sizeof *v * (size_t)cap);
+    if (!v) return -AR_ERUNTIME;
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n] = strdup(str);
+  if (!s->v[s->n]) return -AR_ERUNTIME;
+  s->v[++s->n] = NULL;
+  return 0;
+}
+
+void ar_strv_free(struct ar_strv *s) {
+  for (int i = 0; i < s->n; i++) free(s->v[i]);
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}
+
+void ar_sweep_cfg_free(struct ar_sweep_cfg *c) {
+  for (int i = 0; i < c->naxes; i++) {
+    free(c->axes[i].name);
+    ar_strv_free(&c->axes[i].values);
+  }
+  ar_strv_free(&c->excludes);
+  ar_strv_free(&c->launcher);
+  ar_strv_free(&c->run_args);
+  ar_strv_free(&c->backends);
+  ar_strv_free(&c->command);
+  free(c->json);
+  free(c->exe);
+  memset(c, 0, sizeof *c);
+}
+
+int ar_split_words(const char *s, struct ar_strv *out, char *err, size_t len) {
+  size_t cap = strlen(s) + 1;
+  char *word = malloc(cap);
+  if (!word) return -AR_ERUNTIME;
+  size_t n = 0;
+  int inword = 0, rc = 0;
+  for (const char *p = s;; p++) {
+    char c = *p;
+    if (!c || isspace((unsigned char)c)) {
+      if (inword) {
+        word[n] = 0;
+        if ((rc = ar_strv_push(out, word))) break;
+      }
+      inword = 0;
+      n = 0;
+      if (!c) break;
+      continue;
+    }
+    inword = 1;
+    if (c == '\\' && p[1]) {
+      word[n++] = *++p;
+    } else if (c == '\'' || c == '"') {
+      const char *q = p + 1;
+      for (; *q && *q != c; q++) {
+        if (c == '"' && *q == '\\' && (q[1] == '"' || q[1] == '\\')) q++;
+        word[n++] = *q;
+      }
+      if (!*q) {
+        snprintf(err, len, "unterminated %c quote in launcher '%s'", c, s);
+        rc = -AR_EINVAL;
+        break;
+      }
+      p = q;
+    } else {
+      word[n++] = c;
+    }
+  }
+  free(word);
+  return rc;
+}
+
+void ar_shell_quote(FILE *f, const char *s) {
+  int plain = *s != 0;
+  for (const char *p = s; *p && plain; p++)
+    plain = isalnum((unsigned char)*p) || strchr("_@%+=:,./-", *p);
+  if (plain) {
+    fputs(s, f);
+    return;
+  }
+  fputc('\'', f);
+  for (const char *p = s; *p; p++) {
+    if (*p == '\'') fputs("'\\''", f);
+    else fputc(*p, f);
+  }
+  fputc('\'', f);
+}
+
+/* Split "a,b,c" into values; empty items and repeats are errors. */
+static int split_values(const char *list, const char *what, struct ar_strv *out, char *err, size_t len) {
+  if (!*list) {
+    snprintf(err, len, "empty value list for %s (expected V1,V2,...)", what);
+    return -AR_EINVAL;
+  }
+  const char *p = list;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    if (!n) {
+      snprintf(err, len, "empty value in '%s' for %s (expected V1,V2,...)", list, what);
+      return -AR_EINVAL;
+    }
+    char *v = strndup(p, n);
+    if (!v) return -AR_ERUNTIME;
+    for (int i = 0; i < out->n; i++)
+      if (!strcmp(out->v[i], v)) {
+        snprintf(err, len, "value '%s' repeated in '%s' for %s", v, list, what);
+        free(v);
+        return -AR_EINVAL;
+      }
+    int rc = ar_strv_push(out, v);
+    free(v);
+    if (rc) return rc;
+    if (!comma) return 0;
+    p = comma + 1;
+  }
+}
+
+static int parse_np(struct ar_sweep_cfg *c, const char *list, char *err, size_t len) {
+  struct ar_axis *a = &c->axes[0];
+  if (a->values.n) {
+    snprintf(err, len, "give --np once (with a list, e.g. --np 2,4,8)");
+    return -AR_EINVAL;
+  }
+  int rc = split_values(list, "--np", &a->values, err, len);
+  for (int i = 0; !rc && i < a->values.n; i++) {
+    const char *v = a->values.v[i];
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!isdigit((unsigned char)*v) || errno || *end || n < 1 || n > 1000000) {
+      snprintf(err, len, "bad rank count '%s' in --np %s (expected integers from 1 to 1000000, e.g. 2,4,8)", v, list);
+      rc = -AR_EINVAL;
+    } else if (v[0] == '0') {
+      snprintf(err, len, "bad rank count '%s' in --np %s (no leading zeros)", v, list);
+      rc = -AR_EINVAL;
+    }
+  }
+  return rc;
+}
+
+static int valid_name(const char *s, size_t n) {
+  if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+  for (size_t i = 1; i < n; i++)
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return 0;
+  return 1;
+}
+
+static int parse_env(struct ar_sweep_cfg *c, const char *spec, char *err, size_t len) {
+  const char *eq = strchr(spec, '=');
+  if (!eq) {
+    snprintf(err, len, "bad --env '%s' (expected NAME=V1,V2,...)", spec);
+    return -AR_EINVAL;
+  }
+  size_t n = (size_t)(eq - spec);
+  if (!valid_name(spec, n)) {
+    snprintf(err, len, "bad variable name '%.*s' in --env %s (expected letters, digits and _)", (int)n, spec, spec);
+    return -AR_EINVAL;
+  }
+  if (n == 2 && !strncmp(spec, "np", 2)) {
+    snprintf(err, len, "--env np=... is not allowed: np is the rank-count axis (use --np)");
+    return -AR_EINVAL;
+  }
+  for (int i = 1; i < c->naxes; i++)
+    if (strlen(c->axes[i].name) == n && !strncmp(c->axes[i].name, spec, n)) {
+      snprintf(err, len, "--env %.*s given twice (give all its values in one list)", (int)n, spec);
+      return -AR_EINVAL;
+    }
+  if (c->naxes == AR_SWEEP_MAX_AXES) {
+    snprintf(err, len, "more than %d --env axes", AR_SWEEP_MAX_AXES - 1);
+    return -AR_EINVAL;
+  }
+  struct ar_axis *a = &c->axes[c->naxes++];
+  a->kind = AR_AXIS_ENV;
+  a->name = strndup(spec, n);
+  char what[300];
+  snprintf(what, sizeof what, "--env %s", a->name);
+  return a->name ? split_values(eq + 1, what, &a->values, err, len) : -AR_ERUNTIME;
+}
+
+static int parse_seconds(const char *s, double *out, char *err, size_t len) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= 0 && v <= 1e7)) {
+    snprintf(err, len, "bad value '%s' for --point-timeout (expected seconds from 0 to 10000000, 0 = no limit)", s);
+    return -AR_EINVAL;
+  }
+  *out = v;
+  return 0;
+}
+
+static int parse_forward(const char *s, enum ar_forward *out, char *err, size_t len) {
+  if (!strcmp(s, "auto")) *out = AR_FORWARD_AUTO;
+  else if (!strcmp(s, "x")) *out = AR_FORWARD_X;
+  else if (!strcmp(s, "none")) *out = AR_FORWARD_NONE;
+  else {
+    snprintf(err, len, "bad value '%s' for --forward-env (expected auto, x or none)", s);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
+/* Parse run options with the run parser: {"run", args...}. */
+static int run_parse(struct ar_opts *o, const struct ar_strv *args, char *err, size_t len) {
+  char **v = calloc((size_t)args->n + 2, sizeof *v);
+  if (!v) return -AR_ERUNTIME;
+  v[0] = "run";
+  for (int i = 0; i < args->n; i++) v[i + 1] = args->v[i]; /* getopt may permute v, not args */
+  ar_opts_defaults(o);
+  char e[AR_ERRLEN] = "";
+  int rc = ar_opts_parse(o, args->n + 1, v, e, sizeof e);
+  free(v);
+  if (rc == 1) snprintf(err, len, "--help is not a run option of a sweep (see arbench run --help)");
+  else if (rc) snprintf(err, len, "run options: %s", e);
+  return rc ? -AR_EINVAL : 0;
+}
+
+static int push_backends(struct ar_sweep_cfg *c, const struct ar_opts *o, char *err, size_t len) {
+  for (int i = 0; i < o->nbackends; i++) {
+    const struct ar_backend *be;
+    const char *variant;
+    if (ar_backend_resolve(o->backends[i], &be, &variant, err, len)) return -AR_EINVAL;
+    if (ar_strv_push(&c->backends, o->backends[i])) return -AR_ERUNTIME;
+  }
+  return 0;
+}
+
+/* Check the run options, move their --backend into c->backends, forbid -J and --point there. */
+static int take_run_options(struct ar_sweep_cfg *c, int argc, char **argv, const char *sweep_backend,
+                            struct ar_opts *o, char *err, size_t len) {
+  struct ar_strv all = {0};
+  int rc = 0;
+  for (int i = 0; i < argc && !rc; i++) rc = ar_strv_push(&all, argv[i]);
+  if (!rc) rc = run_parse(o, &all, err, len);
+  if (!rc && *o->json) {
+    snprintf(err, len, "-J belongs to the sweep (before --), not to the run options");
+    rc = -AR_EINVAL;
+  }
+  if (!rc && *o->point) {
+    snprintf(err, len, "--point is set by the sweep for each point; remove it from the run options");
+    rc = -AR_EINVAL;
+  }
+  if (!rc && o->nbackends && sweep_backend) {
+    snprintf(err, len, "give --backend once, before -- or after it, not both");
+    rc = -AR_EINVAL;
+  }
+  if (!rc) rc = push_backends(c, o, err, len);
+  for (int i = 0; !rc && i < all.n; i++) {
+    if (!strcmp(all.v[i], "--backend")) i++;
+    else if (strncmp(all.v[i], "--backend=", 10)) rc = ar_strv_push(&c->run_args, all.v[i]);
+  }
+  ar_strv_free(&all);
+  if (!rc && (rc = run_parse(o, &c->run_args, err, len)) == 0 && o->nbackends) {
+    snprintf(err, len, "run options: write --backend in full (not abbreviated)");
+    rc = -AR_EINVAL;
+  }
+  if (!rc && sweep_backend) {
+    struct ar_strv one = {0};
+    rc = ar_strv_push(&one, "--backend") || ar_strv_push(&one, sweep_backend) ? -AR_ERUNTIME : 0;
+    if (!rc && run_parse(o, &one, err, len)) {
+      snprintf(err, len, "bad --backend '%s' (expected e.g. mpi,shm-oneshot or 'nccl:algo=Ring;nccl')", sweep_backend);
+      rc = -AR_EINVAL;
+    }
+    if (!rc) rc = push_backends(c, o, err, len);
+    ar_strv_free(&one);
+  }
+  return rc;
+}
+
+static int is_nccl(const char *spec) { return !strncmp(spec, "nccl", 4) && (!spec[4] || spec[4] == ':'); }
+
+/* NCCL_ALGO / NCCL_PROTO / NCCL_CTAS become in-process variant keys when a launch runs nccl. */
+static int classify_axes(struct ar_sweep_cfg *c, char *err, size_t len) {
+  static const char *const names[][2] = {{"NCCL_ALGO", "algo"}, {"NCCL_PROTO", "proto"}, {"NCCL_CTAS", "ctas"}};
+  int has_nccl = 0, any = 0;
+  for (int i = 0; i < c->backends.n; i++) has_nccl |= is_nccl(c->backends.v[i]);
+  for (int i = 1; i < c->naxes; i++) {
+    struct ar_axis *a = &c->axes[i];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+      if (strcmp(a->name, names[k][0])) continue;
+      if (!has_nccl && c->backends.n && k < 2) break; /* no nccl in this launch: a plain env axis */
+      if (!has_nccl && c->backends.n) {
+        snprintf(err, len, "NCCL_CTAS is a pseudo-axis for nccl variants, but --backend has no nccl");
+        return -AR_EINVAL;
+      }
+      a->kind = AR_AXIS_NCCL;
+      a->key = names[k][1];
+      any = 1;
+    }
+    for (int v = 0; a->kind == AR_AXIS_NCCL && v < a->values.n; v++) {
+      const char *s = a->values.v[v];
+      if (strpbrk(s, ";:=")) {
+        snprintf(err, len, "bad value '%s' for %s (';', ':' and '=' cannot appear in a variant)", s, a->name);
+        return -AR_EINVAL;
+      }
+      char *end;
+      long n = strtol(s, &end, 10);
+      if (!strcmp(a->key, "ctas") && (*end || n < 1 || n > 1024 || !isdigit((unsigned char)*s))) {
+        snprintf(err, len, "bad value '%s' for NCCL_CTAS (expected integers from 1 to 1024)", s);
+        return -AR_EINVAL;
+      }
+    }
+  }
+  if (any && !c->backends.n && ar_strv_push(&c->backends, "nccl")) return -AR_ERUNTIME;
+  return 0;
+}
+
+static int set_json(struct ar_sweep_cfg *c, const char *path, const char *cwd, char *err, size_t len) {
+  if (!*path) {
+    snprintf(err, len, "empty -J file name");
+    return -AR_EINVAL;
+  }
+  if (!strcmp(path, "-")) {
+    snprintf(err, len, "-J - is not allowed for a sweep (it needs a file to append to and resume from)");
+    return -AR_EINVAL;
+  }
+  free(c->json);
+  size_t n = strlen(cwd) + strlen(path) + 2;
+  c->json = malloc(n);
+  if (!c->json) return -AR_ERUNTIME;
+  if (path[0] == '/') snprintf(c->json, n, "%s", path);
+  else snprintf(c->json, n, "%s/%s", cwd, path);
+  return 0;
+}
+
+enum { O_NP = 1000, O_ENV, O_BACKEND, O_EXCLUDE, O_LAUNCHER, O_FORWARD, O_TIMEOUT, O_RESUME, O_RETRY, O_DRY };
+
+static const struct option sweep_opts[] = {
+  {"np", required_argument, 0, O_NP},
+  {"env", required_argument, 0, O_ENV},
+  {"backend", required_argument, 0, O_BACKEND},
+  {"exclude", required_argument, 0, O_EXCLUDE},
+  {"launcher", required_argument, 0, O_LAUNCHER},
+  {"forward-env", required_argument, 0, O_FORWARD},
+  {"point-timeout", required_argument, 0, O_TIMEOUT},
+  {"resume", no_argument, 0, O_RESUME},
+  {"retry-failed", no_argument, 0, O_RETRY},
+  {"dry-run", no_argument, 0, O_DRY},
+  {"verbose", no_argument, 0, 'v'},
+  {"json", required_argument, 0, 'J'},
+  {"help", no_argument, 0, 'h'},
+  {0, 0, 0, 0},
+};
+
+static int parse_options(struct ar_sweep_cfg *c, int argc, char **argv, const char *cwd,
+                         const char **backend, const char **launcher, char *err, size_t len) {
+  int ch, rc = 0;
+  opterr = 0;
+  optind = 1;
+  while (!rc && (ch = getopt_long(argc, argv, "+:vJ:h", sweep_opts, NULL)) != -1) {
+    switch (ch) {
+    case O_NP: rc = parse_np(c, optarg, err, len); break;
+    case O_ENV: rc = parse_env(c, optarg, err, len); break;
+    case O_BACKEND:
+      if (*backend) snprintf(err, len, "give --backend once (separate backends with ',' or ';')");
+      rc = *backend ? -AR_EINVAL : 0;
+      *backend = optarg;
+      break;
+    case O_EXCLUDE: rc = ar_strv_push(&c->excludes, optarg); break;
+    case O_LAUNCHER: *launcher = optarg; break;
+    case O_FORWARD: rc = parse_forward(optarg, &c->forward, err, len); break;
+    case O_TIMEOUT: rc = parse_seconds(optarg, &c->point_timeout, err, len); break;
+    case O_RESUME: c->resume = true; break;
+    case O_RETRY: c->resume = c->retry_failed = true; break;
+    case O_DRY: c->dry_run = true; break;
+    case 'v': c->verbose = true; break;
+    case 'J': rc = set_json(c, optarg, cwd, err, len); break;
+    case 'h': return 1;
+    case ':': snprintf(err, len, "option '%s' needs a value", argv[optind - 1]); return -AR_EINVAL;
+    default:
+      snprintf(err, len, "unknown sweep option '%s' (run options go after --; see arbench sweep --help)",
+               argv[optind - 1]);
+      return -AR_EINVAL;
+    }
+  }
+  if (!rc && optind < argc && strcmp(argv[optind - 1], "--")) {
+    snprintf(err, len, "unexpected argument '%s' (run options go after --; see arbench sweep --help)", argv[optind]);
+    rc = -AR_EINVAL;
+  }
+  return rc;
+}
+
+int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *exe, const char *cwd,
+                   char *err, size_t len) {
+  memset(c, 0, sizeof *c);
+  c->naxes = 1;
+  c->axes[0].kind = AR_AXIS_NP;
+  c->point_timeout = DEFAULT_POINT_TIMEOUT;
+  c->exe = strdup(exe);
+  c->axes[0].name = strdup("np");
+  int rc = c->exe && c->axes[0].name ? 0 : -AR_ERUNTIME;
+  for (int i = 0; !rc && i < argc; i++) rc = ar_strv_push(&c->command, argv[i]);
+  const char *backend = NULL, *launcher = "mpirun";
+  if (!rc) rc = parse_options(c, argc, argv, cwd, &backend, &launcher, err, len);
+  if (rc) return rc;
+  if (!c->axes[0].values.n) {
+    snprintf(err, len, "missing --np LIST (rank counts, e.g. --np 2,4,8)");
+    return -AR_EINVAL;
+  }
+  if (!c->json) {
+    snprintf(err, len, "missing -J FILE.jsonl (the results file every point appends to)");
+    return -AR_EINVAL;
+  }
+  if ((rc = ar_split_words(launcher, &c->launcher, err, len))) return rc;
+  if (!c->launcher.n) {
+    snprintf(err, len, "empty --launcher (expected a command, e.g. \"mpirun --bind-to none\")");
+    return -AR_EINVAL;
+  }
+  struct ar_opts *o = malloc(sizeof *o);
+  if (!o) return -AR_ERUNTIME;
+  rc = take_run_options(c, argc - optind, argv + optind, backend, o, err, len);
+  free(o);
+  return rc ? rc : classify_axes(c, err, len);
+}

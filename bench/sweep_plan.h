@@ -1,0 +1,88 @@
+/* sweep_plan.h — `arbench sweep` input and plan: axes (--np, --env), exclusion rules, launcher and
+ * run options, expanded into launches (argv, environment, point JSON). Pure: no processes, no files. */
+#ifndef AR_SWEEP_PLAN_H
+#define AR_SWEEP_PLAN_H
+
+#include "ar.h"
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define AR_SWEEP_MAX_AXES 32
+#define AR_SWEEP_MAX_POINTS 100000
+
+/* np: ranks per launch; env: one launch per value; nccl: an in-process `nccl:` variant key. */
+enum ar_axis_kind { AR_AXIS_NP, AR_AXIS_ENV, AR_AXIS_NCCL };
+/* How axis variables reach the ranks: Open MPI `-x NAME=V` flags, or the inherited environment. */
+enum ar_forward { AR_FORWARD_AUTO, AR_FORWARD_X, AR_FORWARD_NONE };
+
+struct ar_strv { /* growable, NULL-terminated vector of heap strings */
+  char **v;
+  int n, cap;
+};
+
+struct ar_axis {
+  char *name;      /* "np" or the variable name */
+  enum ar_axis_kind kind;
+  const char *key; /* variant key ("algo", "proto", "ctas") when kind is AR_AXIS_NCCL */
+  struct ar_strv values;
+};
+
+struct ar_sweep_cfg {
+  struct ar_axis axes[AR_SWEEP_MAX_AXES]; /* axes[0] is np, then --env axes in order */
+  int naxes;
+  struct ar_strv excludes; /* raw --exclude texts, resolved by the planner */
+  struct ar_strv launcher; /* launcher argv, e.g. {"mpirun", "--bind-to", "none"} */
+  struct ar_strv run_args; /* run options after --, without --backend */
+  struct ar_strv backends; /* backend specs from --backend (sweep's or the run options') */
+  enum ar_forward forward;
+  double point_timeout;    /* seconds, 0 = no limit */
+  bool resume, retry_failed, dry_run, verbose;
+  char *json;              /* -J, made absolute */
+  char *exe;               /* the arbench binary the launches run */
+  struct ar_strv command;  /* the sweep's own command line, for the sweep record */
+};
+
+struct ar_launch {
+  json_t *point;         /* {"np":2,"NAME":"V",...}: launch axes, in axis order */
+  char *label;           /* "np=2 NAME=V" for progress lines */
+  struct ar_strv argv;   /* launcher ... arbench run ... --point JSON -J FILE */
+  struct ar_strv env;    /* the complete environment of the launch */
+  struct ar_strv assign; /* NAME=V of the env axes (what --dry-run shows before the command) */
+  json_t *args;          /* run options after "run" minus --point/-J: identity for --resume */
+  char *backend;         /* the --backend value given to this launch, or NULL */
+  int nvariants;         /* full points (with in-process axes) this launch covers */
+};
+
+struct ar_plan {
+  struct ar_launch *l;
+  int n;
+  int npoints; /* full points after exclusions (sum of nvariants) */
+};
+
+/* String vectors. */
+int ar_strv_push(struct ar_strv *s, const char *str);
+void ar_strv_free(struct ar_strv *s);
+
+/* Split a command line into words: blanks separate, '...' is literal, "..." allows \" and \\,
+ * a backslash outside quotes escapes the next character. No expansions. */
+int ar_split_words(const char *s, struct ar_strv *out, char *err, size_t len);
+/* Append s to f quoted for a POSIX shell when it needs quoting. */
+void ar_shell_quote(FILE *f, const char *s);
+
+/* Parse `arbench sweep` argv (argv[0] = "sweep"). exe: the binary to launch; cwd: for making -J
+ * absolute. Returns 0, 1 for --help, or -AR_EINVAL with one line in err. */
+int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *exe, const char *cwd,
+                   char *err, size_t len);
+void ar_sweep_usage(FILE *f);
+void ar_sweep_cfg_free(struct ar_sweep_cfg *c);
+
+/* Expand the axes into launches. envp: the sweep's environment; root: running as root (adds the
+ * Open MPI allow-run-as-root variables when unset). Returns 0 or -AR_EINVAL with one line in err. */
+int ar_sweep_plan(const struct ar_sweep_cfg *c, char **envp, bool root, struct ar_plan *p, char *err,
+                  size_t len);
+void ar_plan_free(struct ar_plan *p);
+/* One launch as a shell-readable line: NAME=V ... argv..., no trailing newline. */
+void ar_launch_print(FILE *f, const struct ar_launch *l);
+
+#endif

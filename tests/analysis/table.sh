@@ -1,0 +1,65 @@
+#!/bin/bash
+# table.sh — `arbench table`: exact markdown and CSV for a fixture, best marks and crossovers, the
+# skip/error listing, a real mpirun run with a torn last line, an nccl-tests import; bad input.
+. "$(dirname "$0")/common.sh"
+T="$FIX/tune.jsonl"
+"$ARBENCH" table --ranks 4 --busbw "$T" >"$TMP/t4" 2>"$TMP/e4" || fail "table exited $?"
+eq "markdown, 4 ranks, with busbw" "## bfloat16, 4 ranks, out-of-place, sum
+
+p50 us / busbw GB/s; best per size in bold.
+
+| size | nccl |
+|---:|---:|
+| 1K | **8.00** / 0.19 |
+| 4K | **9.00** / 0.68 |
+| 64K | **30.00** / 3.28 |
+
+Crossovers: none (nccl is best at every size)
+
+Not measured (skip/error records):
+- error: p2p-islands (8 ranks): timeout in pass 2" "$(cat "$TMP/t4")"
+eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong
+bfloat16,4,out,sum,1024,nccl,8,0.192,1,0
+bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0
+bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
+"$ARBENCH" table --ranks 8 "$T" >"$TMP/t8"
+eq "8 ranks header" "| size | nccl:algo=Tree,proto=LL,ctas=2 | nccl:algo=Ring,proto=LL128 | nccl:algo=Ring,proto=Simple | nccl | p2p-oneshot:pull | p2p-twoshot:flat | mpi | shm-oneshot |" \
+  "$(grep '^| size' "$TMP/t8")"
+eq "8 ranks, 1K row" "| 1K | 10.00 | 14.00 | 20.00 | 25.00 | 5.00 | 12.00 | 3.00 | **1.00** |" "$(grep '^| 1K ' "$TMP/t8")"
+eq "8 ranks, 1M row" "| 1M | 330.0 | 130.0 | **100.0** | 105.0 | 300.0 | 110.0 | 200.0 | 320.0 |" "$(grep '^| 1M ' "$TMP/t8")"
+eq "one best per row" 11 "$(grep -c '^| [0-9].*\*\*' "$TMP/t8")"
+eq "crossovers" "Crossovers: shm-oneshot -> mpi between 8K and 16K; mpi -> p2p-twoshot:flat between 32K and 64K; p2p-twoshot:flat -> nccl:algo=Ring,proto=Simple between 128K and 256K" \
+  "$(grep '^Crossovers' "$TMP/t8")"
+eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$NF != "wrong" && $(NF-1) == 1' | wc -l)"
+eq "--backend filter" "| size | p2p-oneshot:pull | p2p-twoshot:flat |" "$("$ARBENCH" table --backend p2p-oneshot,p2p-twoshot "$T" | grep '^| size')"
+# Two stacks in one table: the configuration labels carry the stack.
+eq "stacks in labels" "| size | nccl:algo=Ring,proto=LL [cuda12.8-nccl2.27] | mpi [cuda12.8-nccl2.27] | nccl-tests [cuda12.8-nccl2.27] | p2p-oneshot:pull [cuda12.8-nccl2.27] | nccl:algo=Ring,proto=LL [cuda13-nccl2.28] | mpi [cuda13-nccl2.28] | nccl-tests [cuda13-nccl2.28] | nccl:algo=Tree,proto=LL [cuda13-nccl2.28] |" \
+  "$("$ARBENCH" table "$FIX/a.jsonl" "$FIX/b.jsonl" 2>/dev/null | grep '^| size')"
+# An imported nccl-tests log sits in the same format.
+"$ARBENCH" import nccl-tests "$NT/pcie-2x2080ti.log" -J "$TMP/nt.jsonl" >/dev/null || fail "import exited $?"
+eq "nccl-tests 1G in-place row" "| 1G | **268461** / 4.00 |" "$("$ARBENCH" table --busbw --placement in "$TMP/nt.jsonl" | grep '^| 1G ')"
+# Real results from mpirun, with a torn last line as a crash leaves it.
+if command -v mpirun >/dev/null; then
+  mpirun -np 2 "$ARBENCH" run --backend mpi -b 8 -e 4K -d float -n 20 -w 2 -J "$TMP/real.jsonl" >/dev/null 2>&1 ||
+    fail "mpirun arbench run exited $?"
+  printf '{"type":"result","run_id":"x","backend":"mp' >>"$TMP/real.jsonl"
+  "$ARBENCH" table "$TMP/real.jsonl" >"$TMP/real.md" 2>"$TMP/real.err" || fail "table on real results exited $?"
+  eq "real: 10 sizes, each with a best" 10 "$(grep -c '^| [0-9].*\*\*' "$TMP/real.md")"
+  eq "real: torn line warned once" 1 "$(grep -c 'ignoring truncated last line' "$TMP/real.err")"
+fi
+bad "no files" "$ARBENCH" table
+bad "unknown option" "$ARBENCH" table --frobnicate "$T"
+bad "bad dtype" "$ARBENCH" table --dtype float16 "$T"
+bad "bad backend" "$ARBENCH" table --backend ncll "$T"
+bad "bad ranks" "$ARBENCH" table --ranks two "$T"
+bad "bad placement" "$ARBENCH" table --placement both "$T"
+bad "bad point" "$ARBENCH" table --point NCCL_ALGO "$T"
+bad "absent point" "$ARBENCH" table --point NCCL_ALGO=Ring "$T"
+bad "bad format" "$ARBENCH" table --format html "$T"
+bad "missing file" "$ARBENCH" table "$TMP/none.jsonl"
+printf '{"type":"run","run_id":"r"}\nnot json\n{"type":"run","run_id":"s"}\n' >"$TMP/mid.jsonl"
+bad "malformed middle line" "$ARBENCH" table "$TMP/mid.jsonl"
+eq "message names file and line" 1 "$(grep -c "mid.jsonl:2:" "$TMP/bad.err")"
+printf '{"type":"result","backend":"mpi","dtype":"float","time_us":{}}\n' >"$TMP/nosize.jsonl"
+bad "result without size" "$ARBENCH" table "$TMP/nosize.jsonl"
+finish

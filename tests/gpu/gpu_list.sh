@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# gpu_list.sh — `arbench list` names nccl and says whether it can run: 'available' when GPUs are
+# visible, 'unavailable: no CUDA device' when none (or 'not compiled in' for a build without CUDA).
+set -u
+out=$("$ARBENCH" list) || { echo "arbench list failed"; exit 1; }
+echo "$out"
+line=$(grep -E '^nccl ' <<<"$out") || { echo "FAIL: no nccl line"; exit 1; }
+gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$out")
+if grep -q 'not compiled in: built without CUDA' <<<"$line"; then
+  [ "$gpus" = 0 ] || { echo "FAIL: GPUs visible in a build without CUDA"; exit 1; }
+  echo "ok: built without CUDA"; exit 0
+fi
+if [ "${gpus:-0}" -gt 0 ]; then
+  grep -Eq '^nccl +gpu +available ' <<<"$line" || { echo "FAIL: $gpus GPUs but: $line"; exit 1; }
+else
+  grep -Eq '^nccl +gpu +unavailable: no CUDA device' <<<"$line" || { echo "FAIL: no GPU but: $line"; exit 1; }
+fi
+echo ok

@@ -1,0 +1,49 @@
+# lib.sh — shared helpers of the sweep shell tests: temp dir, assertions, waiting on a results file.
+# Source it; expects ARBENCH (binary) and ARBENCH_SRC from meson's test env.
+set -euo pipefail
+: "${ARBENCH:?ARBENCH must point at the arbench binary}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TMP=$(mktemp -d /tmp/arbench-sweep.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+PY=${PYTHON:-python3}
+CHECK="$PY $HERE/check.py"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_status() { # expect_status WANT CMD... ; stdout in $TMP/out, stderr in $TMP/err
+  local want=$1; shift
+  local got=0
+  "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+  if [ "$got" != "$want" ]; then
+    echo "--- stdout"; cat "$TMP/out"; echo "--- stderr"; cat "$TMP/err"
+    fail "'$*' exited $got, expected $want"
+  fi
+}
+
+count() { # count PATTERN FILE : lines containing the fixed string
+  grep -cF -- "$1" "$2" || true
+}
+
+wait_for() { # wait_for SECONDS CMD... : poll until CMD succeeds
+  local limit=$1; shift
+  local t=0
+  until "$@"; do
+    sleep 0.2
+    t=$((t + 1))
+    [ "$t" -lt $((limit * 5)) ] || fail "timed out after ${limit}s waiting for: $*"
+  done
+}
+
+# shm-oneshot's expected records per run: one result per size when `arbench list` says it is
+# available here, else exactly one skip record.
+shm_expect() { # shm_expect NSIZES
+  if "$ARBENCH" list 2>/dev/null | grep -Eq '^shm-oneshot +host +available'; then echo "shm-oneshot=$1"
+  else echo "shm-oneshot=skip"; fi
+}
+
+no_procs() { # no_procs PATTERN : no process command line contains PATTERN (other than grep's)
+  local n
+  n=$(ps -eo args= | grep -F -- "$1" | grep -vcF -- "grep" || true)
+  [ "$n" = 0 ]
+}
