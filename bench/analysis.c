@@ -49,6 +49,38 @@ static int on_record(json_t *rec, const char *path, int line, void *arg) {
   return json_array_append(c->a->notes, rec) ? -AR_ERUNTIME : 0;
 }
 
+/* Sweep rule: when the files hold sweep `point` records, a record carrying a "point" counts only if
+ * a `point` record with status "done" lists its run_id (a timed-out or killed launch's partial
+ * records are dropped). Returns how many records were dropped. */
+static size_t drop_incomplete(struct ar_ana *a) {
+  json_t *done = json_object(), *rec;
+  int sweep = 0;
+  size_t i, dropped = 0;
+  json_array_foreach(a->notes, i, rec) {
+    if (strcmp(ar_rec_str(rec, "type", ""), "point")) continue;
+    sweep = 1;
+    if (strcmp(ar_rec_str(rec, "status", ""), "done")) continue;
+    json_t *id;
+    size_t k;
+    json_array_foreach(json_object_get(rec, "run_ids"), k, id)
+      if (json_is_string(id)) json_object_set_new(done, json_string_value(id), json_true());
+  }
+  json_t *lists[2] = {a->results, a->notes};
+  for (int l = 0; sweep && l < 2; l++)
+    for (i = 0; i < json_array_size(lists[l]);) {
+      rec = json_array_get(lists[l], i);
+      int keep = !json_object_get(rec, "point") || !strcmp(ar_rec_str(rec, "type", ""), "point") ||
+                 json_object_get(done, ar_rec_str(rec, "run_id", ""));
+      if (keep) i++;
+      else {
+        json_array_remove(lists[l], i);
+        dropped++;
+      }
+    }
+  json_decref(done);
+  return dropped;
+}
+
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
   a->results = json_array();
   a->runs = json_object();
@@ -58,6 +90,9 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
     int rc = ar_results_read(paths[i], on_record, &c, err, len);
     if (rc) return rc < 0 ? rc : -AR_EINVAL;
   }
+  size_t dropped = drop_incomplete(a);
+  if (dropped)
+    fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
   return 0;
 }
 

@@ -86,7 +86,7 @@ static int shm_init(const struct ar_env *env, const char *variant, void **state,
   MPI_Comm_dup(env->node_comm, &s->comm);
   MPI_Comm_rank(s->comm, &s->rank);
   MPI_Comm_size(s->comm, &s->n);
-  rc = build_islands(s, env, err, len);
+  rc = algo == AR_CORE_ISLANDS ? build_islands(s, env, err, len) : 0;
   if (rc) {
     MPI_Comm_free(&s->comm);
     free(s);
@@ -136,8 +136,7 @@ static int shm_setup(void *state, size_t max_bytes, char *err, size_t len) {
     s->aborts[q] = ar_core_flag(s->base[q], AR_FLAG_ABORT);
   }
   memset(mine, 0, s->lay.region_bytes); /* first touch: the pages live near their writer */
-  for (int f = 0; f < AR_FLAG_ABORT; f++) ar_flag_store(ar_core_flag(mine, f), s->gen);
-  ar_flag_store(ar_core_flag(mine, AR_FLAG_ABORT), 0);
+  for (int f = 0; f < AR_CORE_NFLAGS; f++) ar_flag_store(ar_core_flag(mine, f), f == AR_FLAG_ABORT ? 0u : s->gen);
   s->broken = 0;
   MPI_Barrier(s->comm);
   return 0;

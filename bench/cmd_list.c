@@ -44,7 +44,15 @@ int ar_cmd_list(int argc, char **argv) {
 #ifndef AR_HAVE_CUDA
     printf("%-14s %-6s %-52s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
 #endif
-    printf("\nGPUs visible: %d", gpus);
+    json_t *st = ar_stack_describe();
+    const char *archs = json_string_value(json_object_get(st, "archs"));
+    printf("\nstack: %s; GPU kernels (fill/check, custom allreduce): %s\n",
+           json_string_value(json_object_get(st, "name")),
+           json_is_true(json_object_get(st, "kernels")) ? archs
+           : json_object_get(st, "kernels") ? "not built: no nvcc under cuda-home (data staged through the host)"
+                                            : "not built: no CUDA");
+    json_decref(st);
+    printf("GPUs visible: %d", gpus);
     if (!gpus) printf(" (%s)", why);
     printf("\n");
   }

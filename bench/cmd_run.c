@@ -77,15 +77,16 @@ static int setup_topo(struct ar_env *env, json_t **bindings) {
   if (rc) {
     if (env->rank == 0) fprintf(stderr, "arbench: warning: topology discovery failed: %s\n", msg);
     env->topo = NULL;
+  } else if (env->device >= 0) {
+    ar_topo_map_cuda(env->topo); /* fills each GPU's CUDA index for the run record */
   }
   if (!o->bind) snprintf(desc, sizeof desc, "rank %d: not bound (--no-bind)", env->rank);
   else if (!env->topo) snprintf(desc, sizeof desc, "rank %d: not bound (no topology)", env->rank);
   else if (*o->xml) snprintf(desc, sizeof desc, "rank %d: not bound (topology from --xml)", env->rank);
   else {
     int gpu = env->device >= 0 ? ar_topo_gpu_of_cuda(env->topo, env->device) : -1;
-    if (ar_topo_bind(env->topo, gpu, env->local_rank, env->local_nranks, desc, sizeof desc))
-      snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%srank %d: binding failed",
-               *desc ? " " : "", env->rank);
+    if (ar_topo_bind(env->topo, gpu, env->local_rank, env->local_nranks, desc, sizeof desc) && !*desc)
+      snprintf(desc, sizeof desc, "rank %d: binding failed", env->rank);
   }
   char *all = env->rank == 0 ? calloc((size_t)env->nranks, sizeof desc) : NULL;
   MPI_Gather(desc, sizeof desc, MPI_CHAR, all, sizeof desc, MPI_CHAR, 0, env->comm);

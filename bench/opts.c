@@ -218,9 +218,9 @@ static int parse_double(const char *s, const char *flag, double lo, double hi, d
   return 0;
 }
 
-static int copy_str(char *dst, const char *src, const char *flag, char *err, size_t errlen) {
-  if (strlen(src) >= AR_NAMELEN) {
-    snprintf(err, errlen, "value for %s is longer than %d characters", flag, AR_NAMELEN - 1);
+static int copy_str(char *dst, size_t cap, const char *src, const char *flag, char *err, size_t errlen) {
+  if (strlen(src) >= cap) {
+    snprintf(err, errlen, "value for %s is longer than %zu characters", flag, cap - 1);
     return -AR_EINVAL;
   }
   strcpy(dst, src);
@@ -378,16 +378,16 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case 'c': rc = parse_int(optarg, "-c", 0, 1000000, &o->check, err, errlen); break;
     case 'G': rc = parse_int(optarg, "-G", 0, 100000, &o->graph, err, errlen); break;
     case 'T': rc = parse_double(optarg, "-T", 0, 1e6, &o->timeout, err, errlen); break;
-    case 'J': rc = copy_str(o->json, optarg, "-J", err, errlen); break;
+    case 'J': rc = copy_str(o->json, sizeof o->json, optarg, "-J", err, errlen); break;
     case OPT_BACKEND: rc = parse_backends(o, optarg, err, errlen); break;
     case OPT_INPLACE: rc = parse_inplace(optarg, &o->placement, err, errlen); break;
     case OPT_QUIET: o->quiet = true; break;
-    case OPT_DEVICES: rc = copy_str(o->devices, optarg, "--devices", err, errlen); break;
+    case OPT_DEVICES: rc = copy_str(o->devices, sizeof o->devices, optarg, "--devices", err, errlen); break;
     case OPT_SHARED_GPU: o->shared_gpu = true; break;
     case OPT_ISLANDS: rc = parse_int(optarg, "--islands", 1, 1024, &o->islands, err, errlen); break;
     case OPT_NOBIND: o->bind = false; break;
-    case OPT_XML: rc = copy_str(o->xml, optarg, "--xml", err, errlen); break;
-    case OPT_POINT: rc = copy_str(o->point, optarg, "--point", err, errlen); break;
+    case OPT_XML: rc = copy_str(o->xml, sizeof o->xml, optarg, "--xml", err, errlen); break;
+    case OPT_POINT: rc = copy_str(o->point, sizeof o->point, optarg, "--point", err, errlen); break;
     case OPT_MAXSAMPLES: rc = parse_int(optarg, "--max-samples", 0, 1000000, &o->max_samples, err, errlen); break;
     case 'h': return 1;
     case ':':

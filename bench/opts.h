@@ -35,7 +35,7 @@ struct ar_opts {
   char json[AR_NAMELEN];    /* -J */
   char devices[AR_NAMELEN]; /* --devices LIST, "" = by local rank */
   char xml[AR_NAMELEN];     /* --xml topology file, "" = live */
-  char point[AR_NAMELEN];   /* --point JSON object from sweep, "" = none */
+  char point[4096];         /* --point JSON object from sweep, "" = none */
   int max_samples;          /* samples stored per result record */
 };
 

@@ -124,7 +124,8 @@ int ar_cmd_version(int argc, char **argv) {
   printf("stack        %s\n", S("name"));
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
-  printf("GPU archs    %s\n", S("archs"));
+  printf("GPU archs    %s\n", json_is_true(json_object_get(st, "kernels")) ? S("archs")
+                              : "none (no nvcc in this stack: no GPU kernels compiled)");
   printf("MPI          %s\n", mpi);
   printf("hwloc        compiled %s, loaded library %s\n", hc, hl);
 #undef S

@@ -50,15 +50,23 @@ static void copy_in(const struct shm_state *s, const char *in, size_t cnt, size_
   memcpy(dst + skip.end * es, in + skip.end * es, (cnt - skip.end) * es);
 }
 
-/* One-shot: everyone publishes its whole input, then reduces everything in rank order. */
+/* One-shot: everyone publishes its whole input, then reduces everything in rank order. Inputs of up
+ * to AR_CORE_INLINE_BYTES travel in the flag line of the generation's parity. Both the START and the
+ * INLINE line are posted either way, so neither goes stale across the generation wrap. */
 static int oneshot(struct shm_state *s, const char *in, char *out, size_t cnt, int dt, int op, uint32_t g) {
   size_t es = ar_core_esize(dt);
-  memcpy(slot(s, s->rank, s->lay.in_off, g), in, cnt * es);
-  post(s, AR_FLAG_START, g);
-  int rc = wait_all(s, AR_FLAG_START, g, "oneshot");
+  int inl = AR_FLAG_INLINE0 + (int)(g & 1u), small = cnt * es <= AR_CORE_INLINE_BYTES;
+  if (small) memcpy((char *)flag_of(s, s->rank, inl) + AR_CORE_INLINE_OFF, in, cnt * es);
+  else memcpy(slot(s, s->rank, s->lay.in_off, g), in, cnt * es);
+  post(s, small ? AR_FLAG_START : inl, g); /* the line peers do not read this time */
+  post(s, small ? inl : AR_FLAG_START, g);
+  int rc = wait_all(s, small ? inl : AR_FLAG_START, g, "oneshot");
   if (rc) return rc;
   const void *src[AR_CORE_MAX_RANKS];
-  for (int q = 0; q < s->n; q++) src[q] = q == s->rank ? in : slot(s, q, s->lay.in_off, g);
+  for (int q = 0; q < s->n; q++)
+    src[q] = q == s->rank ? in
+             : small      ? (const char *)flag_of(s, q, inl) + AR_CORE_INLINE_OFF
+                          : slot(s, q, s->lay.in_off, g);
   ar_reduce(dt, op, avg_div(s, op), out, NULL, src, s->n, cnt);
   return 0;
 }
@@ -93,22 +101,28 @@ static int twoshot(struct shm_state *s, const char *in, char *out, size_t cnt, i
 }
 
 /* Staged two-shot: in pass p rank r reads only from (r-1-p) mod n (who in turn sends only to r),
- * accumulating into a private fp32/int32 buffer in that fixed order; the all-gather is staged alike. */
+ * accumulating in that fixed order: own slice, then r-1, r-2, ... Float and int32 accumulate in the
+ * output slice itself; fp16/bf16 (and avg, divided once) in a private fp32 buffer. */
 static int staged(struct shm_state *s, const char *in, char *out, size_t cnt, int dt, int op, uint32_t g) {
   size_t es = ar_core_esize(dt);
   struct ar_span me = ar_part(cnt, es, s->n, s->rank);
   size_t len = me.end - me.begin;
+  char *mine = out + me.begin * es, *res = slot(s, s->rank, s->lay.res_off, g) + me.begin * es;
+  int direct = es == 4 && op != AR_CORE_AVG;
   copy_in(s, in, cnt, es, me, g);
   post(s, AR_FLAG_START, g);
-  ar_acc_load(dt, s->acc, in + me.begin * es, len);
+  if (!direct) ar_acc_load(dt, s->acc, in + me.begin * es, len);
   for (int p = 0; p < s->n - 1; p++) {
     int q = ar_staged_from(s->n, s->rank, p);
     int rc = wait_for(s, q, AR_FLAG_START, g, "staged reduce-scatter");
     if (rc) return rc;
-    ar_acc_apply(dt, op, s->acc, slot(s, q, s->lay.in_off, g) + me.begin * es, len);
+    const char *theirs = slot(s, q, s->lay.in_off, g) + me.begin * es;
+    const void *src[2] = {p ? mine : in + me.begin * es, theirs};
+    if (direct) ar_reduce(dt, op, 0, mine, p == s->n - 2 ? res : NULL, src, 2, len);
+    else ar_acc_apply(dt, op, s->acc, theirs, len);
   }
-  ar_acc_store(dt, avg_div(s, op), out + me.begin * es, slot(s, s->rank, s->lay.res_off, g) + me.begin * es,
-               s->acc, len);
+  if (!direct) ar_acc_store(dt, avg_div(s, op), mine, res, s->acc, len);
+  else if (s->n == 1) memmove(mine, in + me.begin * es, len * es);
   post(s, AR_FLAG_END, g);
   return gather(s, out, cnt, es, g, 1);
 }

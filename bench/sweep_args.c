@@ -353,8 +353,8 @@ static int classify_axes(struct ar_sweep_cfg *c, char *err, size_t len) {
       }
       char *end;
       long n = strtol(s, &end, 10);
-      if (!strcmp(a->key, "ctas") && (*end || n < 1 || n > 1024 || !isdigit((unsigned char)*s))) {
-        snprintf(err, len, "bad value '%s' for NCCL_CTAS (expected integers from 1 to 1024)", s);
+      if (!strcmp(a->key, "ctas") && (*end || n < 1 || n > 64 || !isdigit((unsigned char)*s))) {
+        snprintf(err, len, "bad value '%s' for NCCL_CTAS (expected integers from 1 to 64)", s);
         return -AR_EINVAL;
       }
     }

@@ -264,7 +264,7 @@ static int build_argv(const struct ar_sweep_cfg *c, struct ar_launch *l, const i
       v[0] = "run";
       ar_opts_defaults(o);
       if (ar_opts_parse(o, run.n + 1, v, e, sizeof e)) {
-        snprintf(err, len, "point %s: run options: %s", point, e);
+        snprintf(err, len, "point %.200s%s: run options: %s", point, strlen(point) > 200 ? "..." : "", e);
         rc = -AR_EINVAL;
       }
     }

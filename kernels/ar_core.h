@@ -29,8 +29,14 @@ enum ar_core_flag {
   AR_FLAG_MID,       /* (islands) my island partial of g is in my `part` region */
   AR_FLAG_END,       /* my reduced slice of g is in my `res` region */
   AR_FLAG_ABORT,     /* nonzero: I gave up (timeout); peers stop waiting for me */
+  AR_FLAG_INLINE0,   /* (one-shot, small) generation g, and from byte AR_CORE_INLINE_OFF my input of g, */
+  AR_FLAG_INLINE1,   /* for even and odd g: a peer gets flag and data in one line transfer */
   AR_CORE_NFLAGS
 };
+#define AR_CORE_INLINE_OFF 16
+#define AR_CORE_INLINE_BYTES (AR_CORE_LINE - AR_CORE_INLINE_OFF)
+/* A generation flag must be rewritten at least every 2^30 generations to stay inside the wrap-safe
+ * window: a one-shot rank posts both START and its INLINE line of g on every chunk, used or not. */
 
 /* ---- generations: 32-bit counters, one per chunk of a call, compared across the wrap ---- */
 

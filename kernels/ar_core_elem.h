@@ -151,6 +151,32 @@ AR_CORE_FN void ar_acc_store(int dt, int div, void *AR_CORE_RESTRICT dst, void *
   if (dst2) memcpy(dst2, dst, n * 2);
 }
 
+/* d[i] = a[i] OP b[i] for 4-byte types (float, or int32 wrapping like two's complement hardware).
+ * d may equal a or b (element for element); the compiler checks overlap at run time. */
+AR_CORE_FN void ar_core_red2(int dt, int op, void *d, const void *a, const void *b, size_t n) {
+  if (dt == AR_CORE_INT32) {
+    int32_t *di = (int32_t *)d;
+    const int32_t *ai = (const int32_t *)a, *bi = (const int32_t *)b;
+    uint32_t *du = (uint32_t *)d;
+    const uint32_t *au = (const uint32_t *)a, *bu = (const uint32_t *)b;
+    switch (op) {
+    case AR_CORE_PROD: for (size_t i = 0; i < n; i++) du[i] = au[i] * bu[i]; break;
+    case AR_CORE_MAX: for (size_t i = 0; i < n; i++) di[i] = bi[i] > ai[i] ? bi[i] : ai[i]; break;
+    case AR_CORE_MIN: for (size_t i = 0; i < n; i++) di[i] = bi[i] < ai[i] ? bi[i] : ai[i]; break;
+    default: for (size_t i = 0; i < n; i++) du[i] = au[i] + bu[i]; break;
+    }
+    return;
+  }
+  float *df = (float *)d;
+  const float *af = (const float *)a, *bf = (const float *)b;
+  switch (op) {
+  case AR_CORE_PROD: for (size_t i = 0; i < n; i++) df[i] = af[i] * bf[i]; break;
+  case AR_CORE_MAX: for (size_t i = 0; i < n; i++) df[i] = bf[i] > af[i] ? bf[i] : af[i]; break;
+  case AR_CORE_MIN: for (size_t i = 0; i < n; i++) df[i] = bf[i] < af[i] ? bf[i] : af[i]; break;
+  default: for (size_t i = 0; i < n; i++) df[i] = af[i] + bf[i]; break;
+  }
+}
+
 /* dst[i] = src[0][i] OP src[1][i] OP ... OP src[ns-1][i] for i < n, accumulated in this fixed order
  * in fp32 (int32 for int32), then divided by div (AVG) and narrowed once; also written to dst2 unless
  * NULL. dst may alias one of the sources element for element (in-place). */
@@ -158,11 +184,21 @@ AR_CORE_FN void ar_reduce(int dt, int op, int div, void *dst, void *dst2, const 
                           size_t n) {
   uint32_t acc[AR_CORE_BLOCK];
   size_t es = ar_core_esize(dt);
+  int direct = es == 4 && div <= 1 && ns >= 2; /* no conversion: combine sources pairwise */
   for (size_t b = 0; b < n; b += AR_CORE_BLOCK) {
-    size_t k = n - b < AR_CORE_BLOCK ? n - b : AR_CORE_BLOCK;
-    ar_acc_load(dt, acc, (const char *)src[0] + b * es, k);
-    for (int s = 1; s < ns; s++) ar_acc_apply(dt, op, acc, (const char *)src[s] + b * es, k);
-    ar_acc_store(dt, div, (char *)dst + b * es, dst2 ? (char *)dst2 + b * es : NULL, acc, k);
+    size_t k = n - b < AR_CORE_BLOCK ? n - b : AR_CORE_BLOCK, at = b * es;
+    char *d = (char *)dst + at;
+    if (direct) { /* sources 0..ns-2 into acc (dst may alias any source), the last one into dst */
+      const void *first = ns == 2 ? (const char *)src[0] + at : (const void *)acc;
+      if (ns > 2) ar_core_red2(dt, op, acc, (const char *)src[0] + at, (const char *)src[1] + at, k);
+      for (int s = 2; s < ns - 1; s++) ar_core_red2(dt, op, acc, acc, (const char *)src[s] + at, k);
+      ar_core_red2(dt, op, d, first, (const char *)src[ns - 1] + at, k);
+      if (dst2) memcpy((char *)dst2 + at, d, k * es);
+      continue;
+    }
+    ar_acc_load(dt, acc, (const char *)src[0] + at, k);
+    for (int s = 1; s < ns; s++) ar_acc_apply(dt, op, acc, (const char *)src[s] + at, k);
+    ar_acc_store(dt, div, d, dst2 ? (char *)dst2 + at : NULL, acc, k);
   }
 }
 

@@ -24,7 +24,7 @@ mkdir -p results/local
 out=results/local/run-$(date -u +%Y%m%dT%H%M%SZ).jsonl
 mpirun --oversubscribe -np "$np" "$A" run "${args[@]}" ${ARBENCH_ARGS:-} -J "$out"
 echo "run: results in $out" >&2
-"$A" table "$out"
-if [ -x plots/arbench-plot ]; then
-  plots/arbench-plot "$out" -o "results/local/plots" && echo "run: plots in results/local/plots" >&2
-fi
+"$A" table --busbw "$out"
+"$A" tune "$out" -o results/local/tune >/dev/null && echo "run: tuning files in results/local/tune" >&2
+plots/arbench-plot "$out" -o results/local/plots --arbench "$A" >/dev/null \
+  && echo "run: plots in results/local/plots" >&2

@@ -376,6 +376,13 @@ static int nccl_describe(void *state, json_t *rec) {
   json_object_set_new(n, "nccl_warnings", json_integer(log->warnings));
   if (log->warnings) json_object_set_new(n, "first_warning", json_string(log->first_warning));
   json_object_set_new(rec, "nccl", n);
+  /* Flat copies of what NCCL chose, the fields table/tune read (results/SCHEMA.md). */
+  if (t) {
+    json_object_set_new(rec, "nccl_algo", json_string(t->algo));
+    json_object_set_new(rec, "nccl_proto", json_string(t->proto));
+    json_object_set_new(rec, "nccl_channels", json_integer(t->channels));
+  }
+  json_object_set_new(rec, "nccl_transport", json_string(ar_nccl_transport_name(log->transports)));
   if (*s->warning) json_object_set_new(rec, "warning", json_string(s->warning));
   return 0;
 }

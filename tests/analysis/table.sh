@@ -62,4 +62,15 @@ bad "malformed middle line" "$ARBENCH" table "$TMP/mid.jsonl"
 eq "message names file and line" 1 "$(grep -c "mid.jsonl:2:" "$TMP/bad.err")"
 printf '{"type":"result","backend":"mpi","dtype":"float","time_us":{}}\n' >"$TMP/nosize.jsonl"
 bad "result without size" "$ARBENCH" table "$TMP/nosize.jsonl"
+# Sweep reader rule: a record carrying a point counts only when a done point record lists its run_id.
+cat >"$TMP/sweep.jsonl" <<'J'
+{"type":"result","run_id":"aaaa","backend":"mpi","variant":"","spec":"mpi","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"time_us":{"p50":3.0},"point":{"np":2,"X":"1"}}
+{"type":"point","sweep_id":"s","point":{"np":2,"X":"1"},"status":"done","run_ids":["aaaa"]}
+{"type":"result","run_id":"bbbb","backend":"mpi","variant":"","spec":"mpi","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"time_us":{"p50":9.0},"point":{"np":2,"X":"2"}}
+{"type":"point","sweep_id":"s","point":{"np":2,"X":"2"},"status":"timeout","run_ids":["bbbb"]}
+J
+"$ARBENCH" table --format csv "$TMP/sweep.jsonl" >"$TMP/sw.csv" 2>"$TMP/sw.err" || fail "table of a sweep exited $?"
+eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong
+float,2,out,sum,8,\"mpi {X=1,np=2}\",3,nan,1,0" "$(cat "$TMP/sw.csv")"
+eq "sweep rule: says what it ignored" 1 "$(grep -c 'ignored 1 records of sweep launches' "$TMP/sw.err")"
 finish

@@ -6,7 +6,7 @@ source "$(dirname "$0")/../lib/common.sh"
 ALL=shm-oneshot,shm-twoshot,shm-staged,shm-islands
 for op in sum avg; do
   J=$TMP/$op.jsonl
-  ar_mpirun 3 run --backend $ALL --islands 2 --counts 1,7,4097 -d all -o $op --inplace both -n 2 -w 1 -c 2 \
+  ar_mpirun 3 run --backend $ALL --islands 2 --counts 1,7,1023 -d all -o $op --inplace both -n 2 -w 1 -c 2 \
     -J "$J" >"$TMP/t" 2>"$TMP/e" || { cat "$TMP/t" "$TMP/e"; fail "-o $op failed"; }
   "$PY" - "$J" $op <<'PY' || fail "-o $op: records"
 import json, sys
@@ -22,7 +22,7 @@ assert impl == {"shm-oneshot": "oneshot", "shm-twoshot": "twoshot", "shm-staged"
                 "shm-islands": "islands"}, impl
 assert all(r["island_sizes"] == [2, 1] for r in res if r["backend"] == "shm-islands")
 assert sorted({(r["dtype"], r["count"], r["placement"]) for r in res}) == sorted(
-    (d, c, p) for d in ("float", "half", "bfloat16", "int32") for c in (1, 7, 4097) for p in ("in", "out"))
+    (d, c, p) for d in ("float", "half", "bfloat16", "int32") for c in (1, 7, 1023) for p in ("in", "out"))
 PY
   grep -q "Out of bounds values : 0 OK" "$TMP/t" || { cat "$TMP/t"; fail "-o $op: table reports wrong values"; }
 done

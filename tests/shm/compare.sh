@@ -15,6 +15,7 @@ run() { # run NP ARGS...
 run 2 "$ALL" 1,3,7,1023,4097,1048579 sum
 run 3 "$ALL" 1,3,7,1023,4097,1048579 sum 2   # 2 islands of 2 and 1 ranks
 run 2 "$ALL" 7,1023 prod,max,min,avg
+run 1 "$ALL" 1,7,4097 sum,avg
 run 4 "$ALL,shm-twoshot:chunk=1K" 1,7,4097 prod,max,min,avg 2
 run 8 "$ALL" 1,3,7,1023,4097,1048579 sum 3   # 3 islands of 3, 3 and 2 ranks
 echo "compare: ok"

@@ -231,6 +231,33 @@ static void reduce_values(void **st) {
   for (int i = 0; i < N; i++) assert_int_equal(r[i], ar_core_f32_to_half(2050));
 }
 
+/* Float/int32 combine sources pairwise in rank order; the output may be any one of the sources. */
+static void reduce_order_and_alias(void **st) {
+  (void)st;
+  enum { N = 2 * AR_CORE_BLOCK + 3, NS = 5 };
+  static float f[NS][N], out[N], want[N];
+  uint32_t x = 12345;
+  for (int alias = -1; alias < NS; alias++) {
+    for (int s = 0; s < NS; s++)
+      for (int i = 0; i < N; i++) {
+        x = x * 1664525u + 1013904223u;
+        f[s][i] = (float)(x >> 8) / 16777216.0f - 0.5f; /* not integers: order shows in the bits */
+      }
+    for (int i = 0; i < N; i++) want[i] = (((f[0][i] + f[1][i]) + f[2][i]) + f[3][i]) + f[4][i];
+    const void *src[NS] = {f[0], f[1], f[2], f[3], f[4]};
+    float *dst = alias < 0 ? out : f[alias];
+    ar_reduce(AR_CORE_FLOAT, AR_CORE_SUM, 0, dst, NULL, src, NS, N);
+    assert_memory_equal(dst, want, sizeof want);
+  }
+  int32_t a[4] = {7, -3, 100, 0}, b[4] = {-9, 4, 1, 5}, c[4] = {1, 1, -200, 2};
+  const void *is[3] = {a, b, c};
+  ar_reduce(AR_CORE_INT32, AR_CORE_MIN, 0, b, NULL, is, 3, 4); /* in place over the middle source */
+  assert_int_equal(b[0], -9);
+  assert_int_equal(b[1], -3);
+  assert_int_equal(b[2], -200);
+  assert_int_equal(b[3], 0);
+}
+
 static void bounded_wait(void **st) {
   (void)st;
   uint32_t flag = 7, abort_a = 0, abort_b = 0;
@@ -249,7 +276,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(part_known_values), cmocka_unit_test(part_properties), cmocka_unit_test(gen_wrap),
     cmocka_unit_test(staged_schedule),   cmocka_unit_test(islands_build),   cmocka_unit_test(layout),
-    cmocka_unit_test(conversions),       cmocka_unit_test(reduce_values),   cmocka_unit_test(bounded_wait),
+    cmocka_unit_test(conversions),       cmocka_unit_test(reduce_values),   cmocka_unit_test(reduce_order_and_alias),
+    cmocka_unit_test(bounded_wait),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

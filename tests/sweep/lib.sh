@@ -1,25 +1,8 @@
 # lib.sh — shared helpers of the sweep shell tests: temp dir, assertions, waiting on a results file.
 # Source it; expects ARBENCH (binary) and ARBENCH_SRC from meson's test env.
-set -euo pipefail
-: "${ARBENCH:?ARBENCH must point at the arbench binary}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"   # TMP, PY, fail, expect_status
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TMP=$(mktemp -d /tmp/arbench-sweep.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-PY=${PYTHON:-python3}
 CHECK="$PY $HERE/check.py"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-expect_status() { # expect_status WANT CMD... ; stdout in $TMP/out, stderr in $TMP/err
-  local want=$1; shift
-  local got=0
-  "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
-  if [ "$got" != "$want" ]; then
-    echo "--- stdout"; cat "$TMP/out"; echo "--- stderr"; cat "$TMP/err"
-    fail "'$*' exited $got, expected $want"
-  fi
-}
 
 count() { # count PATTERN FILE : lines containing the fixed string
   grep -cF -- "$1" "$2" || true
