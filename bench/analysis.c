@@ -226,6 +226,16 @@ static int add_one(struct ar_filter *f, const char *what, const char *v, char *e
   return 0;
 }
 
+int ar_filter_opt(struct ar_filter *f, const char *cmd, int c, const char *arg) {
+  static const char *const what[128] = {['k'] = "backend", ['d'] = "dtype", ['r'] = "ranks",
+                                        ['p'] = "point", ['P'] = "placement"};
+  if (c <= 0 || c >= 128 || !what[c]) return 0;
+  char err[AR_ERRLEN];
+  if (!ar_filter_add(f, what[c], arg, err, sizeof err)) return 1;
+  fprintf(stderr, "arbench %s: %s\n", cmd, err);
+  return -AR_EINVAL;
+}
+
 int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *err, size_t len) {
   if (!strcmp(what, "point") || !strcmp(what, "placement")) return add_one(f, what, arg, err, len);
   char buf[1024];

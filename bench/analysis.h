@@ -33,6 +33,14 @@ struct ar_filter {
 
 /* Add one option's value ("backend", "dtype", "ranks", "point", "placement"); comma lists. */
 int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *err, size_t len);
+/* The filter flags table, compare and tune share, as getopt_long entries (short codes k d r p P). */
+#define AR_FILTER_OPTIONS                                                                          \
+  {"backend", required_argument, 0, 'k'}, {"dtype", required_argument, 0, 'd'},                    \
+  {"ranks", required_argument, 0, 'r'}, {"point", required_argument, 0, 'p'},                      \
+  {"placement", required_argument, 0, 'P'}
+/* For option code c: 0 when it is not a filter flag; 1 when added; -AR_EINVAL (message printed
+ * as "arbench CMD: ...") for a bad value. */
+int ar_filter_opt(struct ar_filter *f, const char *cmd, int c, const char *arg);
 /* Every filter value must occur in the results: a typo is an error listing what is there. */
 int ar_filter_check(const struct ar_filter *f, json_t *results, char *err, size_t len);
 /* Keep only the matching result records. */

@@ -25,6 +25,7 @@ enum ar_exit { AR_EXIT_OK = 0, AR_EXIT_FAIL = 1, AR_EXIT_USAGE = 2 };
 enum ar_dtype { AR_FLOAT = 0, AR_HALF, AR_BF16, AR_INT32, AR_NDTYPES };
 enum ar_op { AR_SUM = 0, AR_PROD, AR_MAX, AR_MIN, AR_AVG, AR_NOPS };
 
+const char *ar_status_name(int status); /* "timeout", "wrong results", ... for AR_E* (either sign) */
 const char *ar_dtype_name(enum ar_dtype dt);
 size_t ar_dtype_size(enum ar_dtype dt);
 int ar_dtype_parse(const char *s, enum ar_dtype *out); /* 0 or -AR_EINVAL */

@@ -15,6 +15,7 @@ _Static_assert(AR_CORE_SUM == AR_SUM && AR_CORE_PROD == AR_PROD && AR_CORE_MAX =
                    AR_CORE_MIN == AR_MIN && AR_CORE_AVG == AR_AVG, "ar_core op codes follow enum ar_op");
 
 #define SHM_DEFAULT_CHUNK ((size_t)256 << 10) /* staging bytes per generation */
+#define SHM_DEFAULT_STREAM ((size_t)16 << 10) /* stream outputs of calls this large (cold buffers) */
 #define SHM_DEFAULT_TIMEOUT 300.0             /* seconds, when -T 0 turned the watchdog off */
 
 static int shm_available(const struct ar_env *env, char *why, size_t len) {
@@ -29,22 +30,39 @@ static int shm_available(const struct ar_env *env, char *why, size_t len) {
   return 0;
 }
 
-/* Variant text: "" or "chunk=SIZE" (staging bytes per generation, e.g. 64K). */
-static int parse_variant(struct shm_state *s, const char *variant, char *err, size_t len) {
-  if (!*variant) return 0;
-  if (strncmp(variant, "chunk=", 6)) {
-    snprintf(err, len, "unknown variant '%s:%s' (allowed: %s:chunk=SIZE, e.g. chunk=64K)", s->name, variant,
-             s->name);
+/* One "key=SIZE" of a variant: chunk (staging bytes per generation) or stream (calls of at least this
+ * many bytes write their output with streaming stores; 0 = never). */
+static int parse_key(struct shm_state *s, const char *kv, const char *variant, char *err, size_t len) {
+  const char *eq = strchr(kv, '=');
+  size_t klen = eq ? (size_t)(eq - kv) : strlen(kv), v = 0, lo = 0;
+  size_t *dst = NULL;
+  if (eq && klen == 5 && !strncmp(kv, "chunk", 5)) dst = &s->chunk_req, lo = AR_CORE_LINE;
+  if (eq && klen == 6 && !strncmp(kv, "stream", 6)) dst = &s->stream_bytes;
+  if (!dst) {
+    snprintf(err, len, "unknown variant '%s:%s' (allowed: %s:chunk=SIZE,stream=SIZE, e.g. chunk=64K)", s->name,
+             variant, s->name);
     return -AR_EINVAL;
   }
   char msg[AR_ERRLEN];
-  size_t v = 0;
-  if (ar_size_parse(variant + 6, &v, msg, sizeof msg) || v < AR_CORE_LINE || v > ((size_t)1 << 30)) {
-    snprintf(err, len, "bad chunk size '%s' in '%s:%s' (allowed: 128 to 1G bytes, e.g. 64K)", variant + 6,
-             s->name, variant);
+  int zero = !strcmp(eq + 1, "0");
+  if ((!zero && ar_size_parse(eq + 1, &v, msg, sizeof msg)) || v < lo || v > ((size_t)1 << 30)) {
+    snprintf(err, len, "bad size '%s' for %.*s in '%s:%s' (allowed: %zu to 1G bytes, e.g. 64K)", eq + 1, (int)klen,
+             kv, s->name, variant, lo);
     return -AR_EINVAL;
   }
-  s->chunk_req = v;
+  *dst = v;
+  return 0;
+}
+
+/* Variant text: "" or comma-separated keys, e.g. "chunk=64K,stream=0". */
+static int parse_variant(struct shm_state *s, const char *variant, char *err, size_t len) {
+  char buf[AR_NAMELEN];
+  snprintf(buf, sizeof buf, "%s", variant);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    int rc = parse_key(s, kv, variant, err, len);
+    if (rc) return rc;
+  }
   return 0;
 }
 
@@ -78,6 +96,7 @@ static int shm_init(const struct ar_env *env, const char *variant, void **state,
   s->name = name;
   s->win = MPI_WIN_NULL;
   s->gen = AR_CORE_GEN0 - 1u;
+  s->stream_bytes = SHM_DEFAULT_STREAM;
   int rc = parse_variant(s, variant, err, len);
   if (rc) {
     free(s);
@@ -157,18 +176,21 @@ static int shm_allreduce(void *state, const void *in, void *out, size_t count, e
   struct shm_state *s = state;
   if (s->broken || s->win == MPI_WIN_NULL) return -AR_ERUNTIME;
   size_t es = ar_core_esize((int)dt), cc = ar_chunk_count(s->lay.chunk_bytes, es);
-  for (size_t at = 0; at < count; at += cc) {
+  s->stream = s->stream_bytes && count * es >= s->stream_bytes;
+  int rc = 0;
+  for (size_t at = 0; at < count && !rc; at += cc) {
     size_t n = count - at < cc ? count - at : cc;
-    int rc = shm_chunk(s, (const char *)in + at * es, (char *)out + at * es, n, (int)dt, (int)op, ++s->gen);
-    if (rc) return rc;
+    rc = shm_chunk(s, (const char *)in + at * es, (char *)out + at * es, n, (int)dt, (int)op, ++s->gen);
   }
-  return 0;
+  shm_out_fence(s);
+  return rc;
 }
 
 static int shm_describe(void *state, json_t *rec) {
   struct shm_state *s = state;
   json_object_set_new(rec, "impl", json_string(ar_core_algo_name(s->algo)));
   json_object_set_new(rec, "chunk_bytes", json_integer((json_int_t)s->lay.chunk_bytes));
+  json_object_set_new(rec, "stream_bytes", json_integer((json_int_t)s->stream_bytes));
   if (s->algo == AR_CORE_ISLANDS) {
     json_t *sizes = json_array();
     for (int i = 0; i < s->isl.n; i++) json_array_append_new(sizes, json_integer(s->isl.size[i]));

@@ -410,15 +410,11 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
 static int parse(int argc, char **argv, struct cmp_opts *o) {
   static const struct option lo[] = {
     {"format", required_argument, 0, 'F'}, {"resamples", required_argument, 0, 'R'},
-    {"seed", required_argument, 0, 'S'},   {"backend", required_argument, 0, 'k'},
-    {"dtype", required_argument, 0, 'd'},  {"ranks", required_argument, 0, 'r'},
-    {"point", required_argument, 0, 'p'},  {"placement", required_argument, 0, 'P'},
+    {"seed", required_argument, 0, 'S'},   AR_FILTER_OPTIONS,
+    
     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-  static const char *const what[128] = {['k'] = "backend", ['d'] = "dtype", ['r'] = "ranks",
-                                        ['p'] = "point", ['P'] = "placement"};
-  char err[AR_ERRLEN];
   long v;
-  int c;
+  int c, f;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
@@ -442,12 +438,9 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
         fprintf(stderr, "arbench compare: bad --seed '%s' (expected an unsigned integer)\n", optarg);
         return -AR_EINVAL;
       }
-    } else if (c > 0 && c < 128 && what[c]) {
-      if (ar_filter_add(&o->filter, what[c], optarg, err, sizeof err)) {
-        fprintf(stderr, "arbench compare: %s\n", err);
-        return -AR_EINVAL;
-      }
-    } else return ar_ana_badopt("compare", c, argv[optind - 1]), -AR_EINVAL;
+    } else if ((f = ar_filter_opt(&o->filter, "compare", c, optarg)) < 0) {
+      return -AR_EINVAL;
+    } else if (!f) return ar_ana_badopt("compare", c, argv[optind - 1]), -AR_EINVAL;
   }
   if (argc - optind != 2) {
     fprintf(stderr, "arbench compare: expected two results files A and B, got %d (usage: arbench compare A B)\n",

@@ -9,6 +9,18 @@ static const char *const dtype_names[AR_NDTYPES] = {"float", "half", "bfloat16",
 static const size_t dtype_sizes[AR_NDTYPES] = {4, 2, 2, 4};
 static const char *const op_names[AR_NOPS] = {"sum", "prod", "max", "min", "avg"};
 
+const char *ar_status_name(int status) {
+  switch (status < 0 ? -status : status) {
+  case AR_OK: return "ok";
+  case AR_EINVAL: return "invalid input";
+  case AR_ERUNTIME: return "runtime error";
+  case AR_EWRONG: return "wrong results";
+  case AR_ETIMEOUT: return "timeout";
+  case AR_EUNAVAIL: return "unavailable";
+  default: return "unknown error";
+  }
+}
+
 const char *ar_dtype_name(enum ar_dtype dt) { return (unsigned)dt < AR_NDTYPES ? dtype_names[dt] : "?"; }
 size_t ar_dtype_size(enum ar_dtype dt) { return (unsigned)dt < AR_NDTYPES ? dtype_sizes[dt] : 0; }
 const char *ar_op_name(enum ar_op op) { return (unsigned)op < AR_NOPS ? op_names[op] : "?"; }

@@ -137,7 +137,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
       rc = b->plat->fill(out[k], 1, dt, o->op, -1, env->nranks);
     uint64_t w = 0;
     if (!rc) rc = b->plat->check(out[k], count, dt, o->op, env->nranks, &w);
-    if (rc) snprintf(msg, len, "checked call %d failed (status %d)", c, -rc);
+    if (rc) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
     wrong += w;
     __atomic_store_n(&b->e->dog.heartbeat, b->e->dog.heartbeat + 1, __ATOMIC_RELAXED);
   }

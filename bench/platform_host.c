@@ -52,7 +52,7 @@ static int host_time_loop(const struct ar_loop *l, double *samples, char *err, s
     int k = i % l->nsets;
     int rc = l->be->allreduce(l->state, l->in[k], l->out[k], l->count, l->dt, l->op, NULL);
     if (rc) {
-      snprintf(err, len, "%s allreduce failed in warm-up iteration %d (status %d)", l->be->name, i, -rc);
+      snprintf(err, len, "%s allreduce failed in warm-up iteration %d (%s)", l->be->name, i, ar_status_name(rc));
       return rc;
     }
     __atomic_store_n(l->heartbeat, *l->heartbeat + 1, __ATOMIC_RELAXED);
@@ -63,7 +63,7 @@ static int host_time_loop(const struct ar_loop *l, double *samples, char *err, s
     int rc = l->be->allreduce(l->state, l->in[k], l->out[k], l->count, l->dt, l->op, NULL);
     double t1 = now_us();
     if (rc) {
-      snprintf(err, len, "%s allreduce failed in iteration %d (status %d)", l->be->name, i, -rc);
+      snprintf(err, len, "%s allreduce failed in iteration %d (%s)", l->be->name, i, ar_status_name(rc));
       return rc;
     }
     samples[i] = t1 - t0;

@@ -67,7 +67,7 @@ static int oneshot(struct shm_state *s, const char *in, char *out, size_t cnt, i
     src[q] = q == s->rank ? in
              : small      ? (const char *)flag_of(s, q, inl) + AR_CORE_INLINE_OFF
                           : slot(s, q, s->lay.in_off, g);
-  ar_reduce(dt, op, avg_div(s, op), out, NULL, src, s->n, cnt);
+  shm_out_reduce(s, dt, op, avg_div(s, op), out, NULL, src, s->n, cnt);
   return 0;
 }
 
@@ -78,7 +78,7 @@ static int gather(struct shm_state *s, char *out, size_t cnt, size_t es, uint32_
     int rc = wait_for(s, q, AR_FLAG_END, g, staged ? "staged all-gather" : "all-gather");
     if (rc) return rc;
     struct ar_span sl = ar_part(cnt, es, s->n, q);
-    memcpy(out + sl.begin * es, slot(s, q, s->lay.res_off, g) + sl.begin * es, (sl.end - sl.begin) * es);
+    shm_out_copy(s, out + sl.begin * es, slot(s, q, s->lay.res_off, g) + sl.begin * es, (sl.end - sl.begin) * es);
   }
   return 0;
 }
@@ -94,7 +94,7 @@ static int twoshot(struct shm_state *s, const char *in, char *out, size_t cnt, i
   const void *src[AR_CORE_MAX_RANKS];
   for (int q = 0; q < s->n; q++)
     src[q] = (q == s->rank ? in : slot(s, q, s->lay.in_off, g)) + me.begin * es;
-  ar_reduce(dt, op, avg_div(s, op), out + me.begin * es, slot(s, s->rank, s->lay.res_off, g) + me.begin * es,
+  shm_out_reduce(s, dt, op, avg_div(s, op), out + me.begin * es, slot(s, s->rank, s->lay.res_off, g) + me.begin * es,
             src, s->n, me.end - me.begin);
   post(s, AR_FLAG_END, g);
   return gather(s, out, cnt, es, g, 0);
@@ -118,7 +118,8 @@ static int staged(struct shm_state *s, const char *in, char *out, size_t cnt, in
     if (rc) return rc;
     const char *theirs = slot(s, q, s->lay.in_off, g) + me.begin * es;
     const void *src[2] = {p ? mine : in + me.begin * es, theirs};
-    if (direct) ar_reduce(dt, op, 0, mine, p == s->n - 2 ? res : NULL, src, 2, len);
+    if (direct && p == s->n - 2) shm_out_reduce(s, dt, op, 0, mine, res, src, 2, len);
+    else if (direct) ar_reduce(dt, op, 0, mine, NULL, src, 2, len);
     else ar_acc_apply(dt, op, s->acc, theirs, len);
   }
   if (!direct) ar_acc_store(dt, avg_div(s, op), mine, res, s->acc, len);
@@ -154,7 +155,7 @@ static int islands_cross(struct shm_state *s, char *out, size_t cnt, int dt, int
       if (e < end) end = e;
       src[i] = slot(s, q, s->lay.part_off, g) + at * es;
     }
-    ar_reduce(dt, op, avg_div(s, op), out + at * es, slot(s, s->rank, s->lay.res_off, g) + at * es, src, is->n,
+    shm_out_reduce(s, dt, op, avg_div(s, op), out + at * es, slot(s, s->rank, s->lay.res_off, g) + at * es, src, is->n,
               end - at);
   }
   return 0;
@@ -186,7 +187,7 @@ static int islands(struct shm_state *s, const char *in, char *out, size_t cnt, i
     rc = wait_for(s, q, AR_FLAG_END, g, "islands gather");
     if (rc) return rc;
     struct ar_span sl = ar_island_slice(is, cnt, es, q);
-    memcpy(out + sl.begin * es, slot(s, q, s->lay.res_off, g) + sl.begin * es, (sl.end - sl.begin) * es);
+    shm_out_copy(s, out + sl.begin * es, slot(s, q, s->lay.res_off, g) + sl.begin * es, (sl.end - sl.begin) * es);
   }
   return 0;
 }

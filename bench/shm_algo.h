@@ -23,10 +23,18 @@ struct shm_state {
   size_t chunk_req;       /* chunk=SIZE from the variant, 0 = default */
   void *acc;              /* private fp32/int32 accumulator of one chunk (staged) */
   int broken;             /* a wait failed: the flags no longer agree, refuse further calls */
+  size_t stream_bytes;    /* calls of at least this many bytes stream their output (0 = never) */
+  int stream;             /* this call streams its output */
 };
 
 /* One chunk of cnt elements as generation g: in/out point at the chunk's first element.
  * Returns 0 or -AR_ETIMEOUT (after printing one line naming rank, pass and peer). */
 int shm_chunk(struct shm_state *s, const char *in, char *out, size_t cnt, int dt, int op, uint32_t g);
+
+/* Writes of the private output (bench/shm_out.c): streaming stores when s->stream, else plain. */
+void shm_out_copy(const struct shm_state *s, void *dst, const void *src, size_t bytes);
+void shm_out_reduce(const struct shm_state *s, int dt, int op, int div, void *out, void *res,
+                    const void *const *src, int ns, size_t n);
+void shm_out_fence(const struct shm_state *s); /* order streamed stores before what follows */
 
 #endif

@@ -137,14 +137,10 @@ static void print_notes(json_t *notes) {
 static int parse(int argc, char **argv, struct table_opts *o) {
   static const struct option lo[] = {
     {"busbw", no_argument, 0, 'B'},         {"format", required_argument, 0, 'F'},
-    {"backend", required_argument, 0, 'k'}, {"dtype", required_argument, 0, 'd'},
-    {"ranks", required_argument, 0, 'r'},   {"point", required_argument, 0, 'p'},
-    {"placement", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'},
+    AR_FILTER_OPTIONS,
+    {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
-  static const char *const what[128] = {['k'] = "backend", ['d'] = "dtype", ['r'] = "ranks",
-                                        ['p'] = "point", ['P'] = "placement"};
-  char err[AR_ERRLEN];
-  int c;
+  int c, f;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
@@ -156,12 +152,9 @@ static int parse(int argc, char **argv, struct table_opts *o) {
         return -AR_EINVAL;
       }
       o->csv = !strcmp(optarg, "csv");
-    } else if (c > 0 && c < 128 && what[c]) {
-      if (ar_filter_add(&o->filter, what[c], optarg, err, sizeof err)) {
-        fprintf(stderr, "arbench table: %s\n", err);
-        return -AR_EINVAL;
-      }
-    } else return ar_ana_badopt("table", c, argv[optind - 1]), -AR_EINVAL;
+    } else if ((f = ar_filter_opt(&o->filter, "table", c, optarg)) < 0) {
+      return -AR_EINVAL;
+    } else if (!f) return ar_ana_badopt("table", c, argv[optind - 1]), -AR_EINVAL;
   }
   if (optind >= argc) {
     fprintf(stderr, "arbench table: no results files given (usage: arbench table [options] FILE...)\n");

@@ -541,14 +541,11 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
   static const struct option lo[] = {
     {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
-    {"backend", required_argument, 0, 'k'},    {"dtype", required_argument, 0, 'd'},
-    {"ranks", required_argument, 0, 'r'},      {"point", required_argument, 0, 'p'},
-    {"placement", required_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
+    AR_FILTER_OPTIONS,
+    {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
-  static const char *const what[128] = {['k'] = "backend", ['d'] = "dtype", ['r'] = "ranks",
-                                        ['p'] = "point", ['P'] = "placement"};
-  char err[AR_ERRLEN], *dir = NULL, *csv = NULL, *thr = NULL, *env = NULL;
-  int c;
+  char *dir = NULL, *csv = NULL, *thr = NULL, *env = NULL;
+  int c, f;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":ho:d:", lo, NULL)) != -1) {
@@ -557,12 +554,9 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'C') csv = optarg;
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
-    else if (c > 0 && c < 128 && what[c]) {
-      if (ar_filter_add(&o->filter, what[c], optarg, err, sizeof err)) {
-        fprintf(stderr, "arbench tune: %s\n", err);
-        return -AR_EINVAL;
-      }
-    } else return ar_ana_badopt("tune", c, argv[optind - 1]), -AR_EINVAL;
+    else if ((f = ar_filter_opt(&o->filter, "tune", c, optarg)) < 0) {
+      return -AR_EINVAL;
+    } else if (!f) return ar_ana_badopt("tune", c, argv[optind - 1]), -AR_EINVAL;
   }
   if (optind >= argc) {
     fprintf(stderr, "arbench tune: no results files given (usage: arbench tune [options] FILE...)\n");

@@ -126,7 +126,7 @@ static int launch(const struct ar_loop *l, cudaGraphExec_t graph, int i, char *e
   }
   int k = i % l->nsets;
   int rc = l->be->allreduce(l->state, l->in[k], l->out[k], l->count, l->dt, l->op, l->stream);
-  if (rc) snprintf(err, len, "%s allreduce failed in iteration %d (status %d)", l->be->name, i, -rc);
+  if (rc) snprintf(err, len, "%s allreduce failed in iteration %d (%s)", l->be->name, i, ar_status_name(rc));
   return rc;
 }
 

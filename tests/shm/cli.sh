@@ -26,8 +26,8 @@ assert sorted({(r["dtype"], r["count"], r["placement"]) for r in res}) == sorted
 PY
   grep -q "Out of bounds values : 0 OK" "$TMP/t" || { cat "$TMP/t"; fail "-o $op: table reports wrong values"; }
 done
-expect_one_line_error "shm-twoshot:chunk=SIZE" ar_mpirun 2 run --backend shm-twoshot:bogus=1 --sizes 8 -n 1
-expect_one_line_error "bad chunk size 'x'" ar_mpirun 2 run --backend shm-staged:chunk=x --sizes 8 -n 1
+expect_one_line_error "shm-twoshot:chunk=SIZE,stream=SIZE" ar_mpirun 2 run --backend shm-twoshot:bogus=1 --sizes 8 -n 1
+expect_one_line_error "bad size 'x' for chunk" ar_mpirun 2 run --backend shm-staged:chunk=x --sizes 8 -n 1
 expect_one_line_error "--islands 3 exceeds the 2 ranks" ar_mpirun 2 run --backend shm-islands --islands 3 --sizes 8 -n 1
 "$ARBENCH" list >"$TMP/list" 2>&1 || true
 for be in shm-oneshot shm-twoshot shm-staged shm-islands; do grep -q "$be" "$TMP/list" || fail "list lacks $be"; done
