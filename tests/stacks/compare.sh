@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# compare.sh — two CUDA/NCCL stacks side by side: this build and another one built from the same tree
+# (scripts/stack.sh), each recording its own stack, and `arbench compare` matching their results.
+source "$(dirname "$0")/../lib/common.sh"
+mine=$("$ARBENCH" version | awk '/^stack/ {print $2}')
+other=${ARBENCH_OTHER:-}
+if [ -z "$other" ]; then
+  for d in build build-cu130 build-cu128; do
+    cand=$ARBENCH_SRC/$d/arbench
+    [ -x "$cand" ] || continue
+    [ "$(cd "$(dirname "$cand")" && pwd)" = "$(cd "$(dirname "$ARBENCH")" && pwd)" ] && continue
+    s=$("$cand" version 2>/dev/null | awk '/^stack/ {print $2}')
+    [ -n "$s" ] && [ "$s" != "$mine" ] && { other=$cand; break; }
+  done
+fi
+if [ -z "$other" ]; then
+  echo "skipped: no second stack built beside $mine (build one with scripts/stack.sh cu128)"
+  exit 77
+fi
+theirs=$("$other" version | awk '/^stack/ {print $2}')
+echo "comparing stack $mine ($ARBENCH) with $theirs ($other)"
+# Each binary reports the stack it was built for; the cu128 wheel stack has exact versions.
+for b in "$ARBENCH" "$other"; do
+  "$b" version >"$TMP/v"
+  if grep -q '^stack *cu128$' "$TMP/v"; then
+    grep -q '^CUDA runtime 12\.8,' "$TMP/v" || { cat "$TMP/v"; fail "cu128 does not report CUDA runtime 12.8"; }
+    grep -q '^NCCL *compiled 2\.26\.5, loaded 2\.26\.5$' "$TMP/v" || { cat "$TMP/v"; fail "cu128 does not report NCCL 2.26.5"; }
+  fi
+done
+ar_mpirun 2 run --backend mpi,shm-oneshot -b 8 -e 4K -f 8 -n 30 -J "$TMP/a.jsonl" >/dev/null || fail "run with $mine failed"
+mpirun -q --oversubscribe -np 2 "$other" run --backend mpi,shm-oneshot -b 8 -e 4K -f 8 -n 30 -J "$TMP/b.jsonl" >/dev/null \
+  || fail "run with $theirs failed"
+"$ARBENCH" compare --format json "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/c.json" || fail "compare failed"
+"$PY" - "$TMP/c.json" "$mine" "$theirs" <<'PY'
+import json, sys
+c, mine, theirs = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+assert c["a"]["stacks"][0].startswith(mine + " "), c["a"]["stacks"]
+assert c["b"]["stacks"][0].startswith(theirs + " "), c["b"]["stacks"]
+m = c["matches"]
+assert sorted((x["backend"], x["size"]) for x in m) == sorted(
+    (b, s) for b in ("mpi", "shm-oneshot") for s in (8, 64, 512, 4096)), m
+assert not c["only_a"] and not c["only_b"], (c["only_a"], c["only_b"])
+for x in m:
+    assert abs(x["ratio"] - x["b_p50_us"] / x["a_p50_us"]) < 1e-6 * x["ratio"], x
+    assert x["lo"] <= x["ratio"] <= x["hi"] and x["verdict"] in ("faster", "slower", "same"), x
+assert {s["backend"]: s["matches"] for s in c["summary"]} == {"mpi": 4, "shm-oneshot": 4}, c["summary"]
+print("ok: 8 matches across stacks", mine, "and", theirs)
+PY
+"$ARBENCH" compare "$TMP/a.jsonl" "$TMP/b.jsonl" | grep -q "stack $theirs" || fail "text compare does not name stack $theirs"
+echo "stacks-compare: ok"
