@@ -2,6 +2,7 @@
  * fp16/bf16 travel as 16-bit words and are reduced on the host through user-defined MPI ops. */
 #include "backend.h"
 #include "dtype.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -90,9 +91,15 @@ static int mpi_allreduce(void *state, const void *in, void *out, size_t count, e
   case AR_INT32: type = MPI_INT32_T; break;
   default: break;
   }
-  if (count > (size_t)0x7fffffff) return -AR_EUNAVAIL;
-  int rc = MPI_Allreduce(in == out ? MPI_IN_PLACE : in, out, (int)count, type, mop, s->comm);
-  return rc == MPI_SUCCESS ? 0 : -AR_ERUNTIME;
+  /* MPI counts are ints: larger messages go as consecutive calls of at most INT_MAX elements. */
+  size_t esize = ar_dtype_size(dt);
+  for (size_t off = 0; off < count; off += (size_t)INT_MAX) {
+    size_t n = count - off < (size_t)INT_MAX ? count - off : (size_t)INT_MAX;
+    const char *src = in == out ? MPI_IN_PLACE : (const char *)in + off * esize;
+    if (MPI_Allreduce(src, (char *)out + off * esize, (int)n, type, mop, s->comm) != MPI_SUCCESS)
+      return -AR_ERUNTIME;
+  }
+  return 0;
 }
 
 static int mpi_describe(void *state, json_t *rec) {

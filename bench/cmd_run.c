@@ -47,7 +47,8 @@ static void default_backends(struct ar_opts *o) {
   char why[AR_ERRLEN];
   int n;
   const struct ar_backend *const *all = ar_backends(&n);
-  int gpus = ar_gpu_count(why, sizeof why);
+  int mine = ar_gpu_count(why, sizeof why), gpus;
+  MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* every rank picks the same list */
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
     if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
@@ -73,7 +74,12 @@ static int setup_topo(struct ar_env *env, json_t **bindings) {
   char msg[AR_ERRLEN] = "", desc[512] = "";
   const struct ar_opts *o = env->opts;
   int rc = ar_topo_load(&env->topo, *o->xml ? o->xml : NULL, msg, sizeof msg);
-  if (rc && *o->xml) return agree_print(env->comm, rc, msg);
+  /* A bad --xml is a usage error on every rank, even when only some ranks fail to read it. */
+  if (agree_print(env->comm, *o->xml ? rc : 0, msg)) {
+    if (env->topo) ar_topo_destroy(env->topo);
+    env->topo = NULL;
+    return -AR_EINVAL;
+  }
   if (rc) {
     if (env->rank == 0) fprintf(stderr, "arbench: warning: topology discovery failed: %s\n", msg);
     env->topo = NULL;
@@ -146,13 +152,17 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   if (agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   json_t *bindings = NULL;
   if (setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
-  struct ar_writer writer = {0};
-  rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
-  if (agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
   json_error_t je;
   json_t *point = *o->point ? json_loads(o->point, 0, &je) : NULL;
   if (*o->point && !json_is_object(point)) {
-    if (env.rank == 0) fprintf(stderr, "arbench: bad --point '%s' (expected a JSON object)\n", o->point);
+    if (env.rank == 0) fprintf(stderr, "arbench: bad --point '%.200s' (expected a JSON object)\n", o->point);
+    json_decref(point);
+    return AR_EXIT_USAGE;
+  }
+  struct ar_writer writer = {0};
+  rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
+  if (agree_print(env.comm, rc, msg)) {
+    json_decref(point);
     return AR_EXIT_USAGE;
   }
   char run_id[32];

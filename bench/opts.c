@@ -171,7 +171,9 @@ static int parse_backends(struct ar_opts *o, const char *arg, char *err, size_t 
   strcpy(buf, arg);
   char cur[4096] = "";
   char *save = NULL;
-  if (!*buf || strstr(buf, ",,") || buf[0] == ',' || buf[strlen(buf) - 1] == ',') {
+  size_t n = strlen(buf);
+  if (!n || strstr(buf, ",,") || strstr(buf, ";;") || strstr(buf, ",;") || strstr(buf, ";,") ||
+      strchr(",;", buf[0]) || strchr(",;", buf[n - 1])) {
     snprintf(err, errlen, "bad backend list '%s' (empty item)", arg);
     return -AR_EINVAL;
   }
@@ -219,6 +221,10 @@ static int parse_double(const char *s, const char *flag, double lo, double hi, d
 }
 
 static int copy_str(char *dst, size_t cap, const char *src, const char *flag, char *err, size_t errlen) {
+  if (!*src) {
+    snprintf(err, errlen, "empty value for %s", flag);
+    return -AR_EINVAL;
+  }
   if (strlen(src) >= cap) {
     snprintf(err, errlen, "value for %s is longer than %zu characters", flag, cap - 1);
     return -AR_EINVAL;
@@ -304,7 +310,11 @@ static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
 }
 
 static int finish(struct ar_opts *o, size_t minb, size_t maxb, double factor, size_t stepb,
-                  bool have_range, char *err, size_t errlen) {
+                  bool have_range, bool have_factor, char *err, size_t errlen) {
+  if (have_factor && stepb) {
+    snprintf(err, errlen, "-f (step factor) and -i (step bytes) cannot be combined; give one");
+    return -AR_EINVAL;
+  }
   if (o->nsizes && have_range) {
     snprintf(err, errlen, "--sizes/--counts cannot be combined with -b/-e/-f/-i");
     return -AR_EINVAL;
@@ -347,7 +357,7 @@ static int finish(struct ar_opts *o, size_t minb, size_t maxb, double factor, si
 int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t errlen) {
   size_t minb = 8, maxb = 64u << 20, stepb = 0;
   double factor = 2;
-  bool have_range = false;
+  bool have_range = false, have_factor = false;
   int rc = 0, c;
   opterr = 0;
   optind = 1;
@@ -356,7 +366,11 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case 'b': rc = ar_size_parse(optarg, &minb, err, errlen); have_range = true; break;
     case 'e': rc = ar_size_parse(optarg, &maxb, err, errlen); have_range = true; break;
     case 'i': rc = ar_size_parse(optarg, &stepb, err, errlen); have_range = true; break;
-    case 'f': rc = parse_double(optarg, "-f", 1.0000001, 1024, &factor, err, errlen); have_range = true; break;
+    case 'f':
+      rc = parse_double(optarg, "-f", 1.0000001, 1024, &factor, err, errlen);
+      if (rc) snprintf(err, errlen, "bad value '%s' for -f (expected a factor greater than 1, at most 1024)", optarg);
+      have_range = have_factor = true;
+      break;
     case OPT_SIZES:
     case OPT_COUNTS:
       if (o->nsizes) {
@@ -394,7 +408,8 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
       return -AR_EINVAL;
     default:
-      snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", argv[optind - 1]);
+      if (optopt) snprintf(err, errlen, "unknown option '-%c' (see arbench run --help)", optopt);
+      else snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", argv[optind - 1]);
       return -AR_EINVAL;
     }
     if (rc) return rc;
@@ -403,7 +418,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     snprintf(err, errlen, "unexpected argument '%s' (see arbench run --help)", argv[optind]);
     return -AR_EINVAL;
   }
-  return finish(o, minb, maxb, factor, stepb, have_range, err, errlen);
+  return finish(o, minb, maxb, factor, stepb, have_range, have_factor, err, errlen);
 }
 
 int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
@@ -415,9 +430,10 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
   for (int i = 0; i < o->nbackends; i++) PUT("%s;", o->backends[i]);
   PUT(";dtypes=");
   for (int i = 0; i < o->ndtypes; i++) PUT("%d,", (int)o->dtypes[i]);
-  PUT(";op=%d;n=%d;w=%d;c=%d;G=%d;T=%g;place=%d;shared_gpu=%d;islands=%d;max_samples=%d;point=%s",
+  PUT(";op=%d;n=%d;w=%d;c=%d;G=%d;T=%g;place=%d;shared_gpu=%d;islands=%d;max_samples=%d;bind=%d",
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
-      (int)o->shared_gpu, o->islands, o->max_samples, o->point);
+      (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
+  PUT(";xml=%s;devices=%s;point=%s", o->xml, o->devices, o->point);
 #undef PUT
   return n < len ? 0 : -AR_EINVAL;
 }

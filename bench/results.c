@@ -5,6 +5,40 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A crash can leave a torn last line (no newline). Cut the file back to its last complete line so
+ * the records appended after it keep the file readable; readers skip only a torn *last* line. */
+static int drop_torn_tail(FILE *f, const char *path, char *err, size_t len) {
+  struct stat st;
+  if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+  FILE *r = fopen(path, "r");
+  if (!r) return 0;
+  off_t keep = st.st_size;
+  char buf[4096];
+  while (keep > 0) {
+    off_t from = keep > (off_t)sizeof buf ? keep - (off_t)sizeof buf : 0;
+    size_t n = (size_t)(keep - from);
+    if (fseeko(r, from, SEEK_SET) || fread(buf, 1, n, r) != n) break;
+    size_t i = n;
+    while (i > 0 && buf[i - 1] != '\n') i--;
+    if (i > 0) {
+      keep = from + (off_t)i;
+      break;
+    }
+    keep = from;
+  }
+  fclose(r);
+  if (keep == st.st_size) return 0;
+  fprintf(stderr, "arbench: warning: %s: dropping a torn last line (%lld bytes) before appending\n", path,
+          (long long)(st.st_size - keep));
+  if (ftruncate(fileno(f), keep)) {
+    snprintf(err, len, "cannot repair results file '%s': %s", path, strerror(errno));
+    return -AR_EINVAL;
+  }
+  return 0;
+}
 
 int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len) {
   memset(w, 0, sizeof *w);
@@ -18,13 +52,7 @@ int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len)
     snprintf(err, len, "cannot open results file '%s' for appending: %s", path, strerror(errno));
     return -AR_EINVAL;
   }
-  /* If a crash left a torn last line, start on a fresh line so our records stay parseable. */
-  FILE *r = fopen(path, "r");
-  if (r) {
-    if (fseek(r, -1, SEEK_END) == 0 && fgetc(r) != '\n') fputc('\n', w->f);
-    fclose(r);
-  }
-  return 0;
+  return drop_torn_tail(w->f, path, err, len);
 }
 
 int ar_writer_put(struct ar_writer *w, json_t *rec, char *err, size_t len) {

@@ -10,7 +10,7 @@ A=$BUILD_DIR/arbench
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 gpus=$(command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 gpus=${gpus:-0}
-if [ "$gpus" -gt 0 ] && "$A" list | grep -q '^nccl .*available'; then
+if [ "$gpus" -gt 0 ] && "$A" list | grep -qE '^nccl +gpu +available'; then
   np=$gpus
   args=(-b 8 -e 256M -f 2 -n 50 -w 10 -d bfloat16)
   echo "run: $np GPUs" >&2
@@ -22,9 +22,11 @@ else
 fi
 mkdir -p results/local
 out=results/local/run-$(date -u +%Y%m%dT%H%M%SZ).jsonl
-mpirun --oversubscribe -np "$np" "$A" run "${args[@]}" ${ARBENCH_ARGS:-} -J "$out"
+rc=0   # wrong results or error records exit 1: still show what was measured, then fail
+mpirun --oversubscribe -np "$np" "$A" run "${args[@]}" ${ARBENCH_ARGS:-} -J "$out" || rc=$?
 echo "run: results in $out" >&2
-"$A" table --busbw "$out"
+"$A" table --busbw "$out" || rc=1
 "$A" tune "$out" -o results/local/tune >/dev/null && echo "run: tuning files in results/local/tune" >&2
 plots/arbench-plot "$out" -o results/local/plots --arbench "$A" >/dev/null \
   && echo "run: plots in results/local/plots" >&2
+exit $rc

@@ -105,7 +105,10 @@ static int comm_create(struct ar_nccl *s, char *err, size_t len) {
     return -AR_ERUNTIME;
   }
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
+  /* Blocking: a non-blocking communicator makes every collective of 2+ ranks return ncclInProgress
+   * from a helper thread, which would put a host wait inside each timed call. The watchdog thread's
+   * ncclCommAbort works on a blocking communicator as well. */
+  config.blocking = 1;
   if (s->v.ctas) config.minCTAs = config.maxCTAs = s->v.ctas;
   ncclResult_t rc = ncclCommInitRankConfig(&s->comm, env->nranks, u.id, env->rank, &config);
   if (rc != ncclSuccess && rc != ncclInProgress) {
@@ -333,6 +336,14 @@ static int nccl_allreduce(void *state, const void *in, void *out, size_t count, 
   if (rc && rc != -AR_ETIMEOUT && !s->failed_once++) /* the engine has no message slot here: say it once */
     fprintf(stderr, "arbench: rank %d: %s\n", s->env->rank, err);
   return rc;
+}
+
+int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len) {
+  if (be != &ar_be_nccl || !state) return 0;
+  struct ar_nccl *s = state;
+  if (!__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) return 0;
+  snprintf(err, len, "%s", s->abort_msg);
+  return -AR_ETIMEOUT;
 }
 
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len) {

@@ -24,6 +24,8 @@ int ar_gpu_shared_with_peer(const struct ar_env *env, int count);
 /* After the device platform waited on a backend's work: 0, or -AR_ETIMEOUT/-AR_ERUNTIME with the
  * message of a watchdog abort (the nccl backend implements it; other backends: 0). */
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len);
+/* -AR_ETIMEOUT with the message when the backend's watchdog aborted it (no side effects), else 0. */
+int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len);
 /* Graph capture begins (quiet = 1) or ends (0): a watchdog must not touch the capturing stream. */
 void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet);
 

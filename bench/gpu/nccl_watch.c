@@ -1,4 +1,4 @@
-/* nccl_watch.c — deadlines for the nccl backend: non-blocking communicator waits, and a watchdog
+/* nccl_watch.c — deadlines for the nccl backend: communicator waits with a deadline, and a watchdog
  * thread that aborts a communicator whose work does not finish within -T (before the host watchdog). */
 #include "ar.h"
 #include "nccl_priv.h"
@@ -39,10 +39,17 @@ int ar_nccl_wait_comm(struct ar_nccl *s, const char *what, char *err, size_t len
     ncclResult_t rc = ncclCommGetAsyncError(s->comm, &st);
     if (rc != ncclSuccess) st = rc;
     if (st != ncclInProgress) break;
-    if (s->timeout > 0 && ar_nccl_now() - t0 > s->timeout) {
-      snprintf(err, len, "nccl: %s did not finish within %g s (-T); aborting the communicator", what, s->timeout);
-      ncclCommAbort(s->comm);
-      s->comm = NULL;
+    if (__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) {
+      snprintf(err, len, "%s", s->abort_msg);
+      return -AR_ETIMEOUT;
+    }
+    if (s->timeout > 0 && ar_nccl_now() - t0 > deadline_of(s)) {
+      char why[160];
+      snprintf(why, sizeof why, "%s did not finish within %.3g s (-T %g)", what, deadline_of(s), s->timeout);
+      pthread_mutex_lock(&s->lock); /* not while the watchdog thread is looking at the comm */
+      ar_nccl_abort(s, why);        /* guarded: aborts once, whichever thread comes first */
+      pthread_mutex_unlock(&s->lock);
+      snprintf(err, len, "%s", s->abort_msg);
       return -AR_ETIMEOUT;
     }
     nap_ms(1);
@@ -58,11 +65,17 @@ int ar_nccl_wait_stream(struct ar_nccl *s, cudaStream_t stream, char *err, size_
   while ((rc = cudaStreamQuery(stream)) == cudaErrorNotReady) {
     if (s->timeout > 0 && ar_nccl_now() - t0 > s->timeout) {
       snprintf(err, len, "nccl: probe collectives did not finish within %g s (-T)", s->timeout);
+      pthread_mutex_lock(&s->lock);
       ar_nccl_abort(s, "did not finish (setup probes)");
+      pthread_mutex_unlock(&s->lock);
       cudaStreamSynchronize(stream);
       return -AR_ETIMEOUT;
     }
     nap_ms(1);
+  }
+  if (__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) { /* aborted kernels end "successfully" */
+    snprintf(err, len, "%s", s->abort_msg);
+    return -AR_ETIMEOUT;
   }
   if (rc == cudaSuccess) return 0;
   snprintf(err, len, "nccl: waiting for the probe collectives failed: %s", cudaGetErrorString(rc));

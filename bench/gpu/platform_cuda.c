@@ -142,6 +142,7 @@ static int timed_units(const struct ar_loop *l, cudaGraphExec_t graph, int total
   for (int i = 0; !rc && i < total; i++) {
     if (i >= depth) rc = harvest(l, &w, done++, skip, per, samples, err, len);
     int slot = i % AR_EVENT_WINDOW;
+    if (!rc) rc = ar_gpu_backend_aborted(l->be, l->state, err, len); /* never replay into an aborted comm */
     if (!rc && cudaEventRecord(w.start[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
     if (!rc) rc = launch(l, graph, i, err, len);
     if (!rc && cudaEventRecord(w.stop[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;

@@ -56,7 +56,7 @@ step graph 0 -- --backend nccl -b 8 -e 64M -f 4 -d $D -n 100 -w 10 -G 10 -c 1 --
 step variants 0 -- --backend 'nccl:proto=Simple' --backend 'nccl:algo=Ring,proto=LL' --backend 'nccl:ctas=2' \
   --backend 'nccl:reg=1' -b 8 -e 4M -f 16 -n 10 -c 1
 step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
-NP=2 step shared-gpu 0 -- --backend nccl --shared-gpu --sizes 8
+NP=2 step shared-gpu 0 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8
 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4
 
 python3 - "$tmp" <<'PY'

@@ -24,6 +24,14 @@ if "$A" list | grep -q '^nccl .*ncclAllReduce'; then
 fi
 expect_one_line_error "frob" "$A" frob
 expect_one_line_error "x" "$A" list x
+expect_one_line_error "-J" ar_mpirun 2 run --backend mpi -J ''
+expect_one_line_error "mpi;;shm-oneshot" ar_mpirun 2 run --backend 'mpi;;shm-oneshot'
+expect_one_line_error "cannot be combined" ar_mpirun 2 run -b 8 -e 64 -f 4 -i 8
+expect_one_line_error "[1]" ar_mpirun 2 run --backend mpi -b 8 -e 8 --point '[1]' -J "$TMP/p.jsonl"
+[ ! -e "$TMP/p.jsonl" ] || fail "a bad --point left a results file behind"
+# A results file that cannot be written fails the run (a lost record is never silent).
+expect_status 1 ar_mpirun 1 run --backend mpi -b 8 -e 8 -n 2 -J /dev/full
+grep -q "cannot write results file '/dev/full'" "$TMP/err" || fail "no message about the unwritable results file"
 # Single process (no mpirun) works the same way.
 expect_one_line_error "8X" "$A" run -b 8X
 # --help is not an error

@@ -26,6 +26,7 @@ shm_expect() { # shm_expect NSIZES
 }
 
 no_procs() { # no_procs PATTERN : no process command line contains PATTERN (other than grep's)
+  command -v ps >/dev/null || fail "ps is missing (install procps)"
   local n
   n=$(ps -eo args= | grep -F -- "$1" | grep -vcF -- "grep" || true)
   [ "$n" = 0 ]
