@@ -69,7 +69,8 @@ static size_t drop_incomplete(struct ar_ana *a) {
   for (int l = 0; sweep && l < 2; l++)
     for (i = 0; i < json_array_size(lists[l]);) {
       rec = json_array_get(lists[l], i);
-      int keep = !json_object_get(rec, "point") || !strcmp(ar_rec_str(rec, "type", ""), "point") ||
+      /* only records written by `arbench run` (they have a run_id); the sweep's own records stay */
+      int keep = !json_object_get(rec, "point") || !json_is_string(json_object_get(rec, "run_id")) ||
                  json_object_get(done, ar_rec_str(rec, "run_id", ""));
       if (keep) i++;
       else {
@@ -485,6 +486,10 @@ void ar_note_line(json_t *rec, char *buf, size_t len) {
   char where[64] = "";
   if (json_is_integer(json_object_get(rec, "ranks")))
     snprintf(where, sizeof where, " (%d ranks)", ar_rec_ranks(rec));
+  if (!*spec) { /* e.g. a sweep's error record: the message names the point */
+    snprintf(buf, len, "%s: %s", type, *why ? why : "(no reason given)");
+    return;
+  }
   snprintf(buf, len, "%s: %s%s%s%s%s%s", type, spec, *ar_rec_str(rec, "dtype", "") ? " " : "",
            ar_rec_str(rec, "dtype", ""), where, *why ? ": " : "", *why ? why : "(no reason given)");
 }
@@ -502,4 +507,21 @@ int ar_ana_badopt(const char *cmd, int c, const char *arg) {
   else
     fprintf(stderr, "arbench %s: unknown option '%s' (see arbench %s --help)\n", cmd, arg, cmd);
   return AR_EXIT_USAGE;
+}
+
+/* skip / error / other records (not the sweep's bookkeeping), one line each, without repeats. */
+json_t *ar_note_lines(json_t *notes) {
+  json_t *out = json_array(), *seen = json_object();
+  size_t i;
+  json_t *r;
+  json_array_foreach(notes, i, r) {
+    const char *type = ar_rec_str(r, "type", "");
+    if (!strcmp(type, "sweep") || !strcmp(type, "point")) continue; /* sweep bookkeeping */
+    char line[700];
+    ar_note_line(r, line, sizeof line);
+    if (!json_object_get(seen, line)) json_array_append_new(out, json_string(line));
+    json_object_set_new(seen, line, json_true());
+  }
+  json_decref(seen);
+  return out;
 }

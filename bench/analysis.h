@@ -76,6 +76,8 @@ int ar_grid_best(const struct ar_grid *g, int s, int *second);
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);
+/* skip / error / other records as one line each, without repeats (array of strings, new ref). */
+json_t *ar_note_lines(json_t *notes);
 /* Format microseconds with a precision that suits their magnitude. */
 void ar_fmt_us(double us, char *buf, size_t len);
 /* The one-line error for getopt's '?' (unknown option) or ':' (missing value); returns exit 2. */

@@ -225,20 +225,6 @@ static json_t *only_in(json_t *order, json_t *from, json_t *other) {
   return out;
 }
 
-/* skip / error / other records of one side, one line each, without repeats. */
-static json_t *notes_json(json_t *notes) {
-  json_t *out = json_array(), *seen = json_object();
-  size_t i;
-  json_t *r;
-  json_array_foreach(notes, i, r) {
-    char line[700];
-    ar_note_line(r, line, sizeof line);
-    if (!json_object_get(seen, line)) json_array_append_new(out, json_string(line));
-    json_object_set_new(seen, line, json_true());
-  }
-  json_decref(seen);
-  return out;
-}
 
 /* Stacks and hosts of one side, for the header. */
 static json_t *side_json(const char *path, struct ar_ana *a, int dups) {
@@ -265,7 +251,7 @@ static json_t *side_json(const char *path, struct ar_ana *a, int dups) {
   }
   json_decref(seen);
   return json_pack("{s:s, s:o, s:o, s:i, s:i, s:o}", "file", path, "stacks", stacks, "hosts", hosts, "results",
-                   (int)json_array_size(a->results), "duplicates", dups, "not_measured", notes_json(a->notes));
+                   (int)json_array_size(a->results), "duplicates", dups, "not_measured", ar_note_lines(a->notes));
 }
 
 static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts *o) {

@@ -120,18 +120,11 @@ static void print_md(const struct ar_grid *g, int busbw) {
 }
 
 static void print_notes(json_t *notes) {
-  json_t *seen = json_object();
+  json_t *lines = ar_note_lines(notes), *l;
   size_t i;
-  json_t *r;
-  json_array_foreach(notes, i, r) {
-    char line[700];
-    ar_note_line(r, line, sizeof line);
-    if (json_object_get(seen, line)) continue;
-    if (!json_object_size(seen)) printf("Not measured (skip/error records):\n");
-    json_object_set_new(seen, line, json_true());
-    printf("- %s\n", line);
-  }
-  json_decref(seen);
+  if (json_array_size(lines)) printf("Not measured (skip/error records):\n");
+  json_array_foreach(lines, i, l) printf("- %s\n", json_string_value(l));
+  json_decref(lines);
 }
 
 static int parse(int argc, char **argv, struct table_opts *o) {

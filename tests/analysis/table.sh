@@ -68,9 +68,13 @@ cat >"$TMP/sweep.jsonl" <<'J'
 {"type":"point","sweep_id":"s","point":{"np":2,"X":"1"},"status":"done","run_ids":["aaaa"]}
 {"type":"result","run_id":"bbbb","backend":"mpi","variant":"","spec":"mpi","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"time_us":{"p50":9.0},"point":{"np":2,"X":"2"}}
 {"type":"point","sweep_id":"s","point":{"np":2,"X":"2"},"status":"timeout","run_ids":["bbbb"]}
+{"type":"error","sweep_id":"s","point":{"np":2,"X":"2"},"status":"timeout","message":"point np=2 X=2: timed out after 5 s","run_ids":["bbbb"]}
 J
 "$ARBENCH" table --format csv "$TMP/sweep.jsonl" >"$TMP/sw.csv" 2>"$TMP/sw.err" || fail "table of a sweep exited $?"
 eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong
 float,2,out,sum,8,\"mpi {X=1,np=2}\",3,nan,1,0" "$(cat "$TMP/sw.csv")"
 eq "sweep rule: says what it ignored" 1 "$(grep -c 'ignored 1 records of sweep launches' "$TMP/sw.err")"
+"$ARBENCH" table "$TMP/sweep.jsonl" >"$TMP/sw.md" 2>/dev/null || fail "markdown table of a sweep exited $?"
+eq "sweep rule: the failed point is listed, bookkeeping is not" "Not measured (skip/error records):
+- error: point np=2 X=2: timed out after 5 s" "$(sed -n '/^Not measured/,$p' "$TMP/sw.md")"
 finish
