@@ -5,39 +5,37 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A crash can leave a torn last line (no newline). Cut the file back to its last complete line so
- * the records appended after it keep the file readable; readers skip only a torn *last* line. */
-static int drop_torn_tail(FILE *f, const char *path, char *err, size_t len) {
-  struct stat st;
-  if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
-  FILE *r = fopen(path, "r");
-  if (!r) return 0;
-  off_t keep = st.st_size;
-  char buf[4096];
-  while (keep > 0) {
-    off_t from = keep > (off_t)sizeof buf ? keep - (off_t)sizeof buf : 0;
-    size_t n = (size_t)(keep - from);
-    if (fseeko(r, from, SEEK_SET) || fread(buf, 1, n, r) != n) break;
-    size_t i = n;
-    while (i > 0 && buf[i - 1] != '\n') i--;
-    if (i > 0) {
-      keep = from + (off_t)i;
-      break;
-    }
-    keep = from;
-  }
-  fclose(r);
-  if (keep == st.st_size) return 0;
-  fprintf(stderr, "arbench: warning: %s: dropping a torn last line (%lld bytes) before appending\n", path,
-          (long long)(st.st_size - keep));
-  if (ftruncate(fileno(f), keep)) {
-    snprintf(err, len, "cannot repair results file '%s': %s", path, strerror(errno));
+int ar_results_repair(const char *path, long *removed, char *err, size_t len) {
+  *removed = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return 0;
+    snprintf(err, len, "cannot open results file '%s': %s", path, strerror(errno));
     return -AR_EINVAL;
   }
-  return 0;
+  off_t end = lseek(fd, 0, SEEK_END), pos = end;
+  char buf[4096];
+  int found = 0;
+  while (pos > 0 && !found) { /* find the last newline, from the end */
+    size_t n = pos < (off_t)sizeof buf ? (size_t)pos : sizeof buf;
+    if (pread(fd, buf, n, pos - (off_t)n) != (ssize_t)n) break;
+    for (size_t i = n; i-- > 0 && !found;)
+      if (buf[i] == '\n') {
+        found = 1;
+        pos = pos - (off_t)n + (off_t)i + 1;
+      }
+    if (!found) pos -= (off_t)n;
+  }
+  close(fd);
+  if (pos == end) return 0;
+  *removed = (long)(end - pos);
+  if (truncate(path, pos) == 0) return 0;
+  snprintf(err, len, "cannot repair results file '%s': %s", path, strerror(errno));
+  return -AR_EINVAL;
 }
 
 int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len) {
@@ -47,12 +45,18 @@ int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len)
     w->f = stdout;
     return 0;
   }
+  /* A crash can leave a torn last line: cut it off so records appended after it stay readable
+   * (readers skip only a torn *last* line). */
+  long removed = 0;
+  if (ar_results_repair(path, &removed, err, len)) return -AR_EINVAL;
+  if (removed)
+    fprintf(stderr, "arbench: warning: %s: dropping a torn last line (%ld bytes) before appending\n", path, removed);
   w->f = fopen(path, "a");
   if (!w->f) {
     snprintf(err, len, "cannot open results file '%s' for appending: %s", path, strerror(errno));
     return -AR_EINVAL;
   }
-  return drop_torn_tail(w->f, path, err, len);
+  return 0;
 }
 
 int ar_writer_put(struct ar_writer *w, json_t *rec, char *err, size_t len) {

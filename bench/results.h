@@ -11,7 +11,9 @@ struct ar_writer {
   char path[1024];
 };
 
-/* Open path for appending ("-" = stdout). */
+/* Cut a torn last line (no trailing newline) off path; *removed = bytes cut. Missing file: 0. */
+int ar_results_repair(const char *path, long *removed, char *err, size_t len);
+/* Open path for appending ("-" = stdout), after cutting off a torn last line. */
 int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len);
 /* Write one record as one line, then fflush + fsync-free flush. */
 int ar_writer_put(struct ar_writer *w, json_t *rec, char *err, size_t len);

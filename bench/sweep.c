@@ -81,7 +81,7 @@ static void dry_run(struct sweep *s) {
 static void repair(const char *path) {
   long removed;
   char err[AR_ERRLEN];
-  if (ar_sweep_file_repair(path, &removed, err, sizeof err)) fprintf(stderr, "arbench sweep: warning: %s\n", err);
+  if (ar_results_repair(path, &removed, err, sizeof err)) fprintf(stderr, "arbench sweep: warning: %s\n", err);
   else if (removed)
     fprintf(stderr, "arbench sweep: warning: %s: removed a torn last line (%ld bytes) left by an interrupted writer\n",
             path, removed);

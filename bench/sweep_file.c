@@ -24,33 +24,6 @@ int ar_sweep_file_truncate(const char *path, off_t size, char *err, size_t len) 
   return -AR_ERUNTIME;
 }
 
-int ar_sweep_file_repair(const char *path, long *removed, char *err, size_t len) {
-  *removed = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return 0;
-    snprintf(err, len, "cannot open results file '%s': %s", path, strerror(errno));
-    return -AR_EINVAL;
-  }
-  off_t end = lseek(fd, 0, SEEK_END), pos = end;
-  char buf[4096];
-  int found = 0;
-  while (pos > 0 && !found) { /* find the last newline, from the end */
-    size_t n = pos < (off_t)sizeof buf ? (size_t)pos : sizeof buf;
-    if (pread(fd, buf, n, pos - (off_t)n) != (ssize_t)n) break;
-    for (size_t i = n; i-- > 0 && !found;)
-      if (buf[i] == '\n') {
-        found = 1;
-        pos = pos - (off_t)n + (off_t)i + 1;
-      }
-    if (!found) pos -= (off_t)n;
-  }
-  close(fd);
-  if (pos == end) return 0;
-  *removed = (long)(end - pos);
-  return ar_sweep_file_truncate(path, pos, err, len);
-}
-
 static void count_record(json_t *rec, struct ar_appended *a) {
   const char *type = json_string_value(json_object_get(rec, "type"));
   json_t *id = json_object_get(rec, "run_id");

@@ -14,8 +14,6 @@ struct ar_appended {
   int results, skips, errors;
 };
 
-/* Cut a torn last line (no trailing newline) off path; *removed = bytes cut. Missing file: 0. */
-int ar_sweep_file_repair(const char *path, long *removed, char *err, size_t len);
 /* Size of path in bytes (0 when missing); -1 with err on failure. */
 off_t ar_sweep_file_size(const char *path, char *err, size_t len);
 /* Cut path back to size (drop a launch's partial records). */
