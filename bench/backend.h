@@ -58,7 +58,7 @@ struct ar_backend {
   void (*release)(void *state, void *p);
 };
 
-/* Registry (bench/registry.c): every backend compiled in, in display order. */
+/* Registry (bench/backends/registry.c): every backend compiled in, in display order. */
 const struct ar_backend *const *ar_backends(int *n);
 const struct ar_backend *ar_backend_find(const char *name);
 /* Split "name:variant" into a backend and the variant text; -AR_EINVAL naming the known ones. */

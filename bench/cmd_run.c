@@ -2,7 +2,7 @@
  * device choice, the run record, then the engine over every backend; exit status at the end. */
 #include "commands.h"
 #include "engine.h"
-#include "gpu.h"
+#include "backends/gpu/gpu.h"
 #include "opts.h"
 #include "provenance.h"
 #include "report.h"

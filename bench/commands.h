@@ -4,13 +4,13 @@
 #define AR_COMMANDS_H
 
 int ar_cmd_run(int argc, char **argv);     /* bench/cmd_run.c */
-int ar_cmd_list(int argc, char **argv);    /* bench/cmd_list.c */
+int ar_cmd_list(int argc, char **argv);    /* bench/backends/list.c */
 int ar_cmd_version(int argc, char **argv); /* bench/provenance.c */
 int ar_cmd_topo(int argc, char **argv);    /* topo/topo_cmd.c */
-int ar_cmd_sweep(int argc, char **argv);   /* bench/sweep.c */
-int ar_cmd_table(int argc, char **argv);   /* bench/table.c */
-int ar_cmd_compare(int argc, char **argv); /* bench/compare.c */
-int ar_cmd_tune(int argc, char **argv);    /* bench/tune.c */
-int ar_cmd_import(int argc, char **argv);  /* bench/import.c */
+int ar_cmd_sweep(int argc, char **argv);   /* bench/sweep/sweep.c */
+int ar_cmd_table(int argc, char **argv);   /* bench/analysis/table.c */
+int ar_cmd_compare(int argc, char **argv); /* bench/analysis/compare.c */
+int ar_cmd_tune(int argc, char **argv);    /* bench/analysis/tune.c */
+int ar_cmd_import(int argc, char **argv);  /* bench/analysis/import.c */
 
 #endif

@@ -43,7 +43,7 @@ struct ar_platform {
 };
 
 extern const struct ar_platform ar_host_platform;
-/* Device platform: bench/gpu/ (NULL when built without CUDA). */
+/* Device platform: bench/backends/gpu/ (NULL when built without CUDA). */
 const struct ar_platform *ar_device_platform(void);
 
 #endif

@@ -3,7 +3,7 @@
 #include "provenance.h"
 #include "ar_config.h"
 #include "ar_git.h"
-#include "gpu.h"
+#include "backends/gpu/gpu.h"
 #include "opts.h"
 #include "topo.h"
 #include <hwloc.h>
@@ -26,10 +26,32 @@ void ar_mpi_version(char *buf, size_t len) {
   snprintf(buf, len, "%s", lib);
 }
 
-void ar_hwloc_versions(char *compiled, char *loaded, size_t len) {
-  unsigned v = hwloc_get_api_version();
-  snprintf(compiled, len, "%s", HWLOC_VERSION);
-  snprintf(loaded, len, "API %u.%u.%u", v >> 16, (v >> 8) & 0xff, v & 0xff);
+/* hwloc has two version numbers: the release (HWLOC_VERSION, e.g. 2.9.0) and the API version
+ * (HWLOC_API_VERSION, e.g. 2.8.0), which stays the same across releases that add no API. The loaded
+ * library's release is not exported by a function; hwloc stores it in the root object's
+ * "hwlocVersion" info at every load, so a one-PU synthetic topology gives it in microseconds. */
+void ar_hwloc_versions(struct ar_hwloc_versions *v) {
+  unsigned api = hwloc_get_api_version();
+  snprintf(v->compiled, sizeof v->compiled, "%s", HWLOC_VERSION);
+  snprintf(v->api_compiled, sizeof v->api_compiled, "%u.%u.%u", (unsigned)HWLOC_API_VERSION >> 16,
+           ((unsigned)HWLOC_API_VERSION >> 8) & 0xff, (unsigned)HWLOC_API_VERSION & 0xff);
+  snprintf(v->api_loaded, sizeof v->api_loaded, "%u.%u.%u", api >> 16, (api >> 8) & 0xff, api & 0xff);
+  snprintf(v->loaded, sizeof v->loaded, "unknown");
+  hwloc_topology_t t;
+  if (hwloc_topology_init(&t)) return;
+  const char *rel = NULL;
+  if (!hwloc_topology_set_synthetic(t, "pu:1") && !hwloc_topology_load(t))
+    rel = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "hwlocVersion");
+  if (rel) snprintf(v->loaded, sizeof v->loaded, "%s", rel);
+  hwloc_topology_destroy(t);
+}
+
+void ar_hwloc_line(const struct ar_hwloc_versions *v, char *buf, size_t len) {
+  if (!strcmp(v->compiled, v->loaded) && !strcmp(v->api_compiled, v->api_loaded))
+    snprintf(buf, len, "%s (library and headers; API %s)", v->loaded, v->api_loaded);
+  else
+    snprintf(buf, len, "library %s (API %s), headers %s (API %s)", v->loaded, v->api_loaded,
+             v->compiled, v->api_compiled);
 }
 
 static json_t *env_object(void) {
@@ -90,20 +112,21 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
       seen |= !strcmp(json_string_value(json_array_get(hosts, k)), h);
     if (!seen) json_array_append_new(hosts, json_string(h));
   }
-  char mpi[256], hc[32], hl[32], start[64];
+  char mpi[256], start[64];
+  struct ar_hwloc_versions hv;
   ar_mpi_version(mpi, sizeof mpi);
-  ar_hwloc_versions(hc, hl, sizeof hc);
+  ar_hwloc_versions(&hv);
   time_t now = time(NULL);
   strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   int mv, msub;
   MPI_Get_version(&mv, &msub);
   json_t *rec = json_pack(
-      "{s:i, s:{s:s, s:s}, s:o, s:s, s:o, s:i, s:i, s:o, s:o, s:o, s:{s:s, s:s}, s:{s:s, s:s}}",
+      "{s:i, s:{s:s, s:s}, s:o, s:s, s:o, s:i, s:i, s:o, s:o, s:o, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s}}",
       "schema", AR_SCHEMA_VERSION, "arbench", "version", AR_VERSION_STRING, "git", AR_GIT_COMMIT,
       "command", cmd, "start", start, "hosts", hosts, "ranks", env->nranks, "nodes", env->nnodes,
       "rank_map", ranks, "stack", ar_stack_describe(), "gpus", ar_gpu_describe(), "mpi", "library",
-      mpi, "standard", mv == 3 ? (msub == 1 ? "3.1" : "3.0") : "4+", "hwloc", "compiled", hc,
-      "library_api", hl);
+      mpi, "standard", mv == 3 ? (msub == 1 ? "3.1" : "3.0") : "4+", "hwloc", "compiled", hv.compiled,
+      "loaded", hv.loaded, "api_compiled", hv.api_compiled, "api_loaded", hv.api_loaded);
   json_object_set_new(rec, "topology", env->topo ? ar_topo_summary(env->topo) : json_null());
   json_object_set_new(rec, "binding", bindings ? json_incref(bindings) : json_null());
   json_object_set_new(rec, "options", options_object(env->opts));
@@ -115,9 +138,11 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
 int ar_cmd_version(int argc, char **argv) {
   (void)argc;
   (void)argv;
-  char mpi[256], hc[32], hl[32];
+  char mpi[256], hline[160];
+  struct ar_hwloc_versions hv;
   ar_mpi_version(mpi, sizeof mpi);
-  ar_hwloc_versions(hc, hl, sizeof hc);
+  ar_hwloc_versions(&hv);
+  ar_hwloc_line(&hv, hline, sizeof hline);
   json_t *st = ar_stack_describe();
 #define S(k) (json_string_value(json_object_get(st, k)) ? json_string_value(json_object_get(st, k)) : "none")
   printf("arbench %s (git %s)\n", AR_VERSION_STRING, AR_GIT_COMMIT);
@@ -127,7 +152,7 @@ int ar_cmd_version(int argc, char **argv) {
   printf("GPU archs    %s\n", json_is_true(json_object_get(st, "kernels")) ? S("archs")
                               : "none (no nvcc in this stack: no GPU kernels compiled)");
   printf("MPI          %s\n", mpi);
-  printf("hwloc        compiled %s, loaded library %s\n", hc, hl);
+  printf("hwloc        %s\n", hline);
 #undef S
   const char *warn = json_string_value(json_object_get(st, "warning"));
   if (warn) fprintf(stderr, "arbench: warning: %s\n", warn);

@@ -10,6 +10,30 @@ missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# apt_wait CMD...: run an apt-get command; while another apt or dpkg holds its lock (unattended
+# upgrades on a fresh machine), say so and wait up to APT_LOCK_WAIT seconds (default 600) instead of
+# failing on apt's bare "Could not get lock". The loop covers the dpkg lock of install and the
+# package-list lock of update alike.
+apt_wait() {
+  local deadline=$(( $(date +%s) + ${APT_LOCK_WAIT:-600} )) said=0 log
+  log=$(mktemp)
+  while :; do
+    if "$@" -o DPkg::Lock::Timeout=5 >"$log" 2>&1; then rm -f "$log"; return 0; fi
+    if ! grep -q 'Could not get lock\|Unable to acquire\|is held by process' "$log" \
+        || [ "$(date +%s)" -ge "$deadline" ]; then
+      cat "$log" >&2; rm -f "$log"; return 1
+    fi
+    if [ $said = 0 ]; then
+      local lock holder what
+      lock=$(grep -o '/var/[a-z/_-]*lock[a-z-]*' "$log" | head -1 || true)
+      holder=$(grep -o 'held by process [0-9]* ([^)]*)' "$log" | head -1 || true)
+      what="${lock:-the apt lock}${holder:+, $holder}"
+      echo "setup: waiting up to ${APT_LOCK_WAIT:-600} s for another apt/dpkg to release ${what}" >&2
+      said=1
+    fi
+    sleep 5
+  done
+}
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""
@@ -17,8 +41,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     command -v sudo >/dev/null || { echo "setup: run as root or install: ${missing[*]}" >&2; exit 1; }
     SUDO=sudo
   fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_wait $SUDO apt-get update -qq
+  apt_wait $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 opts=()
 [ -n "${CI:-}" ] && opts+=(-Dwerror=true)

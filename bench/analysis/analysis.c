@@ -1,6 +1,6 @@
 /* analysis.c — loading results for the analysis commands, filters, configuration labels and the
  * size x configuration grid that table and tune print from. Reads only the JSON Lines format. */
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "ar.h"
 #include "results.h"
 #include <errno.h>

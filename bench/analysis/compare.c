@@ -1,6 +1,6 @@
 /* compare.c — `arbench compare A B`: match results on (backend, variant, point, dtype, size, ranks,
  * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict; unmatched. */
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
 #include "opts.h"

@@ -1,6 +1,6 @@
 /* table.c — `arbench table FILE...`: sizes x configurations (p50 us, optionally busbw), the best per
  * size marked, crossovers listed, one table per (dtype, ranks, placement, op); markdown or CSV. */
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
 #include "opts.h"

@@ -1,6 +1,6 @@
 /* tune.c — `arbench tune FILE...`: the best configuration per size range (margin over the runner-up),
  * and the files a serving stack reads: NCCL tuner-plugin CSV, custom-allreduce thresholds, NCCL env. */
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
 #include "opts.h"

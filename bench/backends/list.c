@@ -1,8 +1,8 @@
-/* cmd_list.c — `arbench list`: every backend compiled in, whether it can run here and why not.
+/* list.c — `arbench list`: every backend compiled in, whether it can run here and why not.
  * Runs as a single MPI process (no mpirun needed); needs no GPU. */
 #include "backend.h"
 #include "commands.h"
-#include "gpu.h"
+#include "backends/gpu/gpu.h"
 #include "opts.h"
 #include <stdio.h>
 #include <string.h>

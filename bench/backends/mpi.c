@@ -1,4 +1,4 @@
-/* be_mpi.c — the `mpi` backend: MPI_Allreduce on host buffers.
+/* mpi.c — the `mpi` backend: MPI_Allreduce on host buffers.
  * fp16/bf16 travel as 16-bit words and are reduced on the host through user-defined MPI ops. */
 #include "backend.h"
 #include "dtype.h"

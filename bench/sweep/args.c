@@ -2,7 +2,7 @@
  * launcher, run options (validated with the run parser) and the --help text. */
 #include "backend.h"
 #include "opts.h"
-#include "sweep_plan.h"
+#include "sweep/plan.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>

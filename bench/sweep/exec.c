@@ -1,7 +1,7 @@
-/* sweep_exec.c — child process control for `arbench sweep`: fork/execvpe without a shell, signals
+/* exec.c — child process control for `arbench sweep`: fork/execvpe without a shell, signals
  * through a signalfd, a deadline, SIGTERM then SIGKILL to the launch's process group, and the end of
  * any descendants (reparented to us as subreaper) so nothing keeps writing to the results file. */
-#include "sweep_exec.h"
+#include "sweep/exec.h"
 #include "ar.h"
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* sweep_exec.h — run one launch as a child: argv with an explicit environment, its own process
+/* exec.h — run one launch as a child: argv with an explicit environment, its own process
  * group, stderr tail kept, a deadline, and the whole process tree killed on timeout or Ctrl-C. */
 #ifndef AR_SWEEP_EXEC_H
 #define AR_SWEEP_EXEC_H

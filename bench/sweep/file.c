@@ -1,6 +1,6 @@
-/* sweep_file.c — the sweep's side of the results file: torn-tail repair, scanning the records a
+/* file.c — the sweep's side of the results file: torn-tail repair, scanning the records a
  * launch appended (its run_ids), finished points for --resume, and the sweep/point/error records. */
-#include "sweep_file.h"
+#include "sweep/file.h"
 #include "ar.h"
 #include <errno.h>
 #include <fcntl.h>

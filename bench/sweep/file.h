@@ -1,11 +1,11 @@
-/* sweep_file.h — the sweep's side of the results file: repair a torn tail, scan what a launch
+/* file.h — the sweep's side of the results file: repair a torn tail, scan what a launch
  * appended, find finished points for --resume, and the records the sweep itself writes. */
 #ifndef AR_SWEEP_FILE_H
 #define AR_SWEEP_FILE_H
 
 #include "results.h"
-#include "sweep_exec.h"
-#include "sweep_plan.h"
+#include "sweep/exec.h"
+#include "sweep/plan.h"
 #include <sys/types.h>
 
 /* What one launch appended to the file. */

@@ -1,7 +1,7 @@
-/* sweep_plan.c — expand a sweep configuration into launches: cartesian product of the axes minus
+/* plan.c — expand a sweep configuration into launches: cartesian product of the axes minus
  * --exclude rules, in-process nccl axes folded into backend variants, each launch's argv and env. */
 #include "opts.h"
-#include "sweep_plan.h"
+#include "sweep/plan.h"
 #include <stdlib.h>
 #include <string.h>
 

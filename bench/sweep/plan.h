@@ -1,4 +1,4 @@
-/* sweep_plan.h — `arbench sweep` input and plan: axes (--np, --env), exclusion rules, launcher and
+/* plan.h — `arbench sweep` input and plan: axes (--np, --env), exclusion rules, launcher and
  * run options, expanded into launches (argv, environment, point JSON). Pure: no processes, no files. */
 #ifndef AR_SWEEP_PLAN_H
 #define AR_SWEEP_PLAN_H

@@ -1,6 +1,6 @@
-/* sweep_progress.c — progress of a sweep on stderr: a bar redrawn in place on a terminal, one
+/* progress.c — progress of a sweep on stderr: a bar redrawn in place on a terminal, one
  * line per launch start and end otherwise; ETA from the mean time of the launches run so far. */
-#include "sweep_progress.h"
+#include "sweep/progress.h"
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>

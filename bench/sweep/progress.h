@@ -1,4 +1,4 @@
-/* sweep_progress.h — sweep progress on stderr: points done/total, the current point, elapsed and
+/* progress.h — sweep progress on stderr: points done/total, the current point, elapsed and
  * ETA; a redrawn bar on a terminal, plain lines otherwise. */
 #ifndef AR_SWEEP_PROGRESS_H
 #define AR_SWEEP_PROGRESS_H

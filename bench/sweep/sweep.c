@@ -2,10 +2,10 @@
  * under the launcher with a deadline, record its outcome, stop cleanly on Ctrl-C (exit 130). */
 #include "ar.h"
 #include "commands.h"
-#include "sweep_exec.h"
-#include "sweep_file.h"
-#include "sweep_plan.h"
-#include "sweep_progress.h"
+#include "sweep/exec.h"
+#include "sweep/file.h"
+#include "sweep/plan.h"
+#include "sweep/progress.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* test_gpu_assign.c — which GPU each rank gets: by local rank, from --devices, shared (--shared-gpu),
  * and when the nccl backend must refuse (two ranks on one GPU). No GPU needed. */
 #include "backend.h"
-#include "gpu_priv.h"
+#include "backends/gpu/priv.h"
 #include "opts.h"
 #include <setjmp.h>
 #include <stdarg.h>

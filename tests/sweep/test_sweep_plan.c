@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "backend.h"
-#include "sweep_plan.h"
+#include "sweep/plan.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
-/* gpu_assign.c — which GPU a rank gets: by local rank, from --devices, or shared (--shared-gpu).
+/* assign.c — which GPU a rank gets: by local rank, from --devices, or shared (--shared-gpu).
  * Pure functions (no CUDA, no MPI) so the unit tests drive them directly. */
-#include "gpu_priv.h"
+#include "backends/gpu/priv.h"
 #include "opts.h"
 #include <stdio.h>
 #include <stdlib.h>

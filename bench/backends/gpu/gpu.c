@@ -1,9 +1,9 @@
 /* gpu.c — the GPU hooks of gpu.h with CUDA: device count and why none, one device per rank,
  * the CUDA/NCCL stack this binary was built against and runs with, and the devices it sees. */
 #include "ar_config.h"
-#include "gpu.h"
-#include "gpu_priv.h"
-#include "nccl_parse.h"
+#include "backends/gpu/gpu.h"
+#include "backends/gpu/priv.h"
+#include "backends/gpu/nccl_parse.h"
 #include "opts.h"
 #include <cuda_runtime_api.h>
 #include <ctype.h>

@@ -1,9 +1,9 @@
-/* be_nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
+/* nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
  * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
 #include "ar_config.h"
-#include "gpu.h"
-#include "gpu_priv.h"
-#include "nccl_priv.h"
+#include "backends/gpu/gpu.h"
+#include "backends/gpu/priv.h"
+#include "backends/gpu/nccl_priv.h"
 #include "opts.h"
 #include <dlfcn.h>
 #include <stdio.h>

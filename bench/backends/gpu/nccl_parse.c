@@ -1,6 +1,6 @@
 /* nccl_parse.c — the nccl backend's variant parser (checked against the NCCL version in use) and
  * the parser of NCCL's INFO lines (tuning decisions, channels, transports, path type). No CUDA here. */
-#include "nccl_parse.h"
+#include "backends/gpu/nccl_parse.h"
 #include "ar.h"
 #include <stdio.h>
 #include <stdlib.h>

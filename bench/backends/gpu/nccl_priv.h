@@ -1,10 +1,10 @@
-/* nccl_priv.h — the state of one nccl backend variant, shared by be_nccl.c (the ops) and
+/* nccl_priv.h — the state of one nccl backend variant, shared by nccl.c (the ops) and
  * nccl_watch.c (deadline waits and the watchdog thread that aborts a hung communicator). */
 #ifndef AR_NCCL_PRIV_H
 #define AR_NCCL_PRIV_H
 
 #include "backend.h"
-#include "nccl_parse.h"
+#include "backends/gpu/nccl_parse.h"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <pthread.h>

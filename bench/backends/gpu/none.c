@@ -1,6 +1,6 @@
-/* gpu_none.c — the GPU hooks of gpu.h for a build without CUDA (-Dcuda=disabled or no toolkit):
+/* none.c — the GPU hooks of gpu.h for a build without CUDA (-Dcuda=disabled or no toolkit):
  * no devices, and a stack description that says so. */
-#include "gpu.h"
+#include "backends/gpu/gpu.h"
 #include "ar_config.h"
 #include "platform.h"
 #include <stdio.h>

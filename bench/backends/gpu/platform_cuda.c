@@ -3,8 +3,8 @@
 #include "ar_config.h"
 #include "ar_pattern.h"
 #include "dtype.h"
-#include "gpu.h"
-#include "gpu_priv.h"
+#include "backends/gpu/gpu.h"
+#include "backends/gpu/priv.h"
 #include "platform.h"
 #include <cuda_runtime_api.h>
 #include <stdio.h>

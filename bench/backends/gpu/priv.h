@@ -1,4 +1,4 @@
-/* gpu_priv.h — what the files of bench/gpu/ share among themselves: the nvcc-built fill/check
+/* priv.h — what the files of bench/backends/gpu/ share among themselves: the nvcc-built fill/check
  * launchers, the device-choice rule, and the health hook the device platform asks after a wait. */
 #ifndef AR_GPU_PRIV_H
 #define AR_GPU_PRIV_H

@@ -1,6 +1,6 @@
-/* shm_algo.c — the host side of kernels/ar_core.h: one-shot, two-shot, staged two-shot and islands,
+/* algo.c — the host side of kernels/ar_core.h: one-shot, two-shot, staged two-shot and islands,
  * each rank writing only its own region and flags, reading its peers' after acquiring their flags. */
-#include "shm_algo.h"
+#include "backends/shm/algo.h"
 #include <stdio.h>
 #include <string.h>
 

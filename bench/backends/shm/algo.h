@@ -1,4 +1,4 @@
-/* shm_algo.h — state of the shm-* backends and the host drivers of kernels/ar_core.h's algorithms,
+/* algo.h — state of the shm-* backends and the host drivers of kernels/ar_core.h's algorithms,
  * one chunk (one generation) at a time over MPI-3 shared memory regions. */
 #ifndef AR_SHM_ALGO_H
 #define AR_SHM_ALGO_H
@@ -31,7 +31,7 @@ struct shm_state {
  * Returns 0 or -AR_ETIMEOUT (after printing one line naming rank, pass and peer). */
 int shm_chunk(struct shm_state *s, const char *in, char *out, size_t cnt, int dt, int op, uint32_t g);
 
-/* Writes of the private output (bench/shm_out.c): streaming stores when s->stream, else plain. */
+/* Writes of the private output (out.c): streaming stores when s->stream, else plain. */
 void shm_out_copy(const struct shm_state *s, void *dst, const void *src, size_t bytes);
 void shm_out_reduce(const struct shm_state *s, int dt, int op, int div, void *out, void *res,
                     const void *const *src, int ns, size_t n);

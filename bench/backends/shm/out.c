@@ -1,6 +1,6 @@
-/* shm_out.c — writes into a rank's private output buffer: plain, or streaming (non-temporal) stores
+/* out.c — writes into a rank's private output buffer: plain, or streaming (non-temporal) stores
  * for large results on x86, so writing a cold destination does not first read it from memory. */
-#include "shm_algo.h"
+#include "backends/shm/algo.h"
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>

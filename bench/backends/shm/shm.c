@@ -1,8 +1,8 @@
-/* be_shm.c — the shm-oneshot, shm-twoshot, shm-staged and shm-islands backends: kernels/ar_core.h's
+/* shm.c — the shm-oneshot, shm-twoshot, shm-staged and shm-islands backends: kernels/ar_core.h's
  * algorithms between the ranks of one node over an MPI-3 shared-memory window (MPI_Win_allocate_shared). */
 #include "backend.h"
 #include "opts.h"
-#include "shm_algo.h"
+#include "backends/shm/algo.h"
 #include "topo.h"
 #include <stdio.h>
 #include <stdlib.h>
