@@ -21,6 +21,7 @@ struct ar_env {
   const struct ar_opts *opts;
   struct ar_topo *topo; /* NULL when discovery failed */
   int device;           /* CUDA device of this rank, -1 when none */
+  int device_shared;    /* another rank of this node uses the same physical GPU (by PCI bus id) */
 };
 
 enum ar_backend_flags {

@@ -62,3 +62,8 @@ extern "C" int ar_cu_check(const void *buf, size_t count, int dtype, int op, int
   ar_check_kernel<<<ar_blocks(count), 256, 0, (cudaStream_t)stream>>>(buf, count, dtype, op, nranks, wrong);
   return (int)cudaGetLastError();
 }
+
+extern "C" int ar_cu_image(void) {
+  cudaFuncAttributes a;
+  return (int)cudaFuncGetAttributes(&a, ar_fill_kernel);
+}

@@ -1,5 +1,5 @@
 /* test_gpu_assign.c — which GPU each rank gets: by local rank, from --devices, shared (--shared-gpu),
- * and when the nccl backend must refuse (two ranks on one GPU). No GPU needed. */
+ * by PCI bus id when each rank sees its own GPU, and when two ranks share one physical GPU. No GPU needed. */
 #include "backend.h"
 #include "backends/gpu/priv.h"
 #include "opts.h"
@@ -39,27 +39,53 @@ static void test_assign(void **st) {
   assert_int_equal(ar_gpu_assign(list, 2, 4, 1, 2), 3);
 }
 
-static void test_shared(void **st) {
+/* One GPU visible per rank (CUDA_VISIBLE_DEVICES per task, srun --gpus-per-task=1): every rank gets
+ * its device 0. The old rule (local rank index against the visible count) gave ranks >= 1 none. */
+static void test_visible_per_task(void **st) {
   (void)st;
-  struct ar_opts o;
-  ar_opts_defaults(&o);
-  struct ar_env env = {.opts = &o, .local_rank = 1, .local_nranks = 4, .device = -1};
-  assert_int_equal(ar_gpu_shared_with_peer(&env, 4), 0);
-  assert_int_equal(ar_gpu_expected(&env, 4), 1);
-  o.shared_gpu = true;
-  assert_int_equal(ar_gpu_shared_with_peer(&env, 1), 1); /* 4 ranks on GPU 0 */
-  assert_int_equal(ar_gpu_shared_with_peer(&env, 4), 0);
-  snprintf(o.devices, sizeof o.devices, "0,1,0,2");
-  assert_int_equal(ar_gpu_shared_with_peer(&env, 4), 0); /* rank 1 alone on GPU 1 */
-  env.local_rank = 2;
-  assert_int_equal(ar_gpu_shared_with_peer(&env, 4), 1); /* rank 2 shares GPU 0 with rank 0 */
-  o.shared_gpu = false;
-  snprintf(o.devices, sizeof o.devices, "0,1");
-  assert_int_equal(ar_gpu_expected(&env, 4), -1); /* rank 2 is not listed */
+  const char *vis[4] = {"0000:01:00.0", "0000:41:00.0", "0000:81:00.0", "0000:c1:00.0"};
+  for (int lr = 0; lr < 4; lr++) assert_int_equal(ar_gpu_assign_visible(vis, 4, NULL, 0, 0, lr), 0);
+  const char *bus[4] = {"0000:01:00.0", "0000:41:00.0", "0000:81:00.0", "0000:c1:00.0"};
+  for (int lr = 0; lr < 4; lr++) assert_int_equal(ar_gpu_busid_shared(bus, 4, lr), 0); /* distinct GPUs */
+}
+
+/* All ranks see the same GPUs: by position, as before; more ranks than GPUs only with shared. */
+static void test_visible_same(void **st) {
+  (void)st;
+  const char *all = "0000:01:00.0,0000:41:00.0";
+  const char *vis[3] = {all, all, all};
+  assert_int_equal(ar_gpu_assign_visible(vis, 3, NULL, 0, 0, 0), 0);
+  assert_int_equal(ar_gpu_assign_visible(vis, 3, NULL, 0, 0, 1), 1);
+  assert_int_equal(ar_gpu_assign_visible(vis, 3, NULL, 0, 0, 2), -1);
+  assert_int_equal(ar_gpu_assign_visible(vis, 3, NULL, 0, 1, 2), 0);
+  int list[2] = {1, 0};
+  assert_int_equal(ar_gpu_assign_visible(vis, 3, list, 2, 0, 0), 1);
+  assert_int_equal(ar_gpu_assign_visible(vis, 3, list, 2, 0, 1), 0);
+  const char *none[2] = {"", ""};
+  assert_int_equal(ar_gpu_assign_visible(none, 2, NULL, 0, 1, 1), -1);
+  /* Two groups: ranks 0,2 see GPUs A,B; ranks 1,3 see C,D. Each rank takes its place in its group. */
+  const char *grp[4] = {"a,b", "c,d", "a,b", "c,d"};
+  assert_int_equal(ar_gpu_assign_visible(grp, 4, NULL, 0, 0, 2), 1);
+  assert_int_equal(ar_gpu_assign_visible(grp, 4, NULL, 0, 0, 3), 1);
+  assert_int_equal(ar_gpu_assign_visible(grp, 4, NULL, 0, 0, 1), 0);
+}
+
+/* Sharing is decided by physical GPU (bus id), not by index. */
+static void test_busid_shared(void **st) {
+  (void)st;
+  const char *two_on_one[3] = {"0000:01:00.0", "0000:41:00.0", "0000:01:00.0"};
+  assert_int_equal(ar_gpu_busid_shared(two_on_one, 3, 0), 1);
+  assert_int_equal(ar_gpu_busid_shared(two_on_one, 3, 1), 0);
+  assert_int_equal(ar_gpu_busid_shared(two_on_one, 3, 2), 1);
+  const char *upper[2] = {"0000:0A:00.0", "0000:0a:00.0"};
+  assert_int_equal(ar_gpu_busid_shared(upper, 2, 1), 1);
+  const char *nogpu[2] = {"", ""};
+  assert_int_equal(ar_gpu_busid_shared(nogpu, 2, 0), 0); /* no GPU is not a shared GPU */
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_list_parse), cmocka_unit_test(test_assign),
-                                     cmocka_unit_test(test_shared)};
+                                     cmocka_unit_test(test_visible_per_task),
+                                     cmocka_unit_test(test_visible_same), cmocka_unit_test(test_busid_shared)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

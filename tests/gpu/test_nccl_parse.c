@@ -105,15 +105,19 @@ static void test_log_lines(void **st) {
   assert_string_equal(log.transport, "P2P/CUMEM/read");
   assert_string_equal(ar_nccl_transport_name(log.transports), "P2P+SHM");
   assert_int_equal(log.ntuned, 3);
-  const struct ar_nccl_tuned *t = ar_nccl_log_find(&log, 1048576);
+  /* The probe's calls: float 8 B, float 1 MiB, then 8 B again (float): every line gets its dtype. */
+  const struct ar_nccl_call calls[3] = {{8, AR_FLOAT}, {1048576, AR_FLOAT}, {8, AR_FLOAT}};
+  ar_nccl_log_key(&log, calls, 3);
+  const struct ar_nccl_tuned *t = ar_nccl_log_find(&log, 1048576, AR_FLOAT);
   assert_non_null(t);
   assert_string_equal(t->algo, "TREE");
   assert_string_equal(t->proto, "LL128");
   assert_int_equal(t->channels, 2);
-  t = ar_nccl_log_find(&log, 8); /* the last decision for a size wins */
+  t = ar_nccl_log_find(&log, 8, AR_FLOAT); /* the last decision for a size wins */
   assert_string_equal(t->proto, "SIMPLE");
   assert_int_equal(t->channels, 4);
-  assert_null(ar_nccl_log_find(&log, 16));
+  assert_null(ar_nccl_log_find(&log, 16, AR_FLOAT));
+  assert_null(ar_nccl_log_find(&log, 8, AR_HALF)); /* another dtype's choice is never reported */
   assert_int_equal(log.warnings, 1);
   assert_non_null(strstr(log.first_warning, "out of memory"));
   assert_int_equal(ar_nccl_ll128_unsafe(&log, 2), 1); /* PIX: PCIe switch, no NVLink */
@@ -135,10 +139,83 @@ static void test_ll128_nvlink(void **st) {
   assert_int_equal(log.ntuned, 0);
 }
 
+/* One size in two dtypes: 4096 B of float (1024 elements) and of half (2048) may get different
+ * choices; each record must get its own dtype's, not the last line for 4096 B. Calls without a line
+ * (0 bytes) are skipped. */
+static void test_key_by_dtype(void **st) {
+  (void)st;
+  static struct ar_nccl_log log;
+  ar_nccl_log_init(&log);
+  ar_nccl_log_line(&log, "h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}");
+  ar_nccl_log_line(&log, "h:1:1 [0] NCCL INFO AllReduce: 65536 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..3}");
+  ar_nccl_log_line(&log, "h:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo TREE proto SIMPLE channel{Lo..Hi}={0..0}");
+  const struct ar_nccl_call calls[4] = {{4096, AR_FLOAT}, {65536, AR_FLOAT}, {4096, AR_HALF}, {65536, AR_HALF}};
+  ar_nccl_log_key(&log, calls, 4);
+  const struct ar_nccl_tuned *f = ar_nccl_log_find(&log, 4096, AR_FLOAT), *h = ar_nccl_log_find(&log, 4096, AR_HALF);
+  assert_non_null(f);
+  assert_non_null(h);
+  assert_string_equal(f->algo, "RING");
+  assert_string_equal(f->proto, "LL");
+  assert_int_equal(f->channels, 2);
+  assert_string_equal(h->algo, "TREE");
+  assert_string_equal(h->proto, "SIMPLE");
+  assert_int_equal(ar_nccl_log_find(&log, 65536, AR_FLOAT)->channels, 4);
+  assert_null(ar_nccl_log_find(&log, 65536, AR_HALF)); /* that call printed no line */
+}
+
+/* NCCL 2.28's symmetric kernels log on their own line; a symm=1 record must say the kernel ran. */
+static void test_symmetric_line(void **st) {
+  (void)st;
+  static struct ar_nccl_log log;
+  ar_nccl_log_init(&log);
+  ar_nccl_log_line(&log, "box:7:7 [0] NCCL INFO AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R "
+                         "nchannels 8 nthreads 512 nWorks 1");
+  ar_nccl_log_line(&log, "box:7:7 [0] NCCL INFO AllReduce: 268435456 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}");
+  const struct ar_nccl_call calls[2] = {{1048576, AR_BF16}, {268435456, AR_BF16}};
+  ar_nccl_log_key(&log, calls, 2);
+  assert_int_equal(log.ntuned, 2);
+  const struct ar_nccl_tuned *t = ar_nccl_log_find(&log, 1048576, AR_BF16);
+  assert_non_null(t);
+  assert_int_equal(t->symmetric, 1);
+  assert_string_equal(t->algo, "SYMMETRIC");
+  assert_string_equal(t->kernel, "AllReduce_AGxLL_R");
+  assert_int_equal(t->channels, 8);
+  t = ar_nccl_log_find(&log, 268435456, AR_BF16); /* fell back to a regular kernel */
+  assert_int_equal(t->symmetric, 0);
+  assert_string_equal(t->algo, "RING");
+}
+
+/* ctas= wins over the user's NCCL_MIN_CTAS/NCCL_MAX_CTAS; without ctas= the user's values apply. */
+static void test_ctas(void **st) {
+  (void)st;
+  int mn, mx;
+  ar_nccl_ctas(4, "16", "32", &mn, &mx);
+  assert_int_equal(mn, 4);
+  assert_int_equal(mx, 4);
+  ar_nccl_ctas(0, "16", NULL, &mn, &mx);
+  assert_int_equal(mn, 16);
+  assert_int_equal(mx, 0);
+  ar_nccl_ctas(0, "-1", "x2", &mn, &mx); /* NCCL ignores these too */
+  assert_int_equal(mn, 0);
+  assert_int_equal(mx, 0);
+}
+
+static void test_debug_path(void **st) {
+  (void)st;
+  char out[128];
+  ar_nccl_debug_path("/tmp/nccl.%h.%p.log", "box", 42, out, sizeof out);
+  assert_string_equal(out, "/tmp/nccl.box.42.log");
+  ar_nccl_debug_path("a%%b%xc%", "h", 1, out, sizeof out);
+  assert_string_equal(out, "a%b%xc%");
+  ar_nccl_debug_path("/long/%h", "hostname", 1, out, 10);
+  assert_string_equal(out, "/long/hos");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_version_codes), cmocka_unit_test(test_variant_ok), cmocka_unit_test(test_variant_bad),
-    cmocka_unit_test(test_log_lines), cmocka_unit_test(test_ll128_nvlink),
+    cmocka_unit_test(test_log_lines), cmocka_unit_test(test_ll128_nvlink), cmocka_unit_test(test_key_by_dtype),
+    cmocka_unit_test(test_symmetric_line), cmocka_unit_test(test_ctas), cmocka_unit_test(test_debug_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,11 @@
 /* assign.c — which GPU a rank gets: by local rank, from --devices, or shared (--shared-gpu).
- * Pure functions (no CUDA, no MPI) so the unit tests drive them directly. */
+ * Pure functions (no CUDA, no MPI) so the unit tests drive them directly; gpu.c gathers the bus ids. */
 #include "backends/gpu/priv.h"
 #include "opts.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define AR_MAX_DEVICES 256
 
@@ -42,21 +43,24 @@ int ar_gpu_assign(const int *list, int n, int count, int shared, int lr) {
   return shared ? lr % count : -1;
 }
 
-/* The device the options give local rank lr among count GPUs, -1 when none. */
-static int expected(const struct ar_env *env, int count, int lr) {
-  int list[AR_MAX_DEVICES], n = 0;
-  char err[AR_ERRLEN];
-  const char *text = env->opts ? env->opts->devices : "";
-  int shared = env->opts ? env->opts->shared_gpu : 0;
-  if (*text && ar_gpu_list_parse(text, list, AR_MAX_DEVICES, &n, err, sizeof err)) return -1;
-  return ar_gpu_assign(n ? list : NULL, n, count, shared, lr);
+/* Number of comma-separated entries of a visible list ("" = 0). */
+static int visible_count(const char *v) {
+  if (!v || !*v) return 0;
+  int n = 1;
+  for (; *v; v++) n += *v == ',';
+  return n;
 }
 
-int ar_gpu_expected(const struct ar_env *env, int count) { return expected(env, count, env->local_rank); }
+int ar_gpu_assign_visible(const char *const *visible, int nlocal, const int *list, int n, int shared, int lr) {
+  if (lr < 0 || lr >= nlocal) return -1;
+  int idx = 0; /* position of lr among the local ranks that see the same GPUs */
+  for (int r = 0; r < lr; r++) idx += !strcmp(visible[r], visible[lr]);
+  return ar_gpu_assign(list, n, visible_count(visible[lr]), shared, idx);
+}
 
-int ar_gpu_shared_with_peer(const struct ar_env *env, int count) {
-  int mine = expected(env, count, env->local_rank);
-  for (int r = 0; mine >= 0 && r < env->local_nranks; r++)
-    if (r != env->local_rank && expected(env, count, r) == mine) return 1;
+int ar_gpu_busid_shared(const char *const *busid, int nlocal, int lr) {
+  if (lr < 0 || lr >= nlocal || !*busid[lr]) return 0;
+  for (int r = 0; r < nlocal; r++)
+    if (r != lr && !strcasecmp(busid[r], busid[lr])) return 1;
   return 0;
 }

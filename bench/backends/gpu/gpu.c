@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <nccl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define AR_MAX_DEVICES 256
@@ -51,20 +52,76 @@ static int check_list(const char *text, const int *list, int n, int count, int s
   return 0;
 }
 
+/* Lower-case PCI bus id of device d ("" when unknown). */
+static void busid_of(int d, char *bus, size_t len) {
+  *bus = 0;
+  if (cudaDeviceGetPCIBusId(bus, (int)len, d) != cudaSuccess) *bus = 0;
+  for (char *c = bus; *c; c++) *c = (char)tolower((unsigned char)*c);
+}
+
+/* Every local rank's text (len bytes each) gathered over the node: an array of nlocal pointers into
+ * one block (free both). Collective over node_comm. */
+static char **node_gather(const struct ar_env *env, const char *mine, size_t len, char **block) {
+  char *me = calloc(1, len);
+  *block = calloc((size_t)env->local_nranks, len);
+  char **ptr = calloc((size_t)env->local_nranks, sizeof *ptr);
+  if (!me || !*block || !ptr) { /* every rank must take part: no quiet way out */
+    fprintf(stderr, "arbench: rank %d: out of memory gathering the node's GPUs\n", env->rank);
+    MPI_Abort(env->comm, AR_EXIT_FAIL);
+  }
+  snprintf(me, len, "%s", mine);
+  MPI_Allgather(me, (int)len, MPI_CHAR, *block, (int)len, MPI_CHAR, env->node_comm);
+  free(me);
+  for (int r = 0; r < env->local_nranks; r++) ptr[r] = *block + (size_t)r * len;
+  return ptr;
+}
+
+#define AR_VISIBLE_LEN 4096
+
+/* The device of this rank decided from every local rank's visible GPUs (by PCI bus id), so ranks
+ * that each see only their own GPU all get one. Collective over the node; -1 when none. */
+static int choose(struct ar_env *env, const int *list, int n, int count) {
+  char vis[AR_VISIBLE_LEN] = "", bus[32];
+  for (int d = 0; d < count; d++) {
+    busid_of(d, bus, sizeof bus);
+    size_t k = strlen(vis);
+    snprintf(vis + k, sizeof vis - k, "%s%s", d ? "," : "", *bus ? bus : "?");
+  }
+  char *block, **all = node_gather(env, vis, sizeof vis, &block);
+  int dev = ar_gpu_assign_visible((const char *const *)all, env->local_nranks, n ? list : NULL, n,
+                                  env->opts->shared_gpu, env->local_rank);
+  free(all);
+  free(block);
+  return dev;
+}
+
+/* Does another local rank use the same physical GPU (same PCI bus id)? Collective over the node. */
+static int shared_by_busid(struct ar_env *env, int dev) {
+  char bus[32] = "";
+  if (dev >= 0) busid_of(dev, bus, sizeof bus);
+  char *block, **all = node_gather(env, bus, sizeof bus, &block);
+  int shared = ar_gpu_busid_shared((const char *const *)all, env->local_nranks, env->local_rank);
+  free(all);
+  free(block);
+  return shared;
+}
+
 int ar_gpu_select(struct ar_env *env, char *err, size_t len) {
   const struct ar_opts *o = env->opts;
   int list[AR_MAX_DEVICES], n = 0;
   env->device = -1;
+  env->device_shared = 0;
   if (*o->devices && ar_gpu_list_parse(o->devices, list, AR_MAX_DEVICES, &n, err, len)) return -AR_EINVAL;
   char why[AR_ERRLEN];
   int count = ar_gpu_count(why, sizeof why);
-  if (!count) return 0; /* host backends still run; device backends say why they cannot */
-  if (n && check_list(o->devices, list, n, count, o->shared_gpu, err, len)) return -AR_EINVAL;
-  int dev = ar_gpu_assign(n ? list : NULL, n, count, o->shared_gpu, env->local_rank);
-  if (dev < 0) return 0;
-  cudaError_t rc = cudaSetDevice(dev);
-  if (rc != cudaSuccess) {
-    snprintf(err, len, "rank %d: cudaSetDevice(%d) failed: %s", env->rank, dev, cudaGetErrorString(rc));
+  int rc = n && count ? check_list(o->devices, list, n, count, o->shared_gpu, err, len) : 0;
+  /* Every rank takes part in both gathers (also one without GPUs or with a bad list): no hang. */
+  int dev = choose(env, list, rc ? 0 : n, rc ? 0 : count);
+  env->device_shared = shared_by_busid(env, dev);
+  if (rc || dev < 0) return rc;
+  cudaError_t crc = cudaSetDevice(dev);
+  if (crc != cudaSuccess) {
+    snprintf(err, len, "rank %d: cudaSetDevice(%d) failed: %s", env->rank, dev, cudaGetErrorString(crc));
     return -AR_ERUNTIME;
   }
   env->device = dev;
@@ -106,8 +163,7 @@ json_t *ar_gpu_describe(void) {
     struct cudaDeviceProp p;
     char bus[32] = "", cc[16];
     if (cudaGetDeviceProperties(&p, d) != cudaSuccess) continue;
-    cudaDeviceGetPCIBusId(bus, sizeof bus, d);
-    for (char *c = bus; *c; c++) *c = (char)tolower((unsigned char)*c);
+    busid_of(d, bus, sizeof bus);
     snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
     json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:s, s:I, s:I}", "index", d, "name", p.name, "busid", bus,
                                        "cc", cc, "memory_bytes", (json_int_t)p.totalGlobalMem, "l2_bytes",

@@ -14,19 +14,24 @@
 
 extern const struct ar_backend ar_be_nccl;
 
-static const char *const saved_names[5] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
-                                           "NCCL_DEBUG_FILE"};
+/* The variables a variant changes while its communicator is created, put back afterwards. NCCL
+ * caches NCCL_MIN_CTAS/NCCL_MAX_CTAS at the first init of the process and lets them override
+ * ncclConfig_t: they are cleared, and the user's values go into the config (ar_nccl_ctas). */
+enum { E_ALGO, E_PROTO, E_DEBUG, E_SUBSYS, E_FILE, E_MINCTAS, E_MAXCTAS };
+static const char *const saved_names[AR_NCCL_NSAVED] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
+                                                        "NCCL_DEBUG_FILE", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"};
 
+/* Device and sharing were decided by ar_gpu_select from the PCI bus ids of every local rank's GPU. */
 static int nccl_available(const struct ar_env *env, char *why, size_t len) {
   int count = ar_gpu_count(why, len);
   if (!count) return -AR_EUNAVAIL;
-  if (ar_gpu_expected(env, count) < 0) {
-    snprintf(why, len, "rank %d has no GPU: %d ranks on this node, %d GPU%s (use --devices or --shared-gpu)",
+  if (env->device < 0) {
+    snprintf(why, len, "rank %d has no GPU: %d ranks on this node, %d GPU%s visible to it (use --devices or --shared-gpu)",
              env->rank, env->local_nranks, count, count == 1 ? "" : "s");
     return -AR_EUNAVAIL;
   }
-  if (ar_gpu_shared_with_peer(env, count)) {
-    snprintf(why, len, "several ranks share one GPU (--shared-gpu or --devices); NCCL refuses duplicate GPUs");
+  if (env->device_shared) {
+    snprintf(why, len, "several ranks share one GPU (same PCI bus id); NCCL refuses duplicate GPUs");
     return -AR_EUNAVAIL;
   }
   return 0;
@@ -41,7 +46,7 @@ static void debug_reset(void) {
 }
 
 static void env_save(struct ar_nccl *s) {
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < AR_NCCL_NSAVED; i++) {
     const char *v = getenv(saved_names[i]);
     s->saved[i] = v ? strdup(v) : NULL;
   }
@@ -69,6 +74,8 @@ static void logging_begin(struct ar_nccl *s) {
   env_save(s);
   if (*s->v.algo) setenv("NCCL_ALGO", s->v.algo, 1);
   if (*s->v.proto) setenv("NCCL_PROTO", s->v.proto, 1);
+  unsetenv("NCCL_MIN_CTAS");
+  unsetenv("NCCL_MAX_CTAS");
   log_path(s);
   setenv("NCCL_DEBUG", "INFO", 1);
   setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV,GRAPH,TUNING", 1);
@@ -77,18 +84,49 @@ static void logging_begin(struct ar_nccl *s) {
   s->logging = 1;
 }
 
-/* After the probe collectives: the user's NCCL_DEBUG settings back, and parse what NCCL said. */
+/* Append the file from to the user's NCCL_DEBUG_FILE (expanded as NCCL does), never truncating it. */
+static void append_user_log(struct ar_nccl *s, const char *from) {
+  char host[64] = "", path[1024];
+  gethostname(host, sizeof host - 1);
+  host[strcspn(host, ".")] = 0; /* NCCL's %h is the host name up to the first dot */
+  ar_nccl_debug_path(s->saved[E_FILE], host, (int)getpid(), path, sizeof path);
+  FILE *in = fopen(from, "r"), *out = in ? fopen(path, "a") : NULL;
+  char buf[8192];
+  size_t n;
+  while (out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+  if (out) fclose(out);
+  if (in) fclose(in);
+}
+
+/* After the probe collectives: the user's NCCL_DEBUG settings back, and parse what NCCL said. NCCL
+ * opens NCCL_DEBUG_FILE with "w" at every debug re-init, so pointing it back at the user's file would
+ * truncate that once per variant: NCCL writes to s->userlog, appended to the user's file at fini. */
 static void logging_end(struct ar_nccl *s) {
   if (!s->logging) return;
-  for (int i = 2; i < 5; i++) env_restore(s, i);
+  env_restore(s, E_DEBUG);
+  env_restore(s, E_SUBSYS);
+  if (s->saved[E_FILE]) {
+    snprintf(s->userlog, sizeof s->userlog, "%s.user", s->logpath);
+    setenv("NCCL_DEBUG_FILE", s->userlog, 1);
+  } else {
+    unsetenv("NCCL_DEBUG_FILE");
+  }
   debug_reset();
   s->logging = 0;
   ar_nccl_log_file(s->log, s->logpath);
+  ar_nccl_log_key(s->log, s->calls, s->ncalls);
+  if (s->saved[E_FILE] && s->saved[E_DEBUG]) append_user_log(s, s->logpath); /* the user asked for lines */
   if (!s->keep_log) unlink(s->logpath);
 }
 
 static void state_free(struct ar_nccl *s) {
-  for (int i = 0; i < 5; i++) free(s->saved[i]);
+  if (*s->userlog) {
+    append_user_log(s, s->userlog);
+    unlink(s->userlog);
+  }
+  for (int i = 0; i < AR_NCCL_NSAVED; i++) free(s->saved[i]);
+  ar_guard_destroy(&s->guard);
+  free(s->calls);
   free(s->log);
   free(s);
 }
@@ -109,7 +147,10 @@ static int comm_create(struct ar_nccl *s, char *err, size_t len) {
    * from a helper thread, which would put a host wait inside each timed call. The watchdog thread's
    * ncclCommAbort works on a blocking communicator as well. */
   config.blocking = 1;
-  if (s->v.ctas) config.minCTAs = config.maxCTAs = s->v.ctas;
+  int mn, mx;
+  ar_nccl_ctas(s->v.ctas, s->saved[E_MINCTAS], s->saved[E_MAXCTAS], &mn, &mx);
+  if (mn) config.minCTAs = mn;
+  if (mx) config.maxCTAs = mx;
   ncclResult_t rc = ncclCommInitRankConfig(&s->comm, env->nranks, u.id, env->rank, &config);
   if (rc != ncclSuccess && rc != ncclInProgress) {
     snprintf(err, len, "nccl: ncclCommInitRankConfig failed: %s", ncclGetErrorString(rc));
@@ -158,15 +199,17 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   const char *hang = getenv("ARBENCH_NCCL_HANG_BYTES");
   s->hang_bytes = hang ? strtoull(hang, NULL, 10) : 0;
   ar_nccl_log_init(s->log);
+  ar_guard_init(&s->guard);
   logging_begin(s);
   rc = comm_create(s, err, len);
-  env_restore(s, 0); /* NCCL_ALGO / NCCL_PROTO are read at init only */
-  env_restore(s, 1);
+  env_restore(s, E_ALGO); /* read at init only */
+  env_restore(s, E_PROTO);
+  env_restore(s, E_MINCTAS);
+  env_restore(s, E_MAXCTAS);
   if (!rc) rc = ar_nccl_watch_start(s, err, len);
-  else pthread_mutex_init(&s->lock, NULL);
   if (rc) {
     logging_end(s);
-    if (s->comm) ncclCommAbort(s->comm);
+    if (s->comm && !ar_guard_aborted(&s->guard)) ncclCommAbort(s->comm);
     ar_nccl_watch_stop(s);
     state_free(s);
     return rc;
@@ -198,55 +241,62 @@ static ncclRedOp_t nccl_op(enum ar_op op) {
 static void CUDART_CB hold_stream(void *arg) {
   struct ar_nccl *s = arg;
   struct timespec t = {0, 1000000L};
-  while (!__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) nanosleep(&t, NULL);
+  while (!ar_guard_aborted(&s->guard)) nanosleep(&t, NULL);
 }
 
-/* One ncclAllReduce; a non-blocking communicator may answer ncclInProgress: wait for it. */
+/* One ncclAllReduce under the guard (never on a communicator the watchdog aborted). A forced
+ * algorithm/protocol the hardware cannot run (algo=NVLS on PCIe) is -AR_EUNAVAIL with NCCL's reason. */
 static int call(struct ar_nccl *s, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
                 cudaStream_t stream, char *err, size_t len) {
-  if (__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) {
-    snprintf(err, len, "%s", s->abort_msg);
-    return -AR_ETIMEOUT;
-  }
+  if (ar_guard_enter(&s->guard, err, len)) return -AR_ETIMEOUT;
   __atomic_store_n(&s->last_bytes, count * ar_dtype_size(dt), __ATOMIC_RELAXED);
   __atomic_store_n(&s->last_dtype, (int)dt, __ATOMIC_RELAXED);
-  if (__atomic_load_n(&s->stream, __ATOMIC_RELAXED) != stream) __atomic_store_n(&s->stream, stream, __ATOMIC_RELEASE);
+  __atomic_store_n(&s->stream, stream, __ATOMIC_RELEASE);
   if (s->hang_bytes && !s->probing && s->hang_bytes == count * ar_dtype_size(dt) && !s->hung++)
     cudaLaunchHostFunc(stream, hold_stream, s);
   ncclResult_t rc = ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), s->comm, stream);
+  int forced = *s->v.algo || *s->v.proto;
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    snprintf(err, len, "nccl%s%s: ncclAllReduce of %zu bytes (%s) %s: %s (%s)", *s->variant ? ":" : "", s->variant,
+             count * ar_dtype_size(dt), ar_dtype_name(dt),
+             forced && rc == ncclInvalidUsage ? "cannot run the forced algorithm/protocol here" : "failed",
+             ncclGetErrorString(rc), ncclGetLastError(s->comm));
+  ar_guard_leave(&s->guard);
   if (rc == ncclInProgress) return ar_nccl_wait_comm(s, "ncclAllReduce", err, len);
   if (rc == ncclSuccess) return 0;
-  snprintf(err, len, "nccl: ncclAllReduce failed: %s (%s)", ncclGetErrorString(rc), ncclGetLastError(s->comm));
-  return -AR_ERUNTIME;
+  return forced && rc == ncclInvalidUsage ? -AR_EUNAVAIL : -AR_ERUNTIME;
 }
 
-/* The engine's sizes and dtypes, once each with NCCL's INFO lines on: what NCCL chooses per size. */
-static int probe(struct ar_nccl *s, size_t max_bytes, char *err, size_t len) {
+/* The engine's sizes and dtypes, once each with NCCL's INFO lines on, on the engine's own buffers
+ * (allocated and registered as the timed loop uses them): what NCCL chooses per (size, dtype). */
+static int probe(struct ar_nccl *s, void *pool, size_t pool_bytes, char *err, size_t len) {
   const struct ar_opts *o = s->env->opts;
-  void *buf = NULL;
   cudaStream_t st = NULL;
-  if (cudaMalloc(&buf, max_bytes ? max_bytes : 256) != cudaSuccess ||
-      cudaMemset(buf, 0, max_bytes ? max_bytes : 256) != cudaSuccess ||
-      cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) {
-    snprintf(err, len, "nccl: probe buffer of %zu bytes: %s", max_bytes, cudaGetErrorString(cudaGetLastError()));
-    if (buf) cudaFree(buf);
+  int nd = o ? o->ndtypes : 0, ns = o ? o->nsizes : 0;
+  s->calls = calloc((size_t)(nd * ns + 1), sizeof *s->calls);
+  if (!s->calls || cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess) {
+    snprintf(err, len, "nccl: probe stream: %s", s->calls ? cudaGetErrorString(cudaGetLastError()) : "out of memory");
     return -AR_ERUNTIME;
   }
+  /* Out-of-place when the run measures it: the second half of the pool holds max_bytes (engine). */
+  char *in = pool, *out = o && (o->placement & AR_PLACE_OUT) ? (char *)pool + pool_bytes / 2 : pool;
   int rc = 0;
   s->probing = 1;
-  for (int d = 0; !rc && o && d < o->ndtypes; d++)
-    for (int i = 0; !rc && i < o->nsizes; i++) {
+  for (int d = 0; !rc && d < nd; d++)
+    for (int i = 0; !rc && i < ns; i++) {
       size_t es = ar_dtype_size(o->dtypes[d]);
       size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / es;
-      if (count && count * es <= max_bytes) rc = call(s, buf, buf, count, o->dtypes[d], o->op, st, err, len);
+      if (!count || count * es > s->max_bytes || count * es > pool_bytes / 2) continue;
+      rc = call(s, in, out, count, o->dtypes[d], o->op, st, err, len); /* pool registered by alloc */
+      if (!rc) s->calls[s->ncalls++] = (struct ar_nccl_call){count * es, (int)o->dtypes[d]};
     }
   if (!rc) rc = ar_nccl_wait_stream(s, st, err, len);
+  else cudaStreamSynchronize(st);
   s->probing = 0;
-  pthread_mutex_lock(&s->lock); /* the watchdog must not touch the stream once it is destroyed */
+  pthread_mutex_lock(&s->guard.lock); /* the watchdog must not touch the stream once it is destroyed */
   __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->guard.lock);
   cudaStreamDestroy(st);
-  cudaFree(buf);
   return rc;
 }
 
@@ -259,12 +309,13 @@ static void check_forced(struct ar_nccl *s) {
   if (env->rank == 0) fprintf(stderr, "arbench: warning: %s\n", s->warning);
 }
 
+/* Only remembers the size: the probe needs the buffers of nccl_alloc (registered, ncclMemAlloc'd). */
 static int nccl_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct ar_nccl *s = state;
-  int rc = probe(s, max_bytes, err, len);
-  logging_end(s);
-  check_forced(s);
-  return rc;
+  (void)err;
+  (void)len;
+  s->max_bytes = max_bytes;
+  return 0;
 }
 
 static int nccl_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why, size_t len) {
@@ -294,12 +345,16 @@ static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t
   }
   void *handle = NULL;
   ncclResult_t rc;
+  /* Under the guard. ncclCommWindowRegister is collective: every rank reaches it (the engine agrees
+   * before alloc); a peer that never does is ended by the host watchdog (-T), not by this lock. */
+  if (ar_guard_enter(&s->guard, err, len)) return -AR_ETIMEOUT;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
   if (s->v.symm) rc = ncclCommWindowRegister(s->comm, (void *)(uintptr_t)base, size, (ncclWindow_t *)&handle,
                                              NCCL_WIN_COLL_SYMMETRIC);
   else
 #endif
     rc = ncclCommRegister(s->comm, (void *)(uintptr_t)base, size, &handle);
+  ar_guard_leave(&s->guard);
   if (rc == ncclInProgress) rc = ar_nccl_wait_comm(s, "buffer registration", err, len) ? ncclInternalError : ncclSuccess;
   if (rc != ncclSuccess) {
     snprintf(err, len, "nccl: registering %zu bytes at %p failed: %s (%s)", size, (void *)(uintptr_t)base,
@@ -313,6 +368,11 @@ static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t
 }
 
 static void deregister(struct ar_nccl *s) {
+  char err[AR_ERRLEN];
+  if (ar_guard_enter(&s->guard, err, sizeof err)) { /* aborted: the communicator is gone */
+    s->nreg = 0;
+    return;
+  }
   for (int i = 0; i < s->nreg; i++) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
     if (s->v.symm) {
@@ -323,6 +383,7 @@ static void deregister(struct ar_nccl *s) {
     ncclCommDeregister(s->comm, s->reg[i].handle);
   }
   s->nreg = 0;
+  ar_guard_leave(&s->guard);
 }
 
 static int nccl_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
@@ -341,35 +402,46 @@ static int nccl_allreduce(void *state, const void *in, void *out, size_t count, 
 int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len) {
   if (be != &ar_be_nccl || !state) return 0;
   struct ar_nccl *s = state;
-  if (!__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) return 0;
-  snprintf(err, len, "%s", s->abort_msg);
-  return -AR_ETIMEOUT;
+  if (!ar_guard_aborted(&s->guard)) return 0; /* the timed loop asks every launch: no lock when not */
+  return ar_guard_message(&s->guard, err, len);
 }
 
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len) {
   if (be != &ar_be_nccl || !state) return 0;
   struct ar_nccl *s = state;
-  pthread_mutex_lock(&s->lock); /* the loop drained the stream: stop watching it until the next call */
+  pthread_mutex_lock(&s->guard.lock); /* the loop drained the stream: stop watching it until the next call */
   __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&s->lock);
-  if (!__atomic_load_n(&s->aborted, __ATOMIC_ACQUIRE)) return 0;
-  snprintf(err, len, "%s", s->abort_msg);
-  return -AR_ETIMEOUT;
+  s->progress = NULL;
+  s->per = 0;
+  pthread_mutex_unlock(&s->guard.lock);
+  return ar_guard_message(&s->guard, err, len);
 }
 
 void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet) {
   if (be != &ar_be_nccl || !state) return;
   struct ar_nccl *s = state;
-  pthread_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->guard.lock);
   s->quiet = quiet;
-  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->guard.lock);
+}
+
+void ar_gpu_backend_progress(const struct ar_backend *be, void *state, const volatile uint64_t *progress, int per) {
+  if (be != &ar_be_nccl || !state) return;
+  struct ar_nccl *s = state;
+  pthread_mutex_lock(&s->guard.lock);
+  s->progress = progress;
+  s->per = per;
+  s->dl.armed = 0; /* the next look re-arms with the loop's limit */
+  pthread_mutex_unlock(&s->guard.lock);
 }
 
 static int nccl_describe(void *state, json_t *rec) {
   struct ar_nccl *s = state;
   const struct ar_nccl_log *log = s->log;
   json_int_t bytes = json_integer_value(json_object_get(rec, "size"));
-  const struct ar_nccl_tuned *t = ar_nccl_log_find(log, (uint64_t)bytes);
+  enum ar_dtype dt = AR_FLOAT;
+  const char *dname = json_string_value(json_object_get(rec, "dtype"));
+  const struct ar_nccl_tuned *t = dname && !ar_dtype_parse(dname, &dt) ? ar_nccl_log_find(log, (uint64_t)bytes, (int)dt) : NULL;
   char ver[32];
   ar_nccl_code_str(s->version, ver, sizeof ver);
   json_t *n = json_pack("{s:s, s:s, s:s, s:i, s:s}", "version", ver, "transport", ar_nccl_transport_name(log->transports),
@@ -378,12 +450,19 @@ static int nccl_describe(void *state, json_t *rec) {
     json_object_set_new(n, "algo", json_string(t->algo));
     json_object_set_new(n, "proto", json_string(t->proto));
     json_object_set_new(n, "channels", json_integer(t->channels));
+    if (t->symmetric) json_object_set_new(n, "kernel", json_string(t->kernel));
   } else {
     json_object_set_new(n, "algo", json_string(s->env->nranks == 1 ? "none (1 rank: local copy)" : "unknown"));
   }
   json_object_set_new(n, "forced", json_pack("{s:o, s:o, s:i, s:b, s:b}", "algo", *s->v.algo ? json_string(s->v.algo) : json_null(),
                                              "proto", *s->v.proto ? json_string(s->v.proto) : json_null(), "ctas", s->v.ctas,
                                              "reg", s->v.reg, "symm", s->v.symm));
+  if (s->v.symm) /* 2.28.x runs symmetric kernels on PCIe P2P; from 2.29.2 NVLink only, silent fallback */
+    json_object_set_new(n, "symmetric", json_pack("{s:b, s:s}", "ran", t && t->symmetric, "note",
+                        t && t->symmetric ? "NCCL's symmetric kernel ran"
+                        : t ? "NCCL ran its regular kernels (no symmetric kernel for this call; NCCL >= 2.29.2 "
+                              "runs them only on fully NVLink-connected GPUs)"
+                            : "unknown (no tuning line for this call)"));
   json_object_set_new(n, "nccl_warnings", json_integer(log->warnings));
   if (log->warnings) json_object_set_new(n, "first_warning", json_string(log->first_warning));
   json_object_set_new(rec, "nccl", n);
@@ -399,20 +478,30 @@ static int nccl_describe(void *state, json_t *rec) {
 }
 
 /* The engine's buffers: ncclMemAlloc'd and registered up front for reg=1/symm=1 (so no timed call
- * pays for registration, and symmetric windows get the memory they require), cudaMalloc otherwise. */
+ * pays for registration, and symmetric windows get the memory they require), cudaMalloc otherwise;
+ * then the probe on them, so NCCL's recorded choices are those of the buffers that are timed. */
 static int nccl_alloc(void *state, size_t bytes, void **p, char *err, size_t len) {
   struct ar_nccl *s = state;
+  int rc = 0;
   if (!s->v.reg && !s->v.symm) {
-    if (cudaMalloc(p, bytes) == cudaSuccess) return 0;
-    snprintf(err, len, "nccl: cudaMalloc of %zu bytes failed", bytes);
-    return -AR_ERUNTIME;
+    if (cudaMalloc(p, bytes) != cudaSuccess) {
+      snprintf(err, len, "nccl: cudaMalloc of %zu bytes failed", bytes);
+      *p = NULL;
+      rc = -AR_ERUNTIME;
+    }
+  } else {
+    ncclResult_t nrc = ncclMemAlloc(p, bytes);
+    if (nrc != ncclSuccess) {
+      snprintf(err, len, "nccl: ncclMemAlloc of %zu bytes failed: %s", bytes, ncclGetErrorString(nrc));
+      *p = NULL;
+      rc = -AR_ERUNTIME;
+    }
+    if (!rc) rc = ensure_registered(s, *p, err, len);
   }
-  ncclResult_t rc = ncclMemAlloc(p, bytes);
-  if (rc != ncclSuccess) {
-    snprintf(err, len, "nccl: ncclMemAlloc of %zu bytes failed: %s", bytes, ncclGetErrorString(rc));
-    return -AR_ERUNTIME;
-  }
-  return ensure_registered(s, *p, err, len);
+  if (!rc) rc = probe(s, *p, bytes, err, len);
+  logging_end(s);
+  check_forced(s);
+  return rc;
 }
 
 static void nccl_release(void *state, void *p) {
@@ -421,7 +510,7 @@ static void nccl_release(void *state, void *p) {
     cudaFree(p);
     return;
   }
-  if (s->comm && !s->aborted) deregister(s);
+  if (s->comm) deregister(s); /* nothing when aborted */
   ncclMemFree(p);
 }
 
@@ -429,13 +518,16 @@ static void nccl_fini(void *state) {
   struct ar_nccl *s = state;
   if (!s) return;
   char err[AR_ERRLEN];
-  ar_nccl_watch_stop(s);
+  /* The watchdog is stopped first: from here only this thread touches the communicator. */
+  ar_nccl_watch_stop(s); /* joins the thread, and with it an abort in progress */
   logging_end(s);
-  if (s->comm && !s->aborted) {
+  if (s->comm && !ar_guard_aborted(&s->guard)) {
     deregister(s);
     ncclResult_t rc = ncclCommFinalize(s->comm);
-    if ((rc != ncclSuccess && rc != ncclInProgress) || ar_nccl_wait_comm(s, "ncclCommFinalize", err, sizeof err)) {
-      if (s->comm) ncclCommAbort(s->comm);
+    int wrc = rc == ncclSuccess || rc == ncclInProgress ? ar_nccl_wait_comm(s, "ncclCommFinalize", err, sizeof err) : 0;
+    if (wrc == -AR_ETIMEOUT) { /* wait_comm aborted it already */
+    } else if (wrc || (rc != ncclSuccess && rc != ncclInProgress)) {
+      ncclCommAbort(s->comm);
     } else {
       ncclCommDestroy(s->comm);
     }

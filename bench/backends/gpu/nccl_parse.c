@@ -170,10 +170,29 @@ static void tuned_line(struct ar_nccl_log *log, const char *s) {
     return;
   if (log->ntuned >= AR_NCCL_MAX_TUNED) return;
   struct ar_nccl_tuned *t = &log->tuned[log->ntuned++];
+  memset(t, 0, sizeof *t);
+  t->dtype = -1;
   t->bytes = bytes;
   snprintf(t->algo, sizeof t->algo, "%s", algo);
   snprintf(t->proto, sizeof t->proto, "%s", proto);
   t->channels = hi - lo + 1;
+}
+
+/* 2.28: "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 4 nthreads 512 nWorks 1" */
+static void symmetric_line(struct ar_nccl_log *log, const char *s) {
+  unsigned long long bytes;
+  char kernel[48];
+  int nch;
+  if (sscanf(s, "AllReduce [Symmetric]: %llu Bytes -> Kernel %47s nchannels %d", &bytes, kernel, &nch) != 3) return;
+  if (log->ntuned >= AR_NCCL_MAX_TUNED) return;
+  struct ar_nccl_tuned *t = &log->tuned[log->ntuned++];
+  memset(t, 0, sizeof *t);
+  t->dtype = -1;
+  t->bytes = bytes;
+  t->symmetric = 1;
+  snprintf(t->algo, sizeof t->algo, "SYMMETRIC");
+  snprintf(t->kernel, sizeof t->kernel, "%s", kernel);
+  t->channels = nch;
 }
 
 /* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", "... via SHM/direct/direct", "... via NET/IB/0" */
@@ -192,6 +211,7 @@ static void info_line(struct ar_nccl_log *log, const char *s) {
   int a, b, c;
   char t1[8], t2[8];
   if (!strncmp(s, "AllReduce: ", 11)) tuned_line(log, s);
+  else if (!strncmp(s, "AllReduce [Symmetric]: ", 23)) symmetric_line(log, s);
   else if (!strncmp(s, "Channel ", 8) && (p = strstr(s, " via "))) transport_line(log, p + 1);
   else if (sscanf(s, "%d coll channels, %d collnet channels, %d nvls channels", &a, &b, &c) == 3)
     log->coll_channels = a;
@@ -237,10 +257,54 @@ int ar_nccl_log_file(struct ar_nccl_log *log, const char *path) {
   return 0;
 }
 
-const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes) {
+void ar_nccl_log_key(struct ar_nccl_log *log, const struct ar_nccl_call *calls, int ncalls) {
+  int j = 0;
+  for (int i = 0; i < log->ntuned; i++) {
+    int k = j;
+    while (k < ncalls && calls[k].bytes != log->tuned[i].bytes) k++; /* calls without a line */
+    if (k == ncalls) continue; /* a line no call explains: leave it unkeyed */
+    log->tuned[i].dtype = calls[k].dtype;
+    j = k + 1;
+  }
+}
+
+const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes, int dtype) {
   for (int i = log->ntuned - 1; i >= 0; i--)
-    if (log->tuned[i].bytes == bytes) return &log->tuned[i];
+    if (log->tuned[i].bytes == bytes && log->tuned[i].dtype == dtype) return &log->tuned[i];
   return NULL;
+}
+
+void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min, int *max) {
+  *min = *max = 0;
+  if (ctas > 0) {
+    *min = *max = ctas;
+    return;
+  }
+  const char *u[2] = {user_min, user_max};
+  int *out[2] = {min, max};
+  for (int i = 0; i < 2; i++) {
+    char *end;
+    long v = u[i] && *u[i] ? strtol(u[i], &end, 10) : 0;
+    if (v > 0 && v <= 64 && !*end) *out[i] = (int)v; /* NCCL ignores values <= 0 as well */
+  }
+}
+
+void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len) {
+  size_t k = 0;
+  if (!len) return;
+  for (const char *p = pattern; *p && k + 1 < len; p++) {
+    if (*p != '%' || !p[1]) {
+      out[k++] = *p;
+      continue;
+    }
+    p++;
+    if (*p == 'h') k += (size_t)snprintf(out + k, len - k, "%s", host);
+    else if (*p == 'p') k += (size_t)snprintf(out + k, len - k, "%d", pid);
+    else if (*p == '%') out[k++] = '%';
+    else k += (size_t)snprintf(out + k, len - k, "%%%c", *p);
+    if (k >= len) k = len - 1;
+  }
+  out[k] = 0;
 }
 
 const char *ar_nccl_transport_name(int bits) {

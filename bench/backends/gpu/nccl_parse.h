@@ -43,10 +43,19 @@ struct ar_nccl_log {
   int ntuned;            /* per-call tuning decisions (rank 0 only prints them) */
   struct ar_nccl_tuned {
     uint64_t bytes;
-    char algo[24];       /* "RING", "TREE", "NVLS"... as NCCL prints them */
-    char proto[8];       /* "LL", "LL128", "SIMPLE" */
-    int channels;        /* Hi - Lo + 1 */
+    int dtype;           /* enum ar_dtype of the call, -1 until ar_nccl_log_key() matched it */
+    int symmetric;       /* "AllReduce [Symmetric]: ... -> Kernel K": NCCL's symmetric kernel ran */
+    char algo[24];       /* "RING", "TREE", "NVLS"... as NCCL prints them; "SYMMETRIC" */
+    char proto[8];       /* "LL", "LL128", "SIMPLE"; "" for a symmetric kernel */
+    char kernel[48];     /* the symmetric kernel's name */
+    int channels;        /* Hi - Lo + 1, or the symmetric kernel's nchannels */
   } tuned[AR_NCCL_MAX_TUNED];
+};
+
+/* One call of the probe, in the order it was made. */
+struct ar_nccl_call {
+  uint64_t bytes;
+  int dtype;
 };
 
 enum { AR_NCCL_T_P2P = 1, AR_NCCL_T_SHM = 2, AR_NCCL_T_NET = 4 };
@@ -56,8 +65,16 @@ void ar_nccl_log_init(struct ar_nccl_log *log);
 void ar_nccl_log_line(struct ar_nccl_log *log, const char *line);
 /* Feed a whole file; -1 when it cannot be read. */
 int ar_nccl_log_file(struct ar_nccl_log *log, const char *path);
-/* Last tuning decision for a message of bytes, NULL when none. */
-const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes);
+/* NCCL's lines say bytes, not the datatype: give each decision the dtype of the probe call it came
+ * from (calls in the order made; rank 0 prints one line per call of 2+ ranks). */
+void ar_nccl_log_key(struct ar_nccl_log *log, const struct ar_nccl_call *calls, int ncalls);
+/* Last tuning decision for a message of bytes in dtype, NULL when none. */
+const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes, int dtype);
+/* CTAs for ncclConfig_t: the variant's ctas=, else the user's NCCL_MIN_CTAS/NCCL_MAX_CTAS (which
+ * the backend clears from the environment, or NCCL would let them override ctas=). 0 = NCCL's own. */
+void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min, int *max);
+/* NCCL_DEBUG_FILE's file name as NCCL expands it (%h host, %p pid, %% percent). */
+void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len);
 /* "P2P", "SHM", "P2P+SHM", "NET", "none" for the transport bits. */
 const char *ar_nccl_transport_name(int bits);
 /* Is forcing LL128 unsafe on this path? (no NVLink between the ranks: data can be corrupted) */

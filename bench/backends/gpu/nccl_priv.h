@@ -4,12 +4,15 @@
 #define AR_NCCL_PRIV_H
 
 #include "backend.h"
+#include "backends/gpu/guard.h"
 #include "backends/gpu/nccl_parse.h"
+#include "backends/gpu/priv.h"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <pthread.h>
 
 #define AR_NCCL_MAX_REG 8
+#define AR_NCCL_NSAVED 7
 
 struct ar_nccl {
   const struct ar_env *env;
@@ -21,24 +24,30 @@ struct ar_nccl {
   /* NCCL's own lines for this variant */
   char logpath[512];
   int keep_log, logging;
-  char *saved[5]; /* NCCL_ALGO, NCCL_PROTO, NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE */
+  char *saved[AR_NCCL_NSAVED]; /* the user's values of the variables a variant changes (nccl.c) */
+  char userlog[520];            /* NCCL's lines outside the probe, appended to the user's NCCL_DEBUG_FILE */
   struct ar_nccl_log *log;
+  struct ar_nccl_call *calls; /* the probe's calls in order: keys NCCL's lines by (bytes, dtype) */
+  int ncalls;
+  size_t max_bytes;           /* from setup: the probe runs in alloc, on the engine's own buffers */
   char warning[512];
   /* registrations (reg=1: ncclCommRegister, symm=1: ncclCommWindowRegister) */
   int nreg;
   struct { unsigned long long base; size_t size; void *handle; } reg[AR_NCCL_MAX_REG];
   int failed_once;
-  /* watchdog */
+  /* watchdog: every main-thread call on comm runs under guard (ar_guard_enter) and re-checks
+   * aborted there; the watchdog looks under the same lock and aborts outside it (guard.h). */
+  struct ar_guard guard;
   pthread_t thread;
-  pthread_mutex_t lock;
-  int started, stop, aborted;
+  int started, stop;
   cudaStream_t stream; /* the stream collectives run on (watched) */
   cudaEvent_t marker;  /* recorded at the stream's tail; overdue = hung */
-  int armed, quiet; /* quiet: a graph is being captured on the stream */
-  double armed_at;
+  struct ar_deadline dl; /* per collective: restarted whenever a queued collective finishes */
+  const volatile uint64_t *progress; /* the device loop's finished collectives, NULL outside it */
+  int per;                           /* collectives per launched unit (K in a graph) */
+  int quiet; /* a graph is being captured on the stream */
   size_t last_bytes;
   int last_dtype;
-  char abort_msg[512];
   size_t hang_bytes; /* ARBENCH_NCCL_HANG_BYTES: block the stream once at this size (watchdog test) */
   int hung, probing;
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define AR_EVENT_WINDOW 32 /* iterations (or graph replays) in flight before the host waits */
+#define AR_MAX_GRAPHS 256  /* graphs captured to cover the buffer rotation in -G mode */
 
 static int dev_alloc(size_t bytes, void **p, char *err, size_t len) {
   cudaError_t rc = cudaMalloc(p, bytes ? bytes : 256);
@@ -57,7 +58,13 @@ static int dev_fill(void *buf, size_t count, enum ar_dtype dt, enum ar_op op, in
   } else {
     ar_host_fill(h, count, dt, op, rank, nranks);
   }
-  int rc = cudaMemcpy(buf, h, count * es, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -AR_ERUNTIME;
+  /* A cudaMemcpy from pageable memory may return before its DMA lands, and it is ordered only on
+   * the legacy stream, not before the engine's non-blocking stream where the collective runs: wait
+   * for the copy itself before the host (and so the next collective) goes on. */
+  int rc = cudaMemcpyAsync(buf, h, count * es, cudaMemcpyHostToDevice, cudaStreamLegacy) == cudaSuccess &&
+                   cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess
+               ? 0
+               : -AR_ERUNTIME;
   free(h);
   return rc;
 }
@@ -116,11 +123,11 @@ static int harvest(const struct ar_loop *l, struct window *w, int i, int skip, i
   return 0;
 }
 
-/* One unit of work: an allreduce (graph == NULL) or a graph replay. */
-static int launch(const struct ar_loop *l, cudaGraphExec_t graph, int i, char *err, size_t len) {
+/* One unit of work: allreduce i (graphs == NULL) or replay i of graph i % ngraphs. */
+static int launch(const struct ar_loop *l, const cudaGraphExec_t *graphs, int ngraphs, int i, char *err, size_t len) {
   cudaStream_t s = (cudaStream_t)l->stream;
-  if (graph) {
-    cudaError_t rc = cudaGraphLaunch(graph, s);
+  if (graphs) {
+    cudaError_t rc = cudaGraphLaunch(graphs[i % ngraphs], s);
     if (rc != cudaSuccess) snprintf(err, len, "cudaGraphLaunch failed: %s", cudaGetErrorString(rc));
     return rc == cudaSuccess ? 0 : -AR_ERUNTIME;
   }
@@ -132,8 +139,8 @@ static int launch(const struct ar_loop *l, cudaGraphExec_t graph, int i, char *e
 
 /* total units, the first skip of them warm-up; per = allreduces per unit. At most about
  * AR_EVENT_WINDOW allreduces (at least 2 units) are queued ahead, so a hang is seen within -T. */
-static int timed_units(const struct ar_loop *l, cudaGraphExec_t graph, int total, int skip, int per,
-                       double *samples, char *err, size_t len) {
+static int timed_units(const struct ar_loop *l, const cudaGraphExec_t *graphs, int ngraphs, int total, int skip,
+                       int per, double *samples, char *err, size_t len) {
   int depth = AR_EVENT_WINDOW / per < 2 ? 2 : AR_EVENT_WINDOW / per;
   struct window w;
   int rc = window_create(&w, err, len);
@@ -144,7 +151,7 @@ static int timed_units(const struct ar_loop *l, cudaGraphExec_t graph, int total
     int slot = i % AR_EVENT_WINDOW;
     if (!rc) rc = ar_gpu_backend_aborted(l->be, l->state, err, len); /* never replay into an aborted comm */
     if (!rc && cudaEventRecord(w.start[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
-    if (!rc) rc = launch(l, graph, i, err, len);
+    if (!rc) rc = launch(l, graphs, ngraphs, i, err, len);
     if (!rc && cudaEventRecord(w.stop[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
     if (rc && !*err) snprintf(err, len, "cudaEventRecord failed: %s", cudaGetErrorString(cudaGetLastError()));
   }
@@ -154,8 +161,8 @@ static int timed_units(const struct ar_loop *l, cudaGraphExec_t graph, int total
   return rc;
 }
 
-/* Capture graph K iterations (buffer sets in rotation) into an executable graph. */
-static int capture(const struct ar_loop *l, cudaGraphExec_t *exec, char *err, size_t len) {
+/* Capture iterations first..first+K-1 (their buffer sets of the rotation) into an executable graph. */
+static int capture(const struct ar_loop *l, int first, cudaGraphExec_t *exec, char *err, size_t len) {
   cudaStream_t s = (cudaStream_t)l->stream;
   cudaGraph_t g = NULL;
   ar_gpu_backend_quiet(l->be, l->state, 1);
@@ -166,7 +173,7 @@ static int capture(const struct ar_loop *l, cudaGraphExec_t *exec, char *err, si
     return -AR_ERUNTIME;
   }
   int rc = 0;
-  for (int j = 0; !rc && j < l->graph; j++) rc = launch(l, NULL, j, err, len);
+  for (int j = 0; !rc && j < l->graph; j++) rc = launch(l, NULL, 0, first + j, err, len);
   crc = cudaStreamEndCapture(s, &g);
   ar_gpu_backend_quiet(l->be, l->state, 0);
   if (!rc && crc != cudaSuccess) {
@@ -188,11 +195,37 @@ static int capture(const struct ar_loop *l, cudaGraphExec_t *exec, char *err, si
   return rc;
 }
 
+/* -G K: graph g holds iterations g*K..g*K+K-1, so the graphs together rotate over the same buffer
+ * sets as plain launches (one graph alone would replay K sets and read them from L2). Replays go
+ * round the graphs; each is replayed once in warm-up. On an error every graph is destroyed (an
+ * aborted NCCL communicator waits for the graphs that captured it). */
+static int graph_loop(const struct ar_loop *l, double *samples, int n, char *err, size_t len) {
+  int ngraphs = ar_graph_count(l->nsets, l->graph, AR_MAX_GRAPHS), made = 0, rc = 0;
+  cudaGraphExec_t *exec = calloc((size_t)ngraphs, sizeof *exec);
+  if (!exec) {
+    snprintf(err, len, "out of memory");
+    return -AR_ERUNTIME;
+  }
+  for (; !rc && made < ngraphs; made++) {
+    rc = capture(l, made * l->graph, &exec[made], err, len);
+    if (rc) break;
+  }
+  int warm = ar_graph_warm(l->warmup, l->graph, ngraphs);
+  if (!rc) {
+    ar_gpu_backend_progress(l->be, l->state, l->heartbeat, l->graph);
+    rc = timed_units(l, exec, ngraphs, warm + n, warm, l->graph, samples, err, len);
+  }
+  for (int g = 0; g < made; g++) cudaGraphExecDestroy(exec[g]);
+  free(exec);
+  return rc;
+}
+
 static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, size_t len) {
   int rc, n;
   *err = 0;
   if (!l->graph) {
-    rc = timed_units(l, NULL, l->warmup + l->iters, l->warmup, 1, samples, err, len);
+    ar_gpu_backend_progress(l->be, l->state, l->heartbeat, 1);
+    rc = timed_units(l, NULL, 0, l->warmup + l->iters, l->warmup, 1, samples, err, len);
     n = l->iters;
   } else {
     if (!(l->be->flags & AR_BE_GRAPH)) {
@@ -200,16 +233,9 @@ static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, si
       return -AR_EUNAVAIL;
     }
     n = l->iters / l->graph;
-    cudaGraphExec_t exec;
-    rc = capture(l, &exec, err, len);
-    int warm = (l->warmup + l->graph - 1) / l->graph;
-    if (warm < 1) warm = 1; /* the first replay of a graph is slower: never time it */
-    if (!rc) {
-      rc = timed_units(l, exec, warm + n, warm, l->graph, samples, err, len);
-      cudaGraphExecDestroy(exec);
-    }
+    rc = graph_loop(l, samples, n, err, len);
   }
-  int hrc = ar_gpu_backend_health(l->be, l->state, err, len);
+  int hrc = ar_gpu_backend_health(l->be, l->state, err, len); /* also ends the progress hook */
   if (hrc) return hrc;
   return rc ? rc : n;
 }
@@ -226,7 +252,36 @@ static int dev_sync(void *stream) {
   return cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess ? 0 : -AR_ERUNTIME;
 }
 
+/* Does this binary hold a kernel image (or PTX) the current device can run? */
+static int kernel_image(char *err, size_t len) {
+#if AR_HAVE_NVCC
+  int rc = ar_cu_image();
+  if (rc == cudaErrorNoKernelImageForDevice || rc == cudaErrorInvalidDeviceFunction ||
+      rc == cudaErrorUnsupportedPtxVersion) {
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    snprintf(err, len, "no kernel image for sm_%d%d in this binary (built for %s; rebuild with -Dcuda-archs=%d%d)",
+             major, minor, AR_CUDA_ARCHS, major, minor);
+    cudaGetLastError();
+    return -AR_EUNAVAIL;
+  }
+  if (rc) {
+    snprintf(err, len, "checking the fill kernel failed: %s", cudaGetErrorString((cudaError_t)rc));
+    cudaGetLastError();
+    return -AR_ERUNTIME;
+  }
+#else
+  (void)err;
+  (void)len;
+#endif
+  return 0;
+}
+
 static int dev_stream_create(void **stream, char *err, size_t len) {
+  int krc = kernel_image(err, len);
+  if (krc) return krc;
   cudaStream_t s;
   cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   if (rc != cudaSuccess) {

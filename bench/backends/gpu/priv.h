@@ -5,22 +5,28 @@
 
 #include "backend.h"
 #include <stddef.h>
+#include <stdint.h>
 
 /* kernels/ar_fill.cu (only when built with nvcc): 0 or a cudaError_t. wrong is a device counter. */
 int ar_cu_fill(void *buf, size_t count, int dtype, int op, int rank, int nranks, void *stream);
 int ar_cu_check(const void *buf, size_t count, int dtype, int op, int nranks, unsigned long long *wrong,
                 void *stream);
+/* 0 when the current device can run these kernels, else the cudaError_t (no kernel image...). */
+int ar_cu_image(void);
 
 /* Device of local rank lr: from list (n entries, NULL = by local rank) over count GPUs; -1 when
  * this rank gets none (more local ranks than GPUs without shared). Pure: no CUDA. */
 int ar_gpu_assign(const int *list, int n, int count, int shared, int lr);
+/* Device of local rank lr when every local rank's visible GPUs are known (visible[r]: its PCI bus
+ * ids in CUDA order, joined by ','): ranks that see the same GPUs split them by their position
+ * among those ranks, so a rank that sees only its own GPU (CUDA_VISIBLE_DEVICES per task, srun
+ * --gpus-per-task=1) gets its device 0. -1 when none. Pure. */
+int ar_gpu_assign_visible(const char *const *visible, int nlocal, const int *list, int n, int shared, int lr);
+/* Does another local rank use the same physical GPU? busid[r]: the PCI bus id of local rank r's
+ * device ("" = none). Pure. */
+int ar_gpu_busid_shared(const char *const *busid, int nlocal, int lr);
 /* Parse --devices "0,2,3" into list (cap entries); -AR_EINVAL with a one-line message. */
 int ar_gpu_list_parse(const char *text, int *list, int cap, int *n, char *err, size_t len);
-/* The device the options give this rank among count GPUs, -1 when none (no CUDA, no MPI). */
-int ar_gpu_expected(const struct ar_env *env, int count);
-/* Does another local rank of env use this rank's GPU among count GPUs? (from the options, no MPI) */
-int ar_gpu_shared_with_peer(const struct ar_env *env, int count);
-
 /* After the device platform waited on a backend's work: 0, or -AR_ETIMEOUT/-AR_ERUNTIME with the
  * message of a watchdog abort (the nccl backend implements it; other backends: 0). */
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len);
@@ -28,5 +34,24 @@ int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, s
 int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len);
 /* Graph capture begins (quiet = 1) or ends (0): a watchdog must not touch the capturing stream. */
 void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet);
+
+/* The device loop's hooks for a backend's watchdog: progress counts finished collectives (the
+ * engine's heartbeat), per = collectives in one launched unit (K in a CUDA graph); NULL = none. */
+void ar_gpu_backend_progress(const struct ar_backend *be, void *state, const volatile uint64_t *progress, int per);
+
+/* loop_plan.c: CUDA graphs that together cover a rotation of nsets buffer sets with per_graph
+ * iterations each (at most cap), and the replays to warm them (each graph at least once). */
+int ar_graph_count(int nsets, int per_graph, int cap);
+int ar_graph_warm(int warmup, int per_graph, int ngraphs);
+
+/* A deadline per collective: armed with limit seconds; any progress restarts the clock. */
+struct ar_deadline {
+  double since, limit;
+  uint64_t seen;
+  int armed;
+};
+void ar_deadline_arm(struct ar_deadline *d, double now, uint64_t progress, double limit);
+/* 1 when limit seconds passed since arming or the last progress (progress != the last seen). */
+int ar_deadline_overdue(struct ar_deadline *d, double now, uint64_t progress);
 
 #endif

@@ -1,0 +1,32 @@
+/* loop_plan.c — pure arithmetic of the device timed loop: how many CUDA graphs cover the engine's
+ * buffer rotation, how many replays warm them up, and the per-collective deadline of the nccl watchdog. */
+#include "backends/gpu/priv.h"
+
+int ar_graph_count(int nsets, int per_graph, int cap) {
+  if (nsets < 1 || per_graph < 1 || cap < 1) return 1;
+  int n = nsets / per_graph + (nsets % per_graph != 0);
+  return n > cap ? cap : n;
+}
+
+int ar_graph_warm(int warmup, int per_graph, int ngraphs) {
+  int w = per_graph > 0 ? (warmup + per_graph - 1) / per_graph : warmup;
+  if (w < ngraphs) w = ngraphs; /* every graph replayed once before it is timed */
+  return w < 1 ? 1 : w;
+}
+
+void ar_deadline_arm(struct ar_deadline *d, double now, uint64_t progress, double limit) {
+  d->since = now;
+  d->seen = progress;
+  d->limit = limit;
+  d->armed = 1;
+}
+
+int ar_deadline_overdue(struct ar_deadline *d, double now, uint64_t progress) {
+  if (!d->armed || d->limit <= 0) return 0;
+  if (progress != d->seen) { /* a collective finished: the next one gets a full deadline */
+    d->seen = progress;
+    d->since = now;
+    return 0;
+  }
+  return now - d->since > d->limit;
+}
