@@ -170,10 +170,14 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
-                        .fault_rank = -1};
+                        .fault_rank = -1, .fill_fail_rank = -1};
   e.link_gbs = gpu_link_gbs(&env);
   const char *fault = getenv("ARBENCH_INJECT_FAULT");
   if (fault && *fault) e.fault_rank = atoi(fault);
+  const char *fill_fail = getenv("ARBENCH_INJECT_FILL_FAIL");
+  unsigned long long ff_bytes = 0;
+  if (fill_fail && sscanf(fill_fail, "%d:%llu", &e.fill_fail_rank, &ff_bytes) == 2) e.fill_fail_bytes = (size_t)ff_bytes;
+  else e.fill_fail_rank = -1;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   if (env.rank == 0) {
     if (!o->quiet) {

@@ -131,11 +131,18 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
    * watchdog watches only the collective (phase set around it), not the local fills and checks. */
   const char *place = inplace ? "in-place" : "out-of-place";
   uint64_t wrong = 0;
-  for (int c = 0; !rc && c < o->check; c++) {
+  for (int c = 0; c < o->check; c++) {
     int k = c % nsets;
-    rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
+    if (!rc) rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
     if (!rc && !inplace) rc = b->plat->fill(out[k], count, dt, o->op, -1, env->nranks);
     if (!rc) rc = b->plat->sync(b->stream);
+    if (!rc && c == 0 && b->e->fill_fail_rank == env->rank && b->e->fill_fail_bytes == bytes)
+      rc = -AR_ERUNTIME; /* ARBENCH_INJECT_FILL_FAIL=R:BYTES: prove no rank is left in the collective */
+    if (rc && !*msg) snprintf(msg, len, "checked call %d: filling the buffers failed (%s)", c, ar_status_name(rc));
+    /* All ranks enter the collective or none does: a rank whose fill (or last check) failed must
+     * not skip it while the others wait in it. */
+    rc = agree(env, rc, msg, len);
+    if (rc) break;
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) checked call %d", b->spec, ar_dtype_name(dt),
                       bytes, place, c);
     if (!rc) rc = b->be->allreduce(b->state, in[k], out[k], count, dt, o->op, b->stream);
@@ -145,7 +152,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
       rc = b->plat->fill(out[k], 1, dt, o->op, -1, env->nranks);
     uint64_t w = 0;
     if (!rc) rc = b->plat->check(out[k], count, dt, o->op, env->nranks, &w);
-    if (rc) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
+    if (rc && !*msg) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
     wrong += w;
   }
   /* In-place checked calls consumed their inputs: restore them for the timed loop. */
@@ -305,6 +312,8 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   if (b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
   rc = b.be->setup(b.state, maxb, msg, sizeof msg);
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
+  /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */
+  rc = agree(env, rc, msg, sizeof msg);
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
   else if (!rc) rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
   rc = agree(env, rc, msg, sizeof msg);

@@ -30,6 +30,8 @@ struct ar_engine {
   int failures;             /* error records written */
   double link_gbs;          /* bottleneck PCIe link between the ranks' GPUs (GB/s), 0 = unknown */
   int fault_rank;           /* ARBENCH_INJECT_FAULT=R: rank R corrupts its checked outputs; -1 = off */
+  int fill_fail_rank;       /* ARBENCH_INJECT_FILL_FAIL=R:BYTES: rank R's first checked fill at that */
+  size_t fill_fail_bytes;   /* size fails (tests the agreement before checked calls); -1 = off */
 };
 
 int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank);
