@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # device-check.sh — the first thing to run on a GPU box: build arbench for the local GPU, then in a few
-# minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), variants,
-# a bad variant, duplicate GPUs, the watchdog; a summary table at the end. No GPU: 'skipped: no CUDA device'.
+# minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), a bad
+# variant, duplicate GPUs, the watchdog; with >= 2 GPUs also nccl on several ranks (sizes, graphs,
+# variants, symm=1, one GPU visible per rank); it prints what that covers and a summary table.
+# No GPU: 'skipped: no CUDA device'.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -38,7 +40,12 @@ step() {
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   local t0=$SECONDS
-  env "${envs[@]}" mpirun -np "${NP:-1}" "$ARBENCH" run -J "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  if [ -n "${PERTASK:-}" ]; then # CUDA_VISIBLE_DEVICES = this rank's local index: one GPU per rank
+    env "${envs[@]}" mpirun -np "${NP:-1}" bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' \
+      "$ARBENCH" run -J "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  else
+    env "${envs[@]}" mpirun -np "${NP:-1}" "$ARBENCH" run -J "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  fi
   local rc=$?
   echo "$name $want $rc $((SECONDS - t0))" >>"$tmp/steps"
   echo "== $name: exit $rc (want $want), $((SECONDS - t0)) s"
@@ -47,17 +54,35 @@ step() {
 
 "$ARBENCH" --version
 "$ARBENCH" list | grep -E '^nccl|GPUs visible'
+multi=$(( gpus > 8 ? 8 : gpus ))
+echo "== coverage: with one rank NCCL returns before tuning or registration (in-place is a no-op,"
+echo "   out-of-place a device copy): the 1-rank steps prove the engine (fills, checks, timing, graphs,"
+echo "   watchdog), not NCCL's algorithms, protocols, channels or registration."
+if [ "$multi" -ge 2 ]; then
+  echo "   $gpus GPUs: the multi-* steps run nccl on $multi ranks (one GPU each): real allreduces, variants."
+else
+  echo "   1 GPU: no multi-rank step (NCCL refuses two ranks on one GPU); variants are not exercised."
+fi
 D=float,half,bf16,int32
 step sizes 0 -- --backend nccl -b 8 -e 256M -f 2 -d $D -n 20 -w 5 -c 1 --inplace both
 for op in prod max min avg; do
   step "op-$op" 0 -- --backend nccl -b 8 -e 16M -f 8 -d $D -o $op -n 10 -w 2 -c 1
 done
 step graph 0 -- --backend nccl -b 8 -e 64M -f 4 -d $D -n 100 -w 10 -G 10 -c 1 --inplace both
-step variants 0 -- --backend 'nccl:proto=Simple' --backend 'nccl:algo=Ring,proto=LL' --backend 'nccl:ctas=2' \
-  --backend 'nccl:reg=1' -b 8 -e 4M -f 16 -n 10 -c 1
+step variants-1rank 0 -- --backend 'nccl:proto=Simple' --backend 'nccl:ctas=2' --backend 'nccl:reg=1' \
+  -b 8 -e 4M -f 16 -n 10 -c 1
 step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
 NP=2 step shared-gpu 0 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8
 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4
+if [ "$multi" -ge 2 ]; then
+  NP=$multi step multi-sizes 0 -- --backend nccl -b 8 -e 256M -f 4 -d $D -n 20 -w 5 -c 2 --inplace both
+  NP=$multi step multi-graph 0 -- --backend nccl -b 8 -e 64M -f 8 -d float,bf16 -n 100 -w 10 -G 10 -c 1 --inplace both
+  NP=$multi step multi-variants 0 -- --backend 'nccl:proto=Simple;nccl:algo=Ring,proto=LL;nccl:algo=Tree;nccl:ctas=2;nccl:reg=1;nccl:symm=1' \
+    -b 8 -e 4M -f 16 -d float,bf16 -n 10 -c 1
+  NP=$multi step multi-nvls 0 -- --backend 'nccl:algo=NVLS' --sizes 1M -n 5 -c 1
+  # One GPU visible per rank (srun --gpus-per-task=1 style): every rank must still get its GPU.
+  NP=2 PERTASK=1 step multi-pertask 0 -- --backend nccl --sizes 8,1M -n 5 -c 1
+fi
 
 python3 - "$tmp" <<'PY'
 import json, os, sys
@@ -77,6 +102,16 @@ extra = {
     "shared-gpu": lambda r, e: any(x.get("type") == "skip" and "share one GPU" in x.get("reason", "") for x in r),
     "watchdog": lambda r, e: "timeout: nccl" in e and "1048576 bytes" in e and "aborted the NCCL communicator" in e
                              and "made no progress" not in e,
+    # Several ranks: NCCL really chose an algorithm for every out-of-place record, and it took time.
+    "multi-sizes": lambda r, e: all(x.get("nccl", {}).get("algo") not in (None, "unknown") and x["time_us"]["p50"] > 0
+                                    for x in r if x.get("type") == "result" and x["placement"] == "out"),
+    "multi-variants": lambda r, e: not [x for x in r if x.get("type") == "error"]
+                                   and all(x["nccl"].get("symmetric", {}).get("ran") is not None
+                                           for x in r if x.get("type") == "result" and "symm=1" in x["spec"]),
+    # algo=NVLS on PCIe: a recorded skip with NCCL's reason, never an error; NVLink boxes may run it.
+    "multi-nvls": lambda r, e: not [x for x in r if x.get("type") == "error"]
+                               and any(x.get("type") in ("skip", "result") for x in r),
+    "multi-pertask": lambda r, e: len([x for x in r if x.get("type") == "result"]) == 2,
 }
 print("\n%-12s %5s %3s %7s %6s %5s %6s %5s  %s" % ("step", "want", "rc", "results", "wrong", "skips", "errors", "secs", "verdict"))
 bad = 0
@@ -87,18 +122,26 @@ for line in open(os.path.join(tmp, "steps")):
     wrong = sum(x.get("wrong", 0) for x in res)
     nerr = sum(1 for x in r if x.get("type") == "error")
     ok = rc == want and (wrong == 0 or name == "watchdog") and extra.get(name, lambda r, e: True)(r, e)
-    if name in ("sizes", "graph") or name.startswith("op-"):
+    if name in ("sizes", "graph", "multi-sizes", "multi-graph", "multi-pertask") or name.startswith("op-"):
         ok = ok and len(res) > 0 and all(x["checked"] for x in res) and nerr == 0
     bad += not ok
     print("%-12s %5s %3s %7d %6d %5d %6d %5s  %s" % (name, want, rc, len(res), wrong,
           sum(1 for x in r if x.get("type") == "skip"), nerr, secs, "PASS" if ok else "FAIL"))
-print("\nnccl, 1 rank, float out-of-place:")
+print("\nnccl, 1 rank (no NCCL algorithm runs: a device copy), float out-of-place:")
 for x in recs("sizes"):
     if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
         print("  %10d B  p50 %9.2f us  algbw %8.2f GB/s  algo %s" % (x["size"], x["time_us"]["p50"], x["algbw_p50_gbs"], x.get("nccl", {}).get("algo")))
 for x in recs("graph"):
     if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] == 8:
         print("  graph -G 10, 8 B: p50 %.2f us per allreduce" % x["time_us"]["p50"])
+for x in recs("multi-sizes"):
+    if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
+        n = x.get("nccl", {})
+        print("  %d ranks %10d B  p50 %9.2f us  busbw %8.2f GB/s  %s/%s/%s ch" % (x["ranks"], x["size"], x["time_us"]["p50"],
+              x["busbw_p50_gbs"], n.get("algo"), n.get("proto"), n.get("channels")))
+print("\ncoverage: %s" % ("1 rank only: engine, checks, graphs, watchdog; NCCL's algorithms and variants untested"
+                          if not os.path.exists(os.path.join(tmp, "multi-sizes.jsonl"))
+                          else "1 rank and multi-rank NCCL"))
 print("\ndevice-check: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
 sys.exit(1 if bad else 0)
 PY

@@ -37,6 +37,8 @@ for path, graph in zip(sys.argv[1:], (0, 5)):
     assert {r["dtype"] for r in res} == {"float", "half", "bfloat16", "int32"}
     assert all(r["checked"] and r["wrong"] == 0 for r in res), [r["wrong"] for r in res]
     assert all(r["graph"] == graph and r["samples_n"] == 10 // (graph or 1) for r in res)
-    assert all(r["time_us"]["p50"] > 0 and r["nccl"]["version"] for r in res)
+    # One rank: NCCL returns at once for in-place (nothing to do), so only out-of-place must take time.
+    assert all((r["time_us"]["p50"] > 0 or r["placement"] == "in") and r["time_us"]["p50"] >= 0
+               and r["nccl"]["version"] for r in res)
     print("ok:", path, len(res), "results, no wrong element")
 PY
