@@ -252,7 +252,8 @@ static int dev_sync(void *stream) {
   return cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess ? 0 : -AR_ERUNTIME;
 }
 
-/* Does this binary hold a kernel image (or PTX) the current device can run? */
+/* Does this binary hold a kernel image (or PTX) the current device can run? Asked before the engine
+ * fills anything, so a missing arch is named instead of "filling input buffers failed". */
 static int kernel_image(char *err, size_t len) {
 #if AR_HAVE_NVCC
   int rc = ar_cu_image();
@@ -265,7 +266,7 @@ static int kernel_image(char *err, size_t len) {
     snprintf(err, len, "no kernel image for sm_%d%d in this binary (built for %s; rebuild with -Dcuda-archs=%d%d)",
              major, minor, AR_CUDA_ARCHS, major, minor);
     cudaGetLastError();
-    return -AR_EUNAVAIL;
+    return -AR_ERUNTIME; /* a build for the wrong GPU: an error (exit 1), not a quiet skip */
   }
   if (rc) {
     snprintf(err, len, "checking the fill kernel failed: %s", cudaGetErrorString((cudaError_t)rc));
