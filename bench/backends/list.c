@@ -27,6 +27,7 @@ int ar_cmd_list(int argc, char **argv) {
   MPI_Comm_size(env.node_comm, &env.local_nranks);
   env.nnodes = 1;
   char why[AR_ERRLEN];
+  ar_gpu_select(&env, why, sizeof why); /* the device each rank would get (by PCI bus id), as `run` does */
   int gpus = ar_gpu_count(why, sizeof why);
   if (env.rank == 0) {
     printf("%-14s %-6s %-52s %s\n", "backend", "where", "status", "what");
