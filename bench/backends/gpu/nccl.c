@@ -244,8 +244,11 @@ static void CUDART_CB hold_stream(void *arg) {
   while (!ar_guard_aborted(&s->guard)) nanosleep(&t, NULL);
 }
 
-/* One ncclAllReduce under the guard (never on a communicator the watchdog aborted). A forced
- * algorithm/protocol the hardware cannot run (algo=NVLS on PCIe) is -AR_EUNAVAIL with NCCL's reason. */
+/* One ncclAllReduce under the guard (never on a communicator the watchdog aborted): NCCL forbids
+ * using one communicator from two threads, and the watchdog's abort frees it. ncclAllReduce only
+ * enqueues, so the lock is held briefly; were NCCL's host side ever to block on a hung GPU inside it,
+ * the host watchdog ends the process after -T. A forced algorithm/protocol the hardware cannot run
+ * (algo=NVLS on PCIe: NCCL answers ncclInvalidUsage) is -AR_EUNAVAIL with NCCL's reason: a skip. */
 static int call(struct ar_nccl *s, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
                 cudaStream_t stream, char *err, size_t len) {
   if (ar_guard_enter(&s->guard, err, len)) return -AR_ETIMEOUT;
