@@ -292,9 +292,9 @@ static int probe(struct ar_nccl *s, void *pool, size_t pool_bytes, char *err, si
       if (!count || count * es > s->max_bytes || count * es > pool_bytes / 2) continue;
       rc = call(s, in, out, count, o->dtypes[d], o->op, st, err, len); /* pool registered by alloc */
       if (!rc) s->calls[s->ncalls++] = (struct ar_nccl_call){count * es, (int)o->dtypes[d]};
+      if (!rc) rc = ar_nccl_wait_stream(s, st, err, len); /* -T per collective, not for all probes */
     }
-  if (!rc) rc = ar_nccl_wait_stream(s, st, err, len);
-  else cudaStreamSynchronize(st);
+  if (rc) cudaStreamSynchronize(st);
   s->probing = 0;
   pthread_mutex_lock(&s->guard.lock); /* the watchdog must not touch the stream once it is destroyed */
   __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);

@@ -55,7 +55,7 @@ struct ar_nccl {
 double ar_nccl_now(void);
 /* Poll the communicator until it leaves ncclInProgress; abort it after timeout seconds (0 = never). */
 int ar_nccl_wait_comm(struct ar_nccl *s, const char *what, char *err, size_t len);
-/* Wait for a stream with the same deadline (setup's probes). */
+/* Wait for a stream with the same deadline (one probe collective). */
 int ar_nccl_wait_stream(struct ar_nccl *s, cudaStream_t stream, char *err, size_t len);
 /* Start/stop the watchdog thread (only when -T is set). */
 int ar_nccl_watch_start(struct ar_nccl *s, char *err, size_t len);

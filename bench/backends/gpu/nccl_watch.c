@@ -69,7 +69,7 @@ int ar_nccl_wait_stream(struct ar_nccl *s, cudaStream_t stream, char *err, size_
   cudaError_t rc;
   while ((rc = cudaStreamQuery(stream)) == cudaErrorNotReady) {
     if (s->timeout > 0 && ar_nccl_now() - t0 > s->timeout) {
-      snprintf(err, len, "nccl: probe collectives did not finish within %g s (-T)", s->timeout);
+      snprintf(err, len, "nccl: a probe collective did not finish within %g s (-T)", s->timeout);
       ar_nccl_abort(s, "did not finish (setup probes)");
       cudaStreamSynchronize(stream);
       return -AR_ETIMEOUT;
