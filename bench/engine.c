@@ -168,6 +168,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     };
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
                       bytes, place);
+    if (o->graph && b->plat != &ar_host_platform) ar_watchdog_unit(&b->e->dog, o->graph); /* a replay = K */
     MPI_Barrier(env->comm);
     int n = b->plat->time_loop(&loop, samples, msg, len);
     rc = n < 0 ? n : 0;

@@ -15,6 +15,7 @@ struct ar_watchdog {
   uint64_t heartbeat;   /* bumped by the timed loops */
   char phase[256];      /* what is running ("" = idle) */
   double timeout;       /* seconds without progress before aborting, 0 = off */
+  int per_unit;         /* collectives behind one heartbeat step (K of a CUDA graph replay), reset by phase */
   int rank;
   int stop, started;
 };
@@ -36,6 +37,9 @@ struct ar_engine {
 
 int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank);
 void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...);
+/* The current phase's work finishes in units of per collectives (a graph replay): the timeout is
+ * per collective, so one unit may take per x -T. */
+void ar_watchdog_unit(struct ar_watchdog *d, int per);
 void ar_watchdog_stop(struct ar_watchdog *d);
 
 /* Run one backend spec ("name" or "name:variant") over all dtypes, sizes and placements.

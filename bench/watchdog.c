@@ -22,7 +22,7 @@ static void *watch(void *arg) {
     struct timespec nap = {0, 50 * 1000 * 1000};
     nanosleep(&nap, NULL);
     pthread_mutex_lock(&d->lock);
-    int stop = d->stop;
+    int stop = d->stop, per = d->per_unit > 1 ? d->per_unit : 1;
     memcpy(phase, d->phase, sizeof phase);
     pthread_mutex_unlock(&d->lock);
     if (stop) return NULL;
@@ -33,9 +33,9 @@ static void *watch(void *arg) {
       since = now_s();
       continue;
     }
-    if (now_s() - since > d->timeout) {
+    if (now_s() - since > d->timeout * per) {
       fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); aborting\n",
-              d->rank, phase, d->timeout, d->timeout);
+              d->rank, phase, d->timeout * per, d->timeout);
       fflush(stderr);
       _exit(AR_EXIT_FAIL);
     }
@@ -61,6 +61,13 @@ void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...) {
   va_end(ap);
   pthread_mutex_lock(&d->lock);
   memcpy(d->phase, buf, sizeof buf);
+  d->per_unit = 1;
+  pthread_mutex_unlock(&d->lock);
+}
+
+void ar_watchdog_unit(struct ar_watchdog *d, int per) {
+  pthread_mutex_lock(&d->lock);
+  d->per_unit = per;
   pthread_mutex_unlock(&d->lock);
 }
 
