@@ -88,11 +88,21 @@ static int compare_all(json_t *recs, const struct ar_topo *t, const struct ar_mp
   size_t i;
   json_t *r;
   int done = 0;
-  if (!json)
+  int head = 0;
+  json_array_foreach(recs, i, r) {
+    if (strcmp(ar_rec_str(r, "type", ""), "result") || !is_gpu_result(r)) continue;
+    int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
+    head |= f >= 0 && n >= 2 && n <= ar_topo_ngpus(t);
+  }
+  if (!json && head)
     printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s\n", "result", "model", "bytes", "np", "meas us", "pred us",
            "meas bw", "pred bw", "ratio");
   json_array_foreach(recs, i, r) {
-    if (strcmp(ar_rec_str(r, "type", ""), "result") || !is_gpu_result(r)) continue;
+    if (strcmp(ar_rec_str(r, "type", ""), "result")) continue;
+    if (!is_gpu_result(r)) {
+      (*skipped)++;
+      continue;
+    }
     int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
     double mt = ar_rec_num(json_object_get(r, "time_us"), "p50", NAN), size = ar_rec_num(r, "size", 0);
     struct ar_mgraph *g = f >= 0 ? graph_for(cache, t, p, n) : NULL;
@@ -119,7 +129,7 @@ int ar_model_against(const struct ar_mgraph *g0, const struct ar_mparams *p, con
   if (rc) return rc < 0 ? rc : -AR_EINVAL;
   int done = compare_all(recs, t, p, json, &skipped);
   json_decref(recs);
-  if (skipped)
+  if (skipped && done)
     fprintf(stderr, "arbench model: note: %d result%s not compared (host backend, no model family, or more "
             "ranks than the topology's %d GPUs)\n", skipped, skipped == 1 ? "" : "s", ar_topo_ngpus(t));
   if (!done) {
