@@ -163,6 +163,56 @@ static void published_two_socket(void **state) {
   box_close(&b);
 }
 
+/* [R6K] optimization/pcie-oneshot-allreduce.md, "Raw AllReduce Latency": 4x RTX PRO 6000 on one socket
+ * behind Broadcom switches (ASUS ESC8000A-E13P), PCIe one-shot vs NCCL, us; crossover published at 1 MiB.
+ * The 64 KiB NCCL row (71.2 us, between 15.6 and 24.7) is an outlier of that run and left out of the
+ * bounds. The model is too optimistic from 256 KiB on 4 GPUs (printed; bounded at 45%). */
+static const struct { size_t size; double custom, nccl; } esc4[] = {
+  {1 * KiB, 6.1, 13.5}, {4 * KiB, 6.5, 13.2}, {8 * KiB, 6.4, 13.9}, {16 * KiB, 7.7, 14.7}, {32 * KiB, 9.2, 15.6},
+  {128 * KiB, 17.6, 24.7}, {256 * KiB, 28.7, 40.9}, {512 * KiB, 51.0, 71.7}, {1 * MiB, 95.6, 85.2}};
+
+static void published_four_gpus(void **state) {
+  (void)state;
+  struct box b;
+  box_open(&b, "sw2-8g-gen5.xml", 4);
+  int nccl = 0xf, one = 1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH;
+  printf("published table [R6K] PCIe one-shot vs NCCL, 4 GPUs behind a switch: measured, predicted, error\n");
+  for (size_t i = 0; i < sizeof esc4 / sizeof esc4[0]; i++) {
+    double c = t_us(&b, AR_M_ONESHOT_PUSH, esc4[i].size), n = INFINITY;
+    for (int a = 0; a < 4; a++) n = fmin(n, t_us(&b, a, esc4[i].size));
+    printf("  %7zu B  one-shot %6.1f vs %6.1f (%+5.1f%%)  NCCL best %6.1f vs %6.1f (%+5.1f%%)\n", esc4[i].size,
+           esc4[i].custom, c, err_pct(c, esc4[i].custom), esc4[i].nccl, n, err_pct(n, esc4[i].nccl));
+    assert_true(fabs(err_pct(c, esc4[i].custom)) <= 45);
+    assert_true(fabs(err_pct(n, esc4[i].nccl)) <= 45);
+  }
+  size_t sizes[16];
+  for (int i = 0; i < 16; i++) sizes[i] = KiB << i;
+  size_t x = ar_model_crossover(b.g, &b.p, sizes, 16, one, nccl);
+  printf("  one-shot vs NCCL crossover: predicted %zu B, published 1 MiB\n", x);
+  assert_int_equal(x, 1 * MiB);
+  box_close(&b);
+}
+
+/* [R6K] "NCCL AllReduce Bus Bandwidth": dual AMD Turin, direct attach (socket link: the AMD default). */
+static void published_two_socket_ring(void **state) {
+  (void)state;
+  static const struct { const char *who; int n; double busbw; } rows[] = {
+    {"Festr (dual Turin, 8 GPUs, MIN_NCHANNELS=8)", 8, 37.6}, {"purplepow3r (dual Turin, 7 GPUs, P2P_LEVEL=SYS)", 7, 41.5}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    struct box b;
+    box_open(&b, "ds-8g-gen5.xml", rows[i].n);
+    b.p.socket_gbs = b.p.socket_gbs_amd;
+    ar_mgraph_free(b.g);
+    char err[AR_ERRLEN];
+    assert_int_equal(ar_mgraph_build(&b.g, b.t, rows[i].n, &b.p, err, sizeof err), 0);
+    double bw = ar_model_busbw(256.0 * MiB, t_us(&b, AR_M_RING_SIMPLE, 256 * MiB), rows[i].n);
+    printf("  ring busbw %s: %.1f measured, %.1f predicted (%+5.1f%%)\n", rows[i].who, rows[i].busbw, bw,
+           err_pct(bw, rows[i].busbw));
+    assert_true(fabs(err_pct(bw, rows[i].busbw)) <= 20);
+    box_close(&b);
+  }
+}
+
 /* Fitted families replace the topology model for their rank count only. */
 static void calib_overrides(void **state) {
   (void)state;
@@ -205,6 +255,7 @@ static void families(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(maxmin_switches), cmocka_unit_test(maxmin_socket), cmocka_unit_test(published_switch_box),
-    cmocka_unit_test(published_two_socket), cmocka_unit_test(calib_overrides), cmocka_unit_test(families)};
+    cmocka_unit_test(published_two_socket), cmocka_unit_test(published_four_gpus),
+    cmocka_unit_test(published_two_socket_ring), cmocka_unit_test(calib_overrides), cmocka_unit_test(families)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
