@@ -121,9 +121,8 @@ static int compare_all(json_t *recs, const struct ar_topo *t, const struct ar_mp
   return done;
 }
 
-int ar_model_against(const struct ar_mgraph *g0, const struct ar_mparams *p, const struct ar_topo *t, int nfiles,
-                     char **files, int json, char *err, size_t len) {
-  (void)g0;
+int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nfiles, char **files, int json,
+                     char *err, size_t len) {
   json_t *recs = NULL;
   int skipped = 0, rc = ar_results_load(nfiles, files, &recs, err, len);
   if (rc) return rc < 0 ? rc : -AR_EINVAL;

@@ -16,10 +16,13 @@
 
 #define AR_MSIZES 64
 
+enum model_mode { AR_MODEL_PREDICT = 0, AR_MODEL_FIT, AR_MODEL_AGAINST };
+
 struct model_opts {
-  const char *xml, *calib, *fit, *out, *jfile, *dtype;
-  char **against;
-  int nagainst, np, json, algo_mask;
+  const char *xml, *calib, *out, *jfile, *dtype;
+  enum model_mode mode;
+  char **files; /* results files of --fit / --against */
+  int nfiles, np, json, algo_mask;
   size_t sizes[AR_MSIZES];
   int nsizes;
 };
@@ -132,14 +135,11 @@ static int parse(struct model_opts *o, int argc, char **argv) {
   if (fit && against) return bad("--fit and --against: choose one, got", "--fit --against");
   if ((fit || against) && optind >= argc) return bad(fit ? "--fit needs results files" : "--against needs results files", "");
   if (!fit && !against && optind < argc) return bad("unexpected argument", argv[optind]);
-  if (fit) o->fit = "yes";
   if (o->out && !fit) return bad("-o is for --fit, got", o->out);
-  o->against = against ? argv + optind : NULL;
-  o->nagainst = against ? argc - optind : 0;
-  if (fit) {
-    o->against = argv + optind;
-    o->nagainst = argc - optind;
-  }
+  if (against && o->np) return bad("--np: --against takes each result's own rank count; drop", "--np");
+  o->mode = fit ? AR_MODEL_FIT : against ? AR_MODEL_AGAINST : AR_MODEL_PREDICT;
+  o->files = argv + optind;
+  o->nfiles = argc - optind;
   return parse_sizes(o, b, e, f);
 }
 
@@ -196,14 +196,17 @@ static void print_crossovers(const struct model_opts *o, const struct ar_mgraph 
     prev = b;
   }
   printf("\n");
-  int nccl = o->algo_mask & 0xf, one = o->algo_mask & (1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH);
-  int cust = o->algo_mask & ~0xf;
+  int nccl = o->algo_mask & AR_M_NCCL_MASK, one = o->algo_mask & AR_M_ONESHOT_MASK;
+  int cust = o->algo_mask & ~AR_M_NCCL_MASK;
   if (!nccl || !one) return;
   size_t x1 = ar_model_crossover(g, p, o->sizes, o->nsizes, one, nccl);
   size_t x2 = ar_model_crossover(g, p, o->sizes, o->nsizes, cust, nccl);
-  char a[32] = "never", b[32] = "never";
+  char a[48], b[48], top[32];
+  fmt_size(o->sizes[o->nsizes - 1], top, sizeof top);
   if (x1) fmt_size(x1, a, sizeof a);
+  else snprintf(a, sizeof a, "never (up to %s)", top);
   if (x2) fmt_size(x2, b, sizeof b);
+  else snprintf(b, sizeof b, "never (up to %s)", top);
   printf("NCCL beats one-shot from %s; beats every custom algorithm from %s\n", a, b);
 }
 
@@ -272,8 +275,8 @@ static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
   struct ar_mgraph *g = NULL;
   char err[AR_ERRLEN] = "";
   int rc = ar_topo_load(&t, o->xml, err, sizeof err);
-  if (!rc && o->against) {
-    rc = ar_model_against(NULL, p, t, o->nagainst, o->against, o->json, err, sizeof err);
+  if (!rc && o->mode == AR_MODEL_AGAINST) {
+    rc = ar_model_against(p, t, o->nfiles, o->files, o->json, err, sizeof err);
     if (rc) fprintf(stderr, "arbench model: %s\n", err);
     ar_topo_destroy(t);
     return rc == -AR_EINVAL ? AR_EXIT_USAGE : rc ? AR_EXIT_FAIL : AR_EXIT_OK;
@@ -302,8 +305,8 @@ int ar_cmd_model(int argc, char **argv) {
   char err[AR_ERRLEN] = "";
   int rc = parse(&o, argc, argv);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
-  if (o.fit) {
-    rc = ar_model_fit(o.nagainst, o.against, o.out, err, sizeof err);
+  if (o.mode == AR_MODEL_FIT) {
+    rc = ar_model_fit(o.nfiles, o.files, o.out, err, sizeof err);
     if (rc) fprintf(stderr, "arbench model: %s\n", err);
     return rc == -AR_EINVAL ? AR_EXIT_USAGE : rc ? AR_EXIT_FAIL : AR_EXIT_OK;
   }

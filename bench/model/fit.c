@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* NCCL's family from what it recorded choosing (nccl_algo, nccl_proto), else the variant's forced algo/proto,
+ * else (nccl-tests imports record neither) NCCL's usual choice on PCIe: ring, LL below 64 KiB. */
 static int nccl_family(json_t *rec) {
   const char *algo = ar_rec_str(rec, "nccl_algo", ""), *proto = ar_rec_str(rec, "nccl_proto", "");
   const char *var = ar_rec_str(rec, "variant", "");

@@ -16,6 +16,8 @@ enum ar_malgo {
 const char *ar_malgo_name(enum ar_malgo a);       /* "nccl-ring-ll", "oneshot-pull", ... */
 int ar_malgo_parse(const char *s);                /* index, or -1 */
 int ar_malgo_is_nccl(enum ar_malgo a);
+#define AR_M_NCCL_MASK 0xf                                                /* the four NCCL families */
+#define AR_M_ONESHOT_MASK (1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH) /* pull and push */
 
 /* Parameters: every default and its published source is in params.c. */
 struct ar_mparams {
@@ -73,8 +75,8 @@ int ar_model_family_of(json_t *rec);
 
 /* `arbench model` subcommand (cmd.c), its --fit (fit.c) and --against (against.c) parts. */
 int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t len);
-int ar_model_against(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_topo *t,
-                     int nfiles, char **files, int json, char *err, size_t len);
+int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nfiles, char **files, int json,
+                     char *err, size_t len);
 /* The diagnosis for a result far below its prediction ("" when none applies). */
 void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double measured_busbw, double predicted_busbw,
                        char *buf, size_t len);

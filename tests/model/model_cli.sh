@@ -10,7 +10,7 @@ DS="$M/ds-8g-gen5.xml"
 "$ARBENCH" model --xml "$SW" -b 1K -e 256K >"$TMP/t.txt" 2>"$TMP/t.err"
 eq "model table: exit 0" 0 $?
 eq "model table: 9 rows" 9 "$(grep -c '^[0-9]' "$TMP/t.txt")"
-eq "model: crossover" "NCCL beats one-shot from 64K; beats every custom algorithm from never" \
+eq "model: crossover" "NCCL beats one-shot from 64K; beats every custom algorithm from never (up to 256K)" \
    "$(grep '^NCCL beats' "$TMP/t.txt")"
 
 # Prediction records: one per size x algorithm; table shows them as configurations.
@@ -72,6 +72,7 @@ bad "--fit no files" "$ARBENCH" model --fit
 bad "--fit nothing fits" "$ARBENCH" model --fit "$TMP/shm.jsonl"
 grep shm-oneshot "$TMP/shm.jsonl" >"$TMP/host.jsonl"
 bad "--against nothing to compare" "$ARBENCH" model --against "$TMP/host.jsonl" --xml "$DS"
+bad "--np with --against" "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --np 4
 bad "unknown option" "$ARBENCH" model --bogus
 bad "--xml missing" "$ARBENCH" model --xml "$TMP/none.xml"
 finish

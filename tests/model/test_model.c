@@ -122,7 +122,7 @@ static void published_switch_box(void **state) {
   /* The criterion: the one-shot vs NCCL crossover between 32 and 128 KiB (published: 64 KiB). */
   size_t sizes[24];
   for (int i = 0; i < 24; i++) sizes[i] = (size_t)256 << i;
-  int one = 1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH, nccl = 0xf;
+  int one = AR_M_ONESHOT_MASK, nccl = AR_M_NCCL_MASK;
   size_t x = ar_model_crossover(b.g, &b.p, sizes, 24, one, nccl);
   printf("  one-shot vs NCCL crossover: predicted %zu B, published 64 KiB\n", x);
   assert_true(x >= 32 * KiB && x <= 128 * KiB);
@@ -151,8 +151,8 @@ static void published_two_socket(void **state) {
   box_open(&b, "ds-8g-gen5.xml", 8);
   size_t sizes[24];
   for (int i = 0; i < 24; i++) sizes[i] = (size_t)256 << i;
-  int nccl = 0xf;
-  size_t one = ar_model_crossover(b.g, &b.p, sizes, 24, 1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH, nccl);
+  int nccl = AR_M_NCCL_MASK;
+  size_t one = ar_model_crossover(b.g, &b.p, sizes, 24, AR_M_ONESHOT_MASK, nccl);
   size_t st = ar_model_crossover(b.g, &b.p, sizes, 24, 1 << AR_M_TWOSHOT_STAGED, nccl);
   size_t isl = ar_model_crossover(b.g, &b.p, sizes, 24, 1 << AR_M_ISLANDS, nccl);
   printf("two-socket direct attach: NCCL beats one-shot from %zu B, staged from %zu B, islands from %zu B "
@@ -175,7 +175,7 @@ static void published_four_gpus(void **state) {
   (void)state;
   struct box b;
   box_open(&b, "sw2-8g-gen5.xml", 4);
-  int nccl = 0xf, one = 1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH;
+  int nccl = AR_M_NCCL_MASK, one = AR_M_ONESHOT_MASK;
   printf("published table [R6K] PCIe one-shot vs NCCL, 4 GPUs behind a switch: measured, predicted, error\n");
   for (size_t i = 0; i < sizeof esc4 / sizeof esc4[0]; i++) {
     double c = t_us(&b, AR_M_ONESHOT_PUSH, esc4[i].size), n = INFINITY;
