@@ -25,6 +25,13 @@ eq "table reads predictions: exit 0" 0 $?
 eq "table: model columns" 1 "$(grep -c 'model:nccl-ring-ll \[model\] | model:oneshot-push \[model\] | model:islands \[model\]' "$TMP/tab.txt")"
 grep -q 'shm-oneshot' "$TMP/tab.txt" && echo "ok: table: measured results still there" || fail "table lost measured results"
 
+# compare reads predictions too: two boxes side by side (one-shot pull at 1 KiB: 9.82 / 7.87 us).
+"$ARBENCH" model --xml "$SW" -b 1K -e 1K --algo oneshot-pull -J "$TMP/sw.jsonl" >/dev/null
+"$ARBENCH" model --xml "$DS" -b 1K -e 1K --algo oneshot-pull -J "$TMP/ds.jsonl" >/dev/null
+"$ARBENCH" compare "$TMP/sw.jsonl" "$TMP/ds.jsonl" >"$TMP/cmp.txt" 2>&1
+eq "compare predictions: exit 0" 0 $?
+eq "compare predictions: ratio" 1 "$(grep -c '| model | oneshot-pull |.*| 1K | 7.87 | 9.82 | 1.248 |' "$TMP/cmp.txt")"
+
 # --fit on measured NCCL results with exact linear times (20 us + 0.0001 us per byte), then --calib.
 python3 - "$TMP/meas.jsonl" <<'PY'
 import json, sys
