@@ -26,12 +26,12 @@ static void pair(struct ar_doc *d, int a, int b) {
 
 void ar_doctor_p2p(struct ar_doc *d, int n) {
   (void)n;
-#if defined(AR_HAVE_CUDA)
-  int count = 0;
   if (!d->live) {
     ar_doc_add(d, G, "access", AR_D_SKIP, "", "P2P needs the live GPUs; not read from a fixture root");
     return;
   }
+#if defined(AR_HAVE_CUDA)
+  int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     ar_doc_add(d, G, "access", AR_D_SKIP, "", "no CUDA device: P2P access per pair not checked");
     return;

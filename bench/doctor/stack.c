@@ -216,7 +216,8 @@ static void check_archs(struct ar_doc *d, const int *cc, int n, int drv) {
       ar_doc_add(d, G, "archs", AR_D_FAIL, "update the driver (570 or newer for SM120)",
                  "sm_%d GPUs need CUDA >= %s; the driver supports only %s", cc[i], need, have);
     if (!AR_HAVE_NVCC)
-      ar_doc_add(d, G, "archs", AR_D_INFO, "", "sm_%d: this build has no custom kernels (no nvcc); NCCL only", cc[i]);
+      ar_doc_add(d, G, "archs", AR_D_INFO, "", "sm_%d: this build has no custom GPU kernels (built without nvcc)",
+                 cc[i]);
     else if (in_list(AR_CUDA_ARCHS, cc[i]))
       ar_doc_add(d, G, "archs", AR_D_OK, "", "sm_%d: compiled into this binary (archs %s)", cc[i], AR_CUDA_ARCHS);
     else if (cc[i] > max_arch(AR_CUDA_ARCHS))
