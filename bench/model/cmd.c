@@ -268,6 +268,11 @@ static void print_header(const struct ar_topo *t, const struct ar_mgraph *g) {
          ar_topo_ngpus(t), ar_mgraph_islands(g, NULL), *v ? ", CPU " : "", v,
          json_string_value(json_object_get(s, "digest")) ? json_string_value(json_object_get(s, "digest")) : "?");
   json_decref(s);
+  double path = ar_topo_bottleneck_gbs(t, NULL, ar_mgraph_n(g)), gpu = ar_topo_gpu_link_min_gbs(t);
+  if (path > 0 && gpu > 0 && path < gpu)
+    printf("# note: a link on the GPU paths reports %.2f GB/s, below the GPUs' %.2f (a slower uplink, or a port "
+           "trained down while idle); the model uses it as read: capture the XML under load or pass --calib\n",
+           path, gpu);
 }
 
 static int run_model(const struct model_opts *o, const struct ar_mparams *p) {

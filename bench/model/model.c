@@ -77,12 +77,14 @@ static int in_chain(const struct ar_topo_link *c, int n, unsigned long long id) 
   return 0;
 }
 
-/* Append to path: a's links not shared with b (dir), a known speed only. */
+/* Append to path: a's links not shared with b (dir). A bridge link of unknown speed counts as the GPU's. */
 static void add_side(struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_topo_link *la, int na,
                      const struct ar_topo_link *lb, int nb, int dir, int *path, int *len) {
-  for (int i = 0; i < na; i++)
-    if (!in_chain(lb, nb, la[i].id) && la[i].gbs > 0)
-      path[(*len)++] = link_of(g, la[i].id << 1 | (unsigned)dir, la[i].gbs * link_eff(p, la[i].gbs));
+  for (int i = 0; i < na; i++) {
+    double gbs = la[i].gbs > 0 ? la[i].gbs : la[0].gbs;
+    if (!in_chain(lb, nb, la[i].id))
+      path[(*len)++] = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * link_eff(p, gbs));
+  }
 }
 
 static void build_pair(struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p, int a, int b,
@@ -117,10 +119,20 @@ static void build_islands(struct ar_mgraph *g, const struct ar_topo *t) {
 int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, const struct ar_mparams *p, char *err,
                     size_t len) {
   int have = ar_topo_ngpus(t);
+  if (have < 2) {
+    snprintf(err, len, "the topology has %d NVIDIA GPU%s; the model needs 2 or more", have, have == 1 ? "" : "s");
+    return -AR_EINVAL;
+  }
   if (n < 2 || n > have) {
     snprintf(err, len, "--np %d: the topology has %d GPUs (allowed: 2..%d)", n, have, have);
     return -AR_EINVAL;
   }
+  for (int i = 0; i < n; i++)
+    if (!(ar_topo_gpu(t, i)->link_gbs > 0)) {
+      snprintf(err, len, "GPU %s: no PCIe link speed in the topology (hwloc XML without pci_link_speed?); "
+               "the model needs the GPUs' link speeds", ar_topo_gpu(t, i)->busid);
+      return -AR_EINVAL;
+    }
   struct ar_mgraph *g = calloc(1, sizeof *g);
   size_t np = (size_t)n * (size_t)n, maxl = np * AR_MPATH + 1;
   if (!g) return -AR_ERUNTIME;

@@ -68,6 +68,10 @@ eq "--against: host result not compared" 1 "$(grep -c '1 result not compared' "$
 "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --format json >"$TMP/a.jsonl" 2>/dev/null
 eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%json.loads(open('$TMP/a.jsonl').readline())['ratio'])")"
 
+# A port reporting a trained-down link is used as read, and said so.
+"$ARBENCH" model --xml "$ARBENCH_SRC/tests/fixtures/topo/phb.xml" -b 1K -e 1K >"$TMP/phb.txt"
+eq "trained-down link noted" 1 "$(grep -c '^# note: a link on the GPU paths reports 2.00 GB/s, below the GPUs. 15.75' "$TMP/phb.txt")"
+
 # Bad input: one line, exit 2.
 bad "--np too many" "$ARBENCH" model --xml "$SW" --np 9
 bad "--np not a number" "$ARBENCH" model --xml "$SW" --np x
