@@ -20,6 +20,8 @@ static const struct ar_command commands[] = {
   {"compare", ar_cmd_compare, "compare two results files (ratios with 95% intervals)"},
   {"tune", ar_cmd_tune, "best configuration per size range; NCCL tuner CSV, thresholds, env"},
   {"import", ar_cmd_import, "import nccl-tests all_reduce_perf output as results"},
+  {"model", ar_cmd_model, "predicted time per algorithm from the topology; --fit, --against"},
+  {"doctor", ar_cmd_doctor, "why a box underperforms: P2P, ACS, IOMMU, link training, stack"},
   {"version", ar_cmd_version, "versions of arbench, CUDA, NCCL, MPI, hwloc"},
 };
 
@@ -46,6 +48,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, commands[i].name))
       return commands[i].fn(argc - 1, argv + 1);
   fprintf(stderr, "arbench: unknown command '%s' (known: run, list, topo, sweep, table, compare, "
-                  "tune, import, version)\n", cmd);
+                  "tune, import, model, doctor, version)\n", cmd);
   return AR_EXIT_USAGE;
 }

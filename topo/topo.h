@@ -48,6 +48,19 @@ int ar_topo_map_cuda(struct ar_topo *t);
 /* Narrowest of the GPUs' own PCIe links (GB/s), 0 when unknown. A bridge on the path may report a lower
  * current speed than this (idle link training down); ar_topo_bottleneck_gbs includes those bridges. */
 double ar_topo_gpu_link_min_gbs(const struct ar_topo *t);
+/* One PCIe link above a GPU: id is the hwloc object below the link (gp_index), gbs its current speed
+ * (0 unknown). Two GPUs share the links whose ids both chains hold; those are above their common
+ * ancestor, off their path. */
+struct ar_topo_link {
+  unsigned long long id;
+  double gbs;
+};
+/* Links from GPU i up to its host bridge, bottom up (the GPU's own link first); count (<= max). */
+int ar_topo_gpu_links(const struct ar_topo *t, int i, struct ar_topo_link *out, int max);
+/* hwloc identity of GPU i's host bridge (root complex), 0 when none. */
+unsigned long long ar_topo_gpu_hostbridge(const struct ar_topo *t, int i);
+/* hwloc's CPUVendor of the first package that has one ("GenuineIntel", "AuthenticAMD"), "" if none. */
+const char *ar_topo_cpu_vendor(const struct ar_topo *t);
 /* "live" or the XML path the topology came from. */
 const char *ar_topo_source(const struct ar_topo *t);
 

@@ -42,7 +42,7 @@ static int on_record(json_t *rec, const char *path, int line, void *arg) {
     const char *id = ar_rec_str(rec, "run_id", "");
     return json_object_set(c->a->runs, id, rec) ? -AR_ERUNTIME : 0;
   }
-  if (!strcmp(type, "result")) {
+  if (!strcmp(type, "result") || !strcmp(type, "prediction")) { /* predictions: `arbench model` */
     int rc = bad_result(rec, path, line, c->err, c->len);
     return rc ? rc : json_array_append(c->a->results, rec) ? -AR_ERUNTIME : 0;
   }

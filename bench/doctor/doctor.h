@@ -1,0 +1,47 @@
+/* doctor.h — what the `arbench doctor` check groups share: the report (one line per finding: level,
+ * check, what was found, what to do) and the system root the checks read under (fixtures in tests). */
+#ifndef AR_DOCTOR_H
+#define AR_DOCTOR_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum ar_dlevel { AR_D_OK = 0, AR_D_INFO, AR_D_WARN, AR_D_FAIL, AR_D_SKIP };
+
+struct ar_doc {
+  const char *root; /* "" for the live system, else a directory holding sys/, proc/, usr/, run/ */
+  int live;         /* root is the live system (CUDA queries allowed) */
+  json_t *items;    /* array of {group, check, level, found, todo} */
+  int count[AR_D_SKIP + 1];
+};
+
+/* One finding; todo may be "" (nothing to do). */
+void ar_doc_add(struct ar_doc *d, const char *group, const char *check, enum ar_dlevel lv, const char *todo,
+                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* root + path into buf. */
+void ar_doc_path(const struct ar_doc *d, char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* First line of a file under the root, trimmed; 0, or -1 when unreadable. */
+int ar_doc_read(const struct ar_doc *d, const char *path, char *buf, size_t len);
+
+/* A GPU found in sysfs: bus id, device id, and the PCI bridges above it (nearest first). */
+#define AR_DOC_MAXUP 12
+struct ar_doc_gpu {
+  char bdf[16];
+  unsigned device;
+  char up[AR_DOC_MAXUP][16];
+  int nup;
+};
+/* NVIDIA GPUs under root/sys/bus/pci/devices, in bus id order; count (<= max). */
+int ar_doc_gpus(const struct ar_doc *d, struct ar_doc_gpu *g, int max);
+
+/* Check groups. */
+void ar_doctor_pci(struct ar_doc *d, const struct ar_doc_gpu *g, int n);   /* pci.c */
+void ar_doctor_p2p(struct ar_doc *d, int n);                               /* p2p.c */
+void ar_doctor_env(struct ar_doc *d, char **envp);                         /* env.c */
+void ar_doctor_stack(struct ar_doc *d, const struct ar_doc_gpu *g, int n); /* stack.c */
+
+/* Compute capability (e.g. 120) of an NVIDIA PCI device id from the table in stack.c, 0 unknown. */
+int ar_doc_cc_of_device(unsigned device);
+
+#endif

@@ -1,0 +1,140 @@
+/* against.c — `arbench model --against RESULTS`: measured / predicted busbw for each GPU result, and a
+ * one-line diagnosis from what the result recorded (NCCL transport, protocol, channels) when far below. */
+#include "model/model.h"
+#include "ar.h"
+#include "results.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR_FAR_BELOW 0.7 /* measured busbw under 70% of predicted is "far below" */
+#define AR_AGAINST_RANKS 65
+
+static const char *nccl_field(json_t *rec, const char *flat, const char *inner) {
+  const char *s = ar_rec_str(rec, flat, "");
+  return *s ? s : ar_rec_str(json_object_get(rec, "nccl"), inner, "");
+}
+
+/* Worst path class among the first n GPUs. */
+static enum ar_path worst_class(const struct ar_topo *t, int n) {
+  enum ar_path w = AR_PATH_X;
+  for (int a = 0; a < n && a < ar_topo_ngpus(t); a++)
+    for (int b = a + 1; b < n && b < ar_topo_ngpus(t); b++) {
+      enum ar_path c = ar_topo_path(t, a, b, NULL, NULL);
+      if (c > w) w = c;
+    }
+  return w;
+}
+
+void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double mb, double pb, char *buf, size_t len) {
+  int n = (int)ar_rec_num(rec, "ranks", 0);
+  const char *tr = nccl_field(rec, "nccl_transport", "transport"), *proto = nccl_field(rec, "nccl_proto", "proto");
+  double ch = ar_rec_num(rec, "nccl_channels", ar_rec_num(json_object_get(rec, "nccl"), "channels", 0));
+  double gpu = ar_topo_gpu_link_min_gbs(t), path = ar_topo_bottleneck_gbs(t, NULL, n);
+  *buf = 0;
+  if (!(pb > 0) || mb >= AR_FAR_BELOW * pb) return;
+  int k = snprintf(buf, len, "busbw %.1f GB/s vs %.0f predicted: ", mb, pb);
+  if (k < 0 || (size_t)k >= len) return;
+  if (strstr(tr, "SHM"))
+    snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",
+             ar_path_name(worst_class(t, n)));
+  else if (!strcmp(proto, "LL128"))
+    snprintf(buf + k, len - k, "NCCL ran LL128 on PCIe (unsafe, and slow here) — unset NCCL_PROTO");
+  else if (ch > 0 && ch < 4 && ar_rec_num(rec, "size", 0) >= (1 << 20))
+    snprintf(buf + k, len - k, "NCCL used %.0f channel%s — try NCCL_MIN_NCHANNELS=8", ch, ch == 1 ? "" : "s");
+  else if (path > 0 && gpu > 0 && path < gpu)
+    snprintf(buf + k, len - k, "a link on the GPU paths runs at %.1f GB/s, below the GPUs' %.1f — run "
+             "`arbench doctor` (downtrained link?)", path, gpu);
+  else
+    snprintf(buf + k, len - k, "nothing recorded explains it — run `arbench doctor` (ACS redirect, IOMMU, "
+             "link training, P2P)");
+}
+
+static int is_gpu_result(json_t *r) {
+  const char *b = ar_rec_str(r, "backend", "");
+  return !strncmp(b, "nccl", 4) || !strncmp(b, "p2p-", 4);
+}
+
+static void line(json_t *r, int f, double mt, double pt, double mb, double pbw, const char *diag, int json) {
+  if (json) {
+    json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:s}", "type", "against", "spec",
+      ar_rec_str(r, "spec", ar_rec_str(r, "backend", "?")), "model", ar_malgo_name(f), "size",
+      (json_int_t)ar_rec_num(r, "size", 0), "ranks", (int)ar_rec_num(r, "ranks", 0), "measured_us", mt,
+      "predicted_us", pt, "measured_busbw_gbs", mb, "predicted_busbw_gbs", pbw, "ratio", pbw > 0 ? mb / pbw : 0,
+      "diagnosis", diag);
+    char *s = json_dumps(o, JSON_COMPACT);
+    puts(s ? s : "{}");
+    free(s);
+    json_decref(o);
+    return;
+  }
+  printf("%-28s %-17s %10lld %3d %10.1f %10.1f %7.1f %7.1f %6.2f%s%s\n",
+         ar_rec_str(r, "spec", ar_rec_str(r, "backend", "?")), ar_malgo_name(f),
+         (long long)ar_rec_num(r, "size", 0), (int)ar_rec_num(r, "ranks", 0), mt, pt, mb, pbw, pbw > 0 ? mb / pbw : 0,
+         *diag ? "  " : "", diag);
+}
+
+static struct ar_mgraph *graph_for(struct ar_mgraph **cache, const struct ar_topo *t, const struct ar_mparams *p,
+                                   int n) {
+  char err[AR_ERRLEN];
+  if (n < 2 || n >= AR_AGAINST_RANKS || n > ar_topo_ngpus(t)) return NULL;
+  if (!cache[n] && ar_mgraph_build(&cache[n], t, n, p, err, sizeof err)) return NULL;
+  return cache[n];
+}
+
+static int compare_all(json_t *recs, const struct ar_topo *t, const struct ar_mparams *p, int json, int *skipped) {
+  struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0};
+  size_t i;
+  json_t *r;
+  int done = 0;
+  int head = 0;
+  json_array_foreach(recs, i, r) {
+    if (strcmp(ar_rec_str(r, "type", ""), "result") || !is_gpu_result(r)) continue;
+    int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
+    head |= f >= 0 && n >= 2 && n <= ar_topo_ngpus(t);
+  }
+  if (!json && head)
+    printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s\n", "result", "model", "bytes", "np", "meas us", "pred us",
+           "meas bw", "pred bw", "ratio");
+  json_array_foreach(recs, i, r) {
+    if (strcmp(ar_rec_str(r, "type", ""), "result")) continue;
+    if (!is_gpu_result(r)) {
+      (*skipped)++;
+      continue;
+    }
+    int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
+    double mt = ar_rec_num(json_object_get(r, "time_us"), "p50", NAN), size = ar_rec_num(r, "size", 0);
+    struct ar_mgraph *g = f >= 0 ? graph_for(cache, t, p, n) : NULL;
+    if (!g || !(mt > 0)) {
+      (*skipped)++;
+      continue;
+    }
+    double pt = ar_model_time(g, p, f, size, NULL, NULL);
+    double mb = ar_model_busbw(size, mt, n), pbw = ar_model_busbw(size, pt, n);
+    char diag[512];
+    ar_model_diagnose(r, t, mb, pbw, diag, sizeof diag);
+    line(r, f, mt, pt, mb, pbw, diag, json);
+    done++;
+  }
+  for (int n = 0; n < AR_AGAINST_RANKS; n++) ar_mgraph_free(cache[n]);
+  return done;
+}
+
+int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nfiles, char **files, int json,
+                     char *err, size_t len) {
+  json_t *recs = NULL;
+  int skipped = 0, rc = ar_results_load(nfiles, files, &recs, err, len);
+  if (rc) return rc < 0 ? rc : -AR_EINVAL;
+  int done = compare_all(recs, t, p, json, &skipped);
+  json_decref(recs);
+  if (skipped && done)
+    fprintf(stderr, "arbench model: note: %d result%s not compared (host backend, no model family, or more "
+            "ranks than the topology's %d GPUs)\n", skipped, skipped == 1 ? "" : "s", ar_topo_ngpus(t));
+  if (!done) {
+    snprintf(err, len, "--against: no GPU result in %s%s that the model covers (nccl, nccl-tests, p2p-*; ranks "
+             "<= %d GPUs)", files[0], nfiles > 1 ? " ..." : "", ar_topo_ngpus(t));
+    return -AR_EINVAL;
+  }
+  return 0;
+}

@@ -1,0 +1,324 @@
+/* cmd.c — `arbench model`: options, the predicted table (size x algorithm, us and busbw) with the best
+ * per size and the crossovers, and `prediction` records (JSON Lines) that the analysis tools read. */
+#include "model/model.h"
+#include "ar.h"
+#include "commands.h"
+#include "opts.h"
+#include "results.h"
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AR_MSIZES 64
+
+enum model_mode { AR_MODEL_PREDICT = 0, AR_MODEL_FIT, AR_MODEL_AGAINST };
+
+struct model_opts {
+  const char *xml, *calib, *out, *jfile, *dtype;
+  enum model_mode mode;
+  char **files; /* results files of --fit / --against */
+  int nfiles, np, json, algo_mask;
+  size_t sizes[AR_MSIZES];
+  int nsizes;
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+    "usage: arbench model [--xml FILE] [--np N] [--calib FILE] [-b MIN -e MAX -f FACTOR] [--algo LIST]\n"
+    "                     [--format text|json] [-J FILE]\n"
+    "       arbench model --fit RESULTS.jsonl... [-o CALIB.json]\n"
+    "       arbench model --against RESULTS.jsonl... [--xml FILE] [--calib FILE] [--format text|json]\n"
+    "Predicted allreduce time per size for NCCL ring/tree (LL, Simple) and the custom one-shot (pull,\n"
+    "push), two-shot (flat, staged) and islands algorithms, from the PCIe topology (live, or --xml):\n"
+    "link speeds, shared links (switch uplinks, the socket link) under max-min fair sharing, per-hop\n"
+    "latency by path class and per-call costs. Defaults and their published sources: bench/model/params.c.\n"
+    "  --np N            GPUs (the first N in PCI bus id order; default all)\n"
+    "  -b/-e/-f          sizes (default 256 B to 256 MiB, factor 2; K, M, G binary)\n"
+    "  --algo LIST       only these algorithms (%s, ...)\n"
+    "  --calib FILE      parameters fitted by --fit (or written by hand: {\"params\": {...}})\n"
+    "  --fit FILE...     fit fixed cost and cost per byte per algorithm family from measured results\n"
+    "  --against FILE... measured / predicted per result, with a diagnosis where measured is far below\n"
+    "  -J FILE           append `prediction` records (table, compare and plots read them with results)\n",
+    ar_malgo_name(0));
+}
+
+static int bad(const char *msg, const char *val) {
+  fprintf(stderr, "arbench model: %s '%s'\n", msg, val);
+  return -AR_EINVAL;
+}
+
+static int parse_algos(struct model_opts *o, const char *arg) {
+  char buf[512], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", arg);
+  o->algo_mask = 0;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int a = ar_malgo_parse(t);
+    if (a < 0) {
+      fprintf(stderr, "arbench model: --algo %s: unknown algorithm (known: nccl-ring-ll, nccl-ring-simple, "
+              "nccl-tree-ll, nccl-tree-simple, oneshot-pull, oneshot-push, twoshot-flat, twoshot-staged, "
+              "islands)\n", t);
+      return -AR_EINVAL;
+    }
+    o->algo_mask |= 1 << a;
+  }
+  return o->algo_mask ? 0 : bad("--algo: empty list", arg);
+}
+
+static int parse_sizes(struct model_opts *o, const char *b, const char *e, const char *f) {
+  size_t lo, hi;
+  char err[AR_ERRLEN], *end;
+  double fac = strtod(f, &end);
+  if (ar_size_parse(b, &lo, err, sizeof err) || ar_size_parse(e, &hi, err, sizeof err)) {
+    fprintf(stderr, "arbench model: %s\n", err);
+    return -AR_EINVAL;
+  }
+  if (*end || !(fac > 1)) return bad("-f: the factor must be a number > 1, got", f);
+  int n = ar_size_series(lo, hi, fac, o->sizes, AR_MSIZES, err, sizeof err);
+  if (n <= 0) {
+    fprintf(stderr, "arbench model: %s\n", err);
+    return -AR_EINVAL;
+  }
+  o->nsizes = n;
+  return 0;
+}
+
+static int parse(struct model_opts *o, int argc, char **argv) {
+  static const struct option lo[] = {
+    {"xml", required_argument, 0, 'x'}, {"np", required_argument, 0, 'n'}, {"calib", required_argument, 0, 'c'},
+    {"fit", no_argument, 0, 'F'}, {"against", no_argument, 0, 'A'}, {"algo", required_argument, 0, 'a'},
+    {"format", required_argument, 0, 'm'}, {"dtype", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
+  const char *b = "256", *e = "256M", *f = "2";
+  int c, fit = 0, against = 0;
+  char *end;
+  memset(o, 0, sizeof *o);
+  o->algo_mask = (1 << AR_M_NALGO) - 1;
+  o->dtype = "float";
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":b:e:f:o:J:h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'x': o->xml = optarg; break;
+    case 'c': o->calib = optarg; break;
+    case 'n':
+      o->np = (int)strtol(optarg, &end, 10);
+      if (*end || o->np < 2) return bad("--np: need an integer >= 2, got", optarg);
+      break;
+    case 'F': fit = 1; break;
+    case 'A': against = 1; break;
+    case 'a': if (parse_algos(o, optarg)) return -AR_EINVAL; break;
+    case 'm':
+      if (strcmp(optarg, "text") && strcmp(optarg, "json")) return bad("--format: allowed text or json, got", optarg);
+      o->json = !strcmp(optarg, "json");
+      break;
+    case 'd': {
+      enum ar_dtype dt;
+      if (ar_dtype_parse(optarg, &dt)) return bad("--dtype: allowed float, half, bfloat16, int32, got", optarg);
+      o->dtype = ar_dtype_name(dt);
+      break;
+    }
+    case 'b': b = optarg; break;
+    case 'e': e = optarg; break;
+    case 'f': f = optarg; break;
+    case 'o': o->out = optarg; break;
+    case 'J': o->jfile = optarg; break;
+    case 'h': usage(stdout); return 1;
+    case ':': return bad("missing value for", argv[optind - 1]);
+    default: return bad("unknown option", argv[optind - 1]);
+    }
+  }
+  if (fit && against) return bad("--fit and --against: choose one, got", "--fit --against");
+  if ((fit || against) && optind >= argc) return bad(fit ? "--fit needs results files" : "--against needs results files", "");
+  if (!fit && !against && optind < argc) return bad("unexpected argument", argv[optind]);
+  if (o->out && !fit) return bad("-o is for --fit, got", o->out);
+  if (against && o->np) return bad("--np: --against takes each result's own rank count; drop", "--np");
+  o->mode = fit ? AR_MODEL_FIT : against ? AR_MODEL_AGAINST : AR_MODEL_PREDICT;
+  o->files = argv + optind;
+  o->nfiles = argc - optind;
+  return parse_sizes(o, b, e, f);
+}
+
+/* ---- output ---- */
+
+static void fmt_size(size_t s, char *buf, size_t len) { ar_size_format(s, buf, len); }
+
+static int best_at(const struct ar_mgraph *g, const struct ar_mparams *p, int mask, double bytes) {
+  int best = -1;
+  double bt = INFINITY;
+  for (int a = 0; a < AR_M_NALGO; a++) {
+    if (!(mask & 1 << a)) continue;
+    double t = ar_model_time(g, p, a, bytes, NULL, NULL);
+    if (t < bt) {
+      bt = t;
+      best = a;
+    }
+  }
+  return best;
+}
+
+static void print_table(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p) {
+  int n = ar_mgraph_n(g);
+  printf("%-9s", "size");
+  for (int a = 0; a < AR_M_NALGO; a++)
+    if (o->algo_mask & 1 << a) printf(" %19s", ar_malgo_name(a));
+  printf("\n");
+  for (int s = 0; s < o->nsizes; s++) {
+    char sz[32];
+    double bytes = (double)o->sizes[s];
+    int best = best_at(g, p, o->algo_mask, bytes);
+    fmt_size(o->sizes[s], sz, sizeof sz);
+    printf("%-9s", sz);
+    for (int a = 0; a < AR_M_NALGO; a++) {
+      if (!(o->algo_mask & 1 << a)) continue;
+      double t = ar_model_time(g, p, a, bytes, NULL, NULL);
+      char cell[40];
+      snprintf(cell, sizeof cell, "%s%.1f (%.1f)", a == best ? "*" : "", t, ar_model_busbw(bytes, t, n));
+      printf(" %19s", cell);
+    }
+    printf("\n");
+  }
+  printf("predicted us (busbw GB/s); * = fastest at that size\n");
+}
+
+static void print_crossovers(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p) {
+  int prev = -1;
+  printf("crossovers:");
+  for (int s = 0; s < o->nsizes; s++) {
+    int b = best_at(g, p, o->algo_mask, (double)o->sizes[s]);
+    char sz[32];
+    fmt_size(o->sizes[s], sz, sizeof sz);
+    if (prev >= 0 && b != prev) printf(" %s: %s -> %s;", sz, ar_malgo_name(prev), ar_malgo_name(b));
+    prev = b;
+  }
+  printf("\n");
+  int nccl = o->algo_mask & AR_M_NCCL_MASK, one = o->algo_mask & AR_M_ONESHOT_MASK;
+  int cust = o->algo_mask & ~AR_M_NCCL_MASK;
+  if (!nccl || !one) return;
+  size_t x1 = ar_model_crossover(g, p, o->sizes, o->nsizes, one, nccl);
+  size_t x2 = ar_model_crossover(g, p, o->sizes, o->nsizes, cust, nccl);
+  char a[48], b[48], top[32];
+  fmt_size(o->sizes[o->nsizes - 1], top, sizeof top);
+  if (x1) fmt_size(x1, a, sizeof a);
+  else snprintf(a, sizeof a, "never (up to %s)", top);
+  if (x2) fmt_size(x2, b, sizeof b);
+  else snprintf(b, sizeof b, "never (up to %s)", top);
+  printf("NCCL beats one-shot from %s; beats every custom algorithm from %s\n", a, b);
+}
+
+static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
+                          const struct ar_topo *t, const char *run_id, enum ar_malgo a, size_t size) {
+  int n = ar_mgraph_n(g);
+  double fx, pb, tm = ar_model_time(g, p, a, (double)size, &fx, &pb), algbw = (double)size / tm / 1e3;
+  enum ar_dtype dt = AR_FLOAT;
+  ar_dtype_parse(o->dtype, &dt);
+  char spec[64];
+  snprintf(spec, sizeof spec, "model:%s", ar_malgo_name(a));
+  json_t *topo = ar_topo_summary(t);
+  json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:i,s:{s:f,s:f,s:f,s:f},s:f,s:f,s:f,s:f}",
+    "type", "prediction", "run_id", run_id, "backend", "model", "variant", ar_malgo_name(a), "spec", spec,
+    "dtype", o->dtype, "op", "sum", "placement", "out", "size", (json_int_t)size,
+    "count", (json_int_t)(size / ar_dtype_size(dt)), "ranks", n, "nodes", 1, "samples_n", 0,
+    "time_us", "p50", tm, "mean", tm, "min", tm, "max", tm,
+    "algbw_gbs", algbw, "busbw_gbs", ar_model_busbw((double)size, tm, n), "algbw_p50_gbs", algbw,
+    "busbw_p50_gbs", ar_model_busbw((double)size, tm, n));
+  json_object_set_new(r, "model", json_pack("{s:s,s:s,s:f,s:f,s:o}", "topology", ar_topo_source(t),
+    "digest", json_string_value(json_object_get(topo, "digest")) ? json_string_value(json_object_get(topo, "digest")) : "",
+    "fixed_us", fx, "us_per_byte", pb, "params", ar_mparams_json(p)));
+  json_decref(topo);
+  return r;
+}
+
+static int write_predictions(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
+                             const struct ar_topo *t) {
+  char run_id[20], err[AR_ERRLEN];
+  struct ar_writer w;
+  snprintf(run_id, sizeof run_id, "%016llx",
+           (unsigned long long)time(NULL) * 2654435761ULL ^ (unsigned long long)getpid() << 32);
+  if (ar_writer_open(&w, o->jfile ? o->jfile : "-", err, sizeof err)) {
+    fprintf(stderr, "arbench model: %s\n", err);
+    return AR_EXIT_FAIL;
+  }
+  /* A run record first, so analysis tools label the predictions' stack "model". */
+  json_t *run = json_pack("{s:s,s:s,s:i,s:s,s:{s:s},s:o,s:o}", "type", "run", "run_id", run_id, "schema",
+                          AR_SCHEMA_VERSION, "source", "model", "stack", "name", "model", "topology", ar_topo_summary(t),
+                          "model_params", ar_mparams_json(p));
+  int rc = ar_writer_put(&w, run, err, sizeof err);
+  json_decref(run);
+  for (int s = 0; s < o->nsizes && !rc; s++)
+    for (int a = 0; a < AR_M_NALGO && !rc; a++)
+      if (o->algo_mask & 1 << a) {
+        json_t *r = prediction(o, g, p, t, run_id, a, o->sizes[s]);
+        rc = ar_writer_put(&w, r, err, sizeof err);
+        json_decref(r);
+      }
+  ar_writer_close(&w);
+  if (rc) fprintf(stderr, "arbench model: %s\n", err);
+  return rc ? AR_EXIT_FAIL : AR_EXIT_OK;
+}
+
+static void print_header(const struct ar_topo *t, const struct ar_mgraph *g) {
+  json_t *s = ar_topo_summary(t);
+  const char *v = ar_topo_cpu_vendor(t);
+  printf("# model: %s, %d of %d GPUs, %d socket(s)%s%s, digest %s\n", ar_topo_source(t), ar_mgraph_n(g),
+         ar_topo_ngpus(t), ar_mgraph_islands(g, NULL), *v ? ", CPU " : "", v,
+         json_string_value(json_object_get(s, "digest")) ? json_string_value(json_object_get(s, "digest")) : "?");
+  json_decref(s);
+  double path = ar_topo_bottleneck_gbs(t, NULL, ar_mgraph_n(g)), gpu = ar_topo_gpu_link_min_gbs(t);
+  if (path > 0 && gpu > 0 && path < gpu)
+    printf("# note: a link on the GPU paths reports %.2f GB/s, below the GPUs' %.2f (a slower uplink, or a port "
+           "trained down while idle); the model uses it as read: capture the XML under load or pass --calib\n",
+           path, gpu);
+}
+
+static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
+  struct ar_topo *t = NULL;
+  struct ar_mgraph *g = NULL;
+  char err[AR_ERRLEN] = "";
+  int rc = ar_topo_load(&t, o->xml, err, sizeof err);
+  if (!rc && o->mode == AR_MODEL_AGAINST) {
+    rc = ar_model_against(p, t, o->nfiles, o->files, o->json, err, sizeof err);
+    if (rc) fprintf(stderr, "arbench model: %s\n", err);
+    ar_topo_destroy(t);
+    return rc == -AR_EINVAL ? AR_EXIT_USAGE : rc ? AR_EXIT_FAIL : AR_EXIT_OK;
+  }
+  if (!rc) rc = ar_mgraph_build(&g, t, o->np ? o->np : ar_topo_ngpus(t), p, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "arbench model: %s\n", err);
+    ar_topo_destroy(t);
+    return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
+  }
+  int ex = AR_EXIT_OK;
+  if (!o->json) {
+    print_header(t, g);
+    print_table(o, g, p);
+    print_crossovers(o, g, p);
+  }
+  if (o->json || o->jfile) ex = write_predictions(o, g, p, t);
+  ar_mgraph_free(g);
+  ar_topo_destroy(t);
+  return ex;
+}
+
+int ar_cmd_model(int argc, char **argv) {
+  struct model_opts o;
+  struct ar_mparams p;
+  char err[AR_ERRLEN] = "";
+  int rc = parse(&o, argc, argv);
+  if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
+  if (o.mode == AR_MODEL_FIT) {
+    rc = ar_model_fit(o.nfiles, o.files, o.out, err, sizeof err);
+    if (rc) fprintf(stderr, "arbench model: %s\n", err);
+    return rc == -AR_EINVAL ? AR_EXIT_USAGE : rc ? AR_EXIT_FAIL : AR_EXIT_OK;
+  }
+  ar_mparams_default(&p);
+  if (o.calib && ar_mparams_load(&p, o.calib, err, sizeof err)) {
+    fprintf(stderr, "arbench model: %s\n", err);
+    return AR_EXIT_USAGE;
+  }
+  return run_model(&o, &p);
+}

@@ -1,0 +1,84 @@
+/* model.h — the topology performance model behind `arbench model`: per-algorithm cost models over the
+ * PCIe link graph with max-min fair sharing, their default parameters, fitting and --against. */
+#ifndef AR_MODEL_H
+#define AR_MODEL_H
+
+#include "topo.h"
+#include <jansson.h>
+#include <stddef.h>
+
+/* Algorithm families the model predicts, NCCL's and the custom ones. */
+enum ar_malgo {
+  AR_M_RING_LL = 0, AR_M_RING_SIMPLE, AR_M_TREE_LL, AR_M_TREE_SIMPLE,
+  AR_M_ONESHOT_PULL, AR_M_ONESHOT_PUSH, AR_M_TWOSHOT_FLAT, AR_M_TWOSHOT_STAGED, AR_M_ISLANDS,
+  AR_M_NALGO
+};
+const char *ar_malgo_name(enum ar_malgo a);       /* "nccl-ring-ll", "oneshot-pull", ... */
+int ar_malgo_parse(const char *s);                /* index, or -1 */
+int ar_malgo_is_nccl(enum ar_malgo a);
+#define AR_M_NCCL_MASK 0xf                                                /* the four NCCL families */
+#define AR_M_ONESHOT_MASK (1 << AR_M_ONESHOT_PULL | 1 << AR_M_ONESHOT_PUSH) /* pull and push */
+
+/* Parameters: every default and its published source is in params.c. */
+struct ar_mparams {
+  double eff_gen5, eff_gen4, eff_gen3;  /* achievable P2P write bandwidth / link speed, by PCIe speed */
+  double socket_gbs_intel, socket_gbs_amd, socket_gbs_other; /* per direction, P2P through the socket link */
+  double socket_gbs;                    /* > 0: overrides the vendor default */
+  double read_eff;                      /* pull (loads) vs push (stores) under all-to-all load */
+  double hop_us[AR_PATH_SYS + 1];       /* one flag/hop latency by path class */
+  double custom_fixed_us;               /* launch + kernel entry/exit of a custom kernel */
+  double nccl_launch_us;                /* per-call host launch cost on top of NCCL's tuning latencies */
+  double nccl_base_us[2][2];            /* [ring, tree][LL, Simple]: NCCL baseLat */
+  double nccl_hw_us[2][2];              /* [ring, tree][LL, Simple]: NCCL PCI hwLat per step */
+  double nccl_simple_eff;               /* NCCL Simple busbw / link bandwidth on PCIe */
+  double nccl_ll_factor;                /* ring LL bandwidth factor (NCCL: 0.5) */
+  double nccl_tree_factor;              /* tree Simple factor (NCCL: 0.85) */
+  double nccl_tree_ll_factor;           /* tree LL factor (NCCL: 1/3.8) */
+  /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
+  struct { int set, ranks; double fixed_us, us_per_byte; } fit[AR_M_NALGO];
+};
+void ar_mparams_default(struct ar_mparams *p);
+/* Apply a --calib file (from `model --fit`): "params" overrides and "families" fits. 0 or -AR_EINVAL. */
+int ar_mparams_load(struct ar_mparams *p, const char *path, char *err, size_t len);
+/* The parameters as JSON (for prediction records and --format json). New reference. */
+json_t *ar_mparams_json(const struct ar_mparams *p);
+
+/* The link graph of n GPUs of a topology: directed links with capacities, and each GPU pair's path. */
+struct ar_mgraph;
+int ar_mgraph_build(struct ar_mgraph **g, const struct ar_topo *t, int n, const struct ar_mparams *p,
+                    char *err, size_t len);
+void ar_mgraph_free(struct ar_mgraph *g);
+int ar_mgraph_n(const struct ar_mgraph *g);
+enum ar_path ar_mgraph_class(const struct ar_mgraph *g, int a, int b);
+int ar_mgraph_islands(const struct ar_mgraph *g, int *island); /* island (package) per GPU; count */
+
+/* Max-min fair rates (GB/s) of concurrent flows src[k] -> dst[k]; nf flows. Flows on no link get
+ * INFINITY. Exposed for tests. */
+void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const int *dst, double *rate);
+
+/* Predicted time (us) of one allreduce of `bytes` per rank with algorithm a: fixed + bytes x per_byte for
+ * the custom algorithms; for NCCL fixed + max(0, bytes x per_byte - step latencies), its pipelined steps
+ * hiding under the data time. fixed_us (the time of an empty call) and us_per_byte are returned when not
+ * NULL. */
+double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
+                     double *fixed_us, double *us_per_byte);
+/* busbw (GB/s) of `bytes` in t us on n ranks, as nccl-tests computes it. */
+double ar_model_busbw(double bytes, double us, int n);
+
+/* Smallest size (bytes, from the list) at which the best NCCL algorithm beats the best one-shot;
+ * 0 when NCCL never wins in the list. */
+size_t ar_model_crossover(const struct ar_mgraph *g, const struct ar_mparams *p, const size_t *sizes,
+                          int nsizes, int custom_mask, int nccl_mask);
+
+/* Which family a measured result record is (backend, variant, nccl_algo/proto); -1 when none. */
+int ar_model_family_of(json_t *rec);
+
+/* `arbench model` subcommand (cmd.c), its --fit (fit.c) and --against (against.c) parts. */
+int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t len);
+int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nfiles, char **files, int json,
+                     char *err, size_t len);
+/* The diagnosis for a result far below its prediction ("" when none applies). */
+void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double measured_busbw, double predicted_busbw,
+                       char *buf, size_t len);
+
+#endif
