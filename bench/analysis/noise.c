@@ -1,0 +1,253 @@
+/* noise.c — what separates a real difference from noise: a bootstrap over runs and their samples
+ * (ratio of medians), and per size the winner only when it is faster beyond that noise, else a tie. */
+#include "analysis/analysis.h"
+#include "ar.h"
+#include "results.h"
+#include "stats.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ar_noise_defaults(struct ar_noise *nz) {
+  nz->resamples = AR_NOISE_RESAMPLES;
+  nz->seed = AR_NOISE_SEED;
+  nz->floor = AR_NOISE_FLOOR;
+}
+
+/* ---- runs ---- */
+
+void ar_run_key(json_t *rec, char *buf, size_t len) {
+  snprintf(buf, len, "%s#%lld", ar_rec_str(rec, "run_id", ""), (long long)ar_rec_num(rec, "repeat", 0));
+}
+
+void ar_runs_add(json_t *runs, json_t *rec, int *dups) {
+  char k[128], kk[128];
+  ar_run_key(rec, k, sizeof k);
+  for (size_t i = 0; i < json_array_size(runs); i++) {
+    ar_run_key(json_array_get(runs, i), kk, sizeof kk);
+    if (strcmp(k, kk)) continue;
+    json_array_set(runs, i, rec); /* the same run twice: the later record wins */
+    if (dups) (*dups)++;
+    return;
+  }
+  json_array_append(runs, rec);
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+double ar_runs_p50(json_t *runs) {
+  size_t n = json_array_size(runs), k = 0;
+  double v[64];
+  for (size_t i = 0; i < n && k < 64; i++) {
+    double p = ar_rec_p50(json_array_get(runs, i));
+    if (!isnan(p)) v[k++] = p;
+  }
+  if (!k) return NAN;
+  qsort(v, k, sizeof *v, cmp_double);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+int ar_runs_sampled(json_t *runs) {
+  int n = 0;
+  for (size_t i = 0; i < json_array_size(runs); i++)
+    n += json_array_size(json_object_get(json_array_get(runs, i), "samples_us")) > 0;
+  return n;
+}
+
+/* ---- bootstrap ---- */
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* k-th smallest of v[0..n) (partially reorders v). */
+static double select_k(double *v, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = v[(lo + hi) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot) i++;
+      while (v[j] > pivot) j--;
+      if (i <= j) {
+        double t = v[i];
+        v[i++] = v[j];
+        v[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return v[k];
+  }
+  return v[k];
+}
+
+/* Median as numpy and ar_stats compute it (mean of the two middle values for even n). */
+static double median(double *v, int n) {
+  double m = select_k(v, n, n / 2);
+  if (n % 2) return m;
+  double lower = v[0];
+  for (int i = 1; i < n / 2; i++)
+    if (v[i] > lower) lower = v[i];
+  return (m + lower) / 2;
+}
+
+/* The sampled runs of one side: samples of run r at s[off[r] .. off[r + 1]). */
+struct side {
+  double *s, *tmp;
+  int *off, nruns, total, maxn;
+};
+
+static void side_free(struct side *sd) {
+  free(sd->s);
+  free(sd->tmp);
+  free(sd->off);
+}
+
+static int side_load(json_t *runs, struct side *sd) {
+  memset(sd, 0, sizeof *sd);
+  size_t n = json_array_size(runs);
+  for (size_t i = 0; i < n; i++) sd->total += (int)json_array_size(json_object_get(json_array_get(runs, i), "samples_us"));
+  if (!sd->total) return -1;
+  sd->s = malloc(sizeof *sd->s * (size_t)sd->total);
+  sd->off = malloc(sizeof *sd->off * (n + 1));
+  if (!sd->s || !sd->off) return side_free(sd), -1;
+  int k = 0;
+  for (size_t i = 0; i < n; i++) {
+    json_t *a = json_object_get(json_array_get(runs, i), "samples_us");
+    int m = (int)json_array_size(a);
+    if (!m) continue;
+    sd->off[sd->nruns++] = k;
+    for (int j = 0; j < m; j++) sd->s[k++] = json_number_value(json_array_get(a, (size_t)j));
+    if (m > sd->maxn) sd->maxn = m;
+  }
+  sd->off[sd->nruns] = k;
+  sd->tmp = malloc(sizeof *sd->tmp * (size_t)sd->nruns * (size_t)sd->maxn);
+  return sd->tmp ? 0 : (side_free(sd), -1);
+}
+
+/* One resample: nruns runs drawn with replacement (no draw when there is one), each run's samples
+ * drawn with replacement from it; the median of them all. */
+static double side_resample(struct side *sd, uint64_t *rng) {
+  int k = 0;
+  for (int r = 0; r < sd->nruns; r++) {
+    int run = sd->nruns == 1 ? 0 : (int)(splitmix(rng) % (uint64_t)sd->nruns);
+    int lo = sd->off[run], n = sd->off[run + 1] - lo;
+    for (int j = 0; j < n; j++) sd->tmp[k++] = sd->s[lo + splitmix(rng) % (uint64_t)n];
+  }
+  return median(sd->tmp, k);
+}
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                  double *hi) {
+  struct side a, b;
+  if (side_load(runs_a, &a)) return -1;
+  if (side_load(runs_b, &b)) return side_free(&a), -1;
+  double *ratio = malloc(sizeof *ratio * (size_t)nz->resamples);
+  int rc = ratio ? 0 : -1;
+  uint64_t rng = nz->seed ^ fnv(key); /* per match: independent of file order */
+  for (int k = 0; !rc && k < nz->resamples; k++) {
+    double ma = side_resample(&a, &rng), mb = side_resample(&b, &rng);
+    ratio[k] = mb / ma;
+  }
+  if (!rc) {
+    qsort(ratio, (size_t)nz->resamples, sizeof *ratio, cmp_double);
+    *lo = ar_percentile_sorted(ratio, nz->resamples, 0.025);
+    *hi = ar_percentile_sorted(ratio, nz->resamples, 0.975);
+  }
+  free(ratio);
+  side_free(&a);
+  side_free(&b);
+  return rc;
+}
+
+/* ---- winners beyond the noise ---- */
+
+int ar_simplicity(json_t *rec) {
+  const char *be = ar_rec_str(rec, "backend", "");
+  static const char *const order[] = {"oneshot", "twoshot", "staged", "islands"};
+  if (!strcmp(be, "mpi") || !strcmp(be, "nccl-tests")) return 0;
+  if (!strcmp(be, "nccl")) return *ar_rec_str(rec, "variant", "") ? 1 : 0;
+  for (int i = 0; i < 4; i++)
+    if (strstr(be, order[i]) || strstr(ar_rec_str(rec, "variant", ""), order[i])) return 2 + i;
+  return 6;
+}
+
+/* Is column c tied with the fastest column f at size s: within the floor, or its interval against
+ * f contains 1? Without samples on a side only the floor applies. */
+static int tied_with(const struct ar_grid *g, int s, int c, int f, const struct ar_noise *nz) {
+  if (c == f) return 1;
+  double pf = ar_grid_p50(g, s, f), pc = ar_grid_p50(g, s, c);
+  if (pc < pf * (1 + nz->floor)) return 1;
+  char key[600];
+  snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[f], g->cfg[c], g->size[s]);
+  double lo, hi;
+  if (ar_boot_ratio(ar_grid_runs(g, s, f), ar_grid_runs(g, s, c), key, nz, &lo, &hi)) return 0;
+  return !(lo > 1.0);
+}
+
+/* Fastest eligible column at s by p50 over runs, -1 when none. */
+static int fastest(const struct ar_grid *g, int s, const char *use) {
+  int f = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    double v = (!use || use[c]) && ar_grid_at(g, s, c) ? ar_grid_p50(g, s, c) : NAN;
+    if (!isnan(v) && (f < 0 || v < ar_grid_p50(g, s, f))) f = c;
+  }
+  return f;
+}
+
+/* The tied column to use at tie size s: the previous size's choice, else the next decided size's,
+ * else the simplest algorithm (then the faster). */
+static int resolve(const struct ar_grid *g, int s, const int *choice, const char *tied, const char *decided) {
+  const char *t = tied + (size_t)s * g->ncfg;
+  if (s > 0 && choice[s - 1] >= 0 && t[choice[s - 1]]) return choice[s - 1];
+  for (int d = s + 1; d < g->nsize; d++)
+    if (decided[d]) {
+      if (choice[d] >= 0 && t[choice[d]]) return choice[d];
+      break;
+    }
+  int best = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (!t[c]) continue;
+    int sc = ar_simplicity(g->cfgrec[c]), sb = best < 0 ? 0 : ar_simplicity(g->cfgrec[best]);
+    if (best < 0 || sc < sb || (sc == sb && ar_grid_p50(g, s, c) < ar_grid_p50(g, s, best))) best = c;
+  }
+  return best;
+}
+
+int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied) {
+  char *decided = calloc((size_t)g->nsize + 1, 1);
+  if (!decided) return -AR_ERUNTIME;
+  for (int s = 0; s < g->nsize; s++) {
+    char *t = tied + (size_t)s * g->ncfg;
+    int f = fastest(g, s, use), n = 0;
+    for (int c = 0; c < g->ncfg; c++) t[c] = 0;
+    for (int c = 0; f >= 0 && c < g->ncfg; c++)
+      if ((!use || use[c]) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c))) n += t[c] = (char)tied_with(g, s, c, f, nz);
+    choice[s] = f;
+    decided[s] = n <= 1;
+  }
+  for (int s = 0; s < g->nsize; s++)
+    if (!decided[s] && choice[s] >= 0) choice[s] = resolve(g, s, choice, tied, decided);
+  free(decided);
+  return 0;
+}
+
+int ar_grid_ties(const struct ar_grid *g, const char *tied, int s) {
+  int n = 0;
+  for (int c = 0; c < g->ncfg; c++) n += tied[(size_t)s * g->ncfg + c];
+  return n;
+}
