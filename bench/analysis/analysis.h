@@ -89,12 +89,15 @@ int ar_runs_sampled(json_t *runs); /* runs with stored samples */
 
 #define AR_NOISE_RESAMPLES 2000
 #define AR_NOISE_SEED 0x61726265ull /* "arbe": fixed so the intervals are reproducible */
-#define AR_NOISE_FLOOR 0.0          /* differences below this fraction are ties whatever the interval */
+#define AR_NOISE_DRIFT 0.05 /* default --drift: run-to-run drift allowed for single-run measurements */
 struct ar_noise {
   int resamples;
   unsigned long long seed;
-  double floor;
+  double drift; /* when a side has one run: differences below this fraction are ties (its samples
+                 * cannot show drift between runs); with two or more runs per side the runs' spread does */
 };
+/* Parse a --drift PCT value (0..100) into nz->drift; -AR_EINVAL with one line in err. */
+int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len);
 void ar_noise_defaults(struct ar_noise *nz);
 /* 95% bootstrap interval of median(B)/median(A): each resample draws runs with replacement, then
  * each drawn run's samples with replacement (one run: its samples only). key seeds the draws.

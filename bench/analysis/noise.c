@@ -12,7 +12,18 @@
 void ar_noise_defaults(struct ar_noise *nz) {
   nz->resamples = AR_NOISE_RESAMPLES;
   nz->seed = AR_NOISE_SEED;
-  nz->floor = AR_NOISE_FLOOR;
+  nz->drift = AR_NOISE_DRIFT;
+}
+
+int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
+  char *end;
+  double v = strtod(arg, &end);
+  if (end == arg || *end || !(v >= 0 && v <= 100)) {
+    snprintf(err, len, "bad --drift '%s' (expected a percentage from 0 to 100, e.g. 5)", arg);
+    return -AR_EINVAL;
+  }
+  nz->drift = v / 100;
+  return 0;
 }
 
 /* ---- runs ---- */
@@ -186,12 +197,13 @@ int ar_simplicity(json_t *rec) {
   return 6;
 }
 
-/* Is column c tied with the fastest column f at size s: within the floor, or its interval against
- * f contains 1? Without samples on a side only the floor applies. */
+/* Is column c tied with the fastest column f at size s: its interval against f contains 1, or a side
+ * has a single run and the difference is within the drift allowance? */
 static int tied_with(const struct ar_grid *g, int s, int c, int f, const struct ar_noise *nz) {
   if (c == f) return 1;
   double pf = ar_grid_p50(g, s, f), pc = ar_grid_p50(g, s, c);
-  if (pc < pf * (1 + nz->floor)) return 1;
+  int single = ar_runs_sampled(ar_grid_runs(g, s, f)) < 2 || ar_runs_sampled(ar_grid_runs(g, s, c)) < 2;
+  if (single && pc < pf * (1 + nz->drift)) return 1;
   char key[600];
   snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[f], g->cfg[c], g->size[s]);
   double lo, hi;

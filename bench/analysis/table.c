@@ -25,8 +25,10 @@ static void usage(FILE *f) {
           "A configuration wins a size only when it is faster beyond the noise: the bootstrap 95%%\n"
           "interval of the p50 ratio (over runs and samples, as in compare) excludes 1. Otherwise the\n"
           "size is a tie, its tied cells marked ~ (csv: tie=1), and the choice keeps the previous size's\n"
-          "winner, else the next clear winner, else the simplest algorithm. One table per (dtype, ranks,\n"
-          "placement, op).\n"
+          "winner, else the next clear winner, else the simplest algorithm. When a side has a single run\n"
+          "its samples cannot show drift between runs: differences below --drift are ties too.\n"
+          "One table per (dtype, ranks, placement, op).\n"
+          "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
           "  --busbw              also show bus bandwidth (GB/s, from p50) in each cell\n"
           "  --format F           markdown (default) or csv (long form: one row per size and config)\n"
@@ -160,6 +162,7 @@ static void print_notes(json_t *notes) {
 static int parse(int argc, char **argv, struct table_opts *o) {
   static const struct option lo[] = {
     {"busbw", no_argument, 0, 'B'},         {"format", required_argument, 0, 'F'},
+    {"drift", required_argument, 0, 'D'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -169,6 +172,13 @@ static int parse(int argc, char **argv, struct table_opts *o) {
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
     if (c == 'h') return usage(stdout), 1;
     if (c == 'B') o->busbw = 1;
+    else if (c == 'D') {
+      char err[AR_ERRLEN];
+      if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench table: %s\n", err);
+        return -AR_EINVAL;
+      }
+    }
     else if (c == 'F') {
       if (strcmp(optarg, "markdown") && strcmp(optarg, "md") && strcmp(optarg, "csv")) {
         fprintf(stderr, "arbench table: bad --format '%s' (expected markdown or csv)\n", optarg);

@@ -16,6 +16,7 @@
 struct tune_opts {
   char csv[1024], thresholds[1024], env[1024];
   struct ar_filter filter;
+  struct ar_noise noise;
   int nfiles;
   char **files;
 };
@@ -30,7 +31,10 @@ static void usage(FILE *f) {
           "as in compare) excludes 1. Otherwise the size is a tie (counted in 'ties'; the margin may be\n"
           "negative) and keeps the previous size's choice, else the next clear winner's, else the\n"
           "simplest algorithm, so ranges do not flip on noise. The same rule picks the nccl setting per\n"
-          "size in the tuner CSV and the custom allreduce per range in the thresholds. Optionally writes:\n"
+          "size in the tuner CSV and the custom allreduce per range in the thresholds. When a side has a\n"
+          "single run its samples cannot show drift between runs: differences below --drift are ties.\n"
+          "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
+          "Optionally writes:\n"
           "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/thresholds.json and DIR/nccl_env.sh\n"
           "  --tuner-csv FILE     NCCL example tuner plugin config (NCCL_TUNER_CONFIG_FILE): lines\n"
           "                       collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,\n"
@@ -148,12 +152,10 @@ struct choices {
   char *tied;
 };
 
-static int choose(const struct ar_grid *g, const char *use, struct choices *ch) {
-  struct ar_noise nz;
-  ar_noise_defaults(&nz);
+static int choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct choices *ch) {
   ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
   ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
-  if (ch->choice && ch->tied && !ar_grid_choose(g, use, &nz, ch->choice, ch->tied)) return 0;
+  if (ch->choice && ch->tied && !ar_grid_choose(g, use, nz, ch->choice, ch->tied)) return 0;
   free(ch->choice);
   free(ch->tied);
   ch->choice = NULL;
@@ -199,11 +201,11 @@ static void print_range(const struct ar_grid *g, const struct choices *ch, int f
          isnan(mmin) || mmin == mmax ? "" : " .. ", isnan(mmin) || mmin == mmax ? "" : mb, ties);
 }
 
-static void print_group(const struct ar_grid *g) {
+static void print_group(const struct ar_grid *g, const struct ar_noise *nz) {
   struct choices ch;
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
-  if (choose(g, NULL, &ch)) {
+  if (choose(g, NULL, nz, &ch)) {
     printf("(out of memory)\n\n");
     return;
   }
@@ -292,13 +294,13 @@ static void csv_line(FILE *f, const struct ar_grid *g, size_t lo, size_t hi, con
           g->nodes > 0 ? g->nodes : 1, g->ranks);
 }
 
-static int csv_group(FILE *f, const struct ar_grid *g) {
+static int csv_group(FILE *f, const struct ar_grid *g, const struct ar_noise *nz) {
   struct nccl_setting cur, st;
   struct choices ch;
   int have = 0, lines = 0;
   size_t lo = 0, last = 0;
   char *use = nccl_columns(g);
-  if (!use || choose(g, use, &ch)) {
+  if (!use || choose(g, use, nz, &ch)) {
     free(use);
     fprintf(f, "# out of memory\n");
     return 0;
@@ -331,7 +333,7 @@ static void write_csv(FILE *f, const struct tune_opts *o, const struct ar_grid *
   fprintf(f, "# use: export NCCL_TUNER_PLUGIN=<example plugin .so> NCCL_TUNER_CONFIG_FILE=<this file>\n");
   for (int i = 0; i < m && i < 64; i++) {
     int k = preferred(g, n, ranks[i]);
-    if (k >= 0) csv_group(f, &g[k]);
+    if (k >= 0) csv_group(f, &g[k], &o->noise);
   }
 }
 
@@ -393,7 +395,7 @@ static int is_custom(const struct ar_grid *g, int c, const char *family) {
 
 /* Up to custom_max_bytes some custom allreduce beats the baseline at every measured size; "use" says
  * which one per size range (ranges as in the tuner CSV: from 0, each starting one byte after the last). */
-static json_t *use_json(const struct ar_grid *g, const char *family, json_int_t *max) {
+static json_t *use_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz, json_int_t *max) {
   json_t *use = json_array(), *cur = NULL;
   int curc = -1;
   json_int_t lo = 0;
@@ -401,7 +403,7 @@ static json_t *use_json(const struct ar_grid *g, const char *family, json_int_t 
   char *custom = calloc((size_t)g->ncfg + 1, 1);
   *max = 0;
   for (int c = 0; custom && c < g->ncfg; c++) custom[c] = (char)is_custom(g, c, family);
-  if (!custom || choose(g, custom, &ch)) {
+  if (!custom || choose(g, custom, nz, &ch)) {
     free(custom);
     return use;
   }
@@ -426,7 +428,7 @@ static json_t *use_json(const struct ar_grid *g, const char *family, json_int_t 
   return use;
 }
 
-static json_t *family_json(const struct ar_grid *g, const char *family) {
+static json_t *family_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz) {
   json_t *custom = json_array(), *base = json_array();
   for (int c = 0; c < g->ncfg; c++) {
     int isbase;
@@ -441,7 +443,7 @@ static json_t *family_json(const struct ar_grid *g, const char *family) {
     return NULL;
   }
   json_int_t max;
-  json_t *use = use_json(g, family, &max);
+  json_t *use = use_json(g, family, nz, &max);
   char sz[32];
   ar_size_format((size_t)max, sz, sizeof sz);
   return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:s, s:o, s:o}", "dtype", g->dtype, "ranks", g->ranks,
@@ -455,7 +457,7 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
   for (int k = 0; k < n; k++) {
     static const char *const fams[] = {"host", "gpu"};
     for (int f = 0; f < 2; f++) {
-      json_t *j = family_json(&g[k], fams[f]);
+      json_t *j = family_json(&g[k], fams[f], &o->noise);
       if (j) json_array_append_new(groups, j);
     }
   }
@@ -611,6 +613,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
   static const struct option lo[] = {
     {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
+    {"drift", required_argument, 0, 'D'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -624,6 +627,13 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'C') csv = optarg;
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
+    else if (c == 'D') {
+      char err[AR_ERRLEN];
+      if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench tune: %s\n", err);
+        return -AR_EINVAL;
+      }
+    }
     else if ((f = ar_filter_opt(&o->filter, "tune", c, optarg)) < 0) {
       return -AR_EINVAL;
     } else if (!f) return ar_ana_badopt("tune", c, argv[optind - 1]), -AR_EINVAL;
@@ -644,6 +654,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
 int ar_cmd_tune(int argc, char **argv) {
   struct tune_opts o;
   memset(&o, 0, sizeof o);
+  ar_noise_defaults(&o.noise);
   int rc = parse(argc, argv, &o);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   struct ar_ana a;
@@ -664,7 +675,7 @@ int ar_cmd_tune(int argc, char **argv) {
     status = AR_EXIT_FAIL;
   } else {
     if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
-    for (int k = 0; !status && k < n; k++) print_group(&g[k]);
+    for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
   }
   ar_grids_free(g, n);
   ar_ana_free(&a);
