@@ -348,7 +348,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   size_t maxb = max_bytes_of(env->opts);
   b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
   b.pool_bytes = 2 * align_up(maxb ? maxb : 1, 256);
-  if (b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
+  if (env->opts->buffers == AR_BUF_COLD && b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
   rc = b.be->setup(b.state, maxb, msg, sizeof msg);
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
