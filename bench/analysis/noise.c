@@ -78,42 +78,51 @@ static uint64_t splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-/* k-th smallest of v[0..n) (partially reorders v). */
-static double select_k(double *v, int n, int k) {
-  int lo = 0, hi = n - 1;
-  while (lo < hi) {
-    double pivot = v[(lo + hi) / 2];
-    int i = lo, j = hi;
-    while (i <= j) {
-      while (v[i] < pivot) i++;
-      while (v[j] > pivot) j--;
-      if (i <= j) {
-        double t = v[i];
-        v[i++] = v[j];
-        v[j--] = t;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return v[k];
+/* Uniform in (0, 1). */
+static double unif(uint64_t *rng) { return ((double)(splitmix(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+static double normal(uint64_t *rng) { return sqrt(-2 * log(unif(rng))) * cos(6.283185307179586 * unif(rng)); }
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang). */
+static double gamma_ge1(double a, uint64_t *rng) {
+  double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+  for (;;) {
+    double x = normal(rng), v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    double u = unif(rng);
+    if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v;
   }
-  return v[k];
 }
 
-/* Median as numpy and ar_stats compute it (mean of the two middle values for even n). */
-static double median(double *v, int n) {
-  double m = select_k(v, n, n / 2);
-  if (n % 2) return m;
-  double lower = v[0];
-  for (int i = 1; i < n / 2; i++)
-    if (v[i] > lower) lower = v[i];
-  return (m + lower) / 2;
+/* Index of the k-th smallest (1-based) of n draws with replacement from 0..n-1, and of the next one:
+ * the k-th of n uniforms is Beta(k, n - k + 1); the next is above it by (1 - u) Beta(1, n - k). */
+static void order_stat(int n, int k, uint64_t *rng, int *ik, int *inext) {
+  double x = gamma_ge1(k, rng), y = gamma_ge1(n - k + 1, rng), u = x / (x + y);
+  double next = n > k ? u + (1 - u) * (1 - pow(unif(rng), 1.0 / (n - k))) : u;
+  *ik = (int)(u * n);
+  *inext = (int)(next * n);
+  if (*ik >= n) *ik = n - 1;
+  if (*inext >= n) *inext = n - 1;
 }
 
-/* The sampled runs of one side: samples of run r at s[off[r] .. off[r + 1]). */
+/* The median of one bootstrap resample of sorted s[0..n), as ar_stats computes a median (mean of the
+ * two middle values for even n), drawn in O(1) from the distribution of its order statistics. */
+static double resampled_median(const double *s, int n, uint64_t *rng) {
+  int ik, inext;
+  order_stat(n, n % 2 ? n / 2 + 1 : n / 2, rng, &ik, &inext);
+  return n % 2 ? s[ik] : (s[ik] + s[inext]) / 2;
+}
+
+static int cmp_dbl(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The sampled runs of one side, each sorted: run r at s[off[r] .. off[r + 1]). */
 struct side {
   double *s, *tmp;
-  int *off, nruns, total, maxn;
+  int *off, nruns, total;
 };
 
 static void side_free(struct side *sd) {
@@ -129,31 +138,34 @@ static int side_load(json_t *runs, struct side *sd) {
   if (!sd->total) return -1;
   sd->s = malloc(sizeof *sd->s * (size_t)sd->total);
   sd->off = malloc(sizeof *sd->off * (n + 1));
-  if (!sd->s || !sd->off) return side_free(sd), -1;
+  sd->tmp = malloc(sizeof *sd->tmp * (n + 1));
+  if (!sd->s || !sd->off || !sd->tmp) return side_free(sd), -1;
   int k = 0;
   for (size_t i = 0; i < n; i++) {
     json_t *a = json_object_get(json_array_get(runs, i), "samples_us");
     int m = (int)json_array_size(a);
     if (!m) continue;
     sd->off[sd->nruns++] = k;
-    for (int j = 0; j < m; j++) sd->s[k++] = json_number_value(json_array_get(a, (size_t)j));
-    if (m > sd->maxn) sd->maxn = m;
+    for (int j = 0; j < m; j++) sd->s[k + j] = json_number_value(json_array_get(a, (size_t)j));
+    qsort(sd->s + k, (size_t)m, sizeof *sd->s, cmp_dbl);
+    k += m;
   }
   sd->off[sd->nruns] = k;
-  sd->tmp = malloc(sizeof *sd->tmp * (size_t)sd->nruns * (size_t)sd->maxn);
-  return sd->tmp ? 0 : (side_free(sd), -1);
+  return 0;
 }
 
-/* One resample: nruns runs drawn with replacement (no draw when there is one), each run's samples
- * drawn with replacement from it; the median of them all. */
+/* One resample: the side's runs drawn with replacement (no draw when there is one), each drawn run's
+ * samples resampled; the median over the runs of their resampled medians (a side's p50 is the median
+ * of its runs' p50s). */
 static double side_resample(struct side *sd, uint64_t *rng) {
-  int k = 0;
   for (int r = 0; r < sd->nruns; r++) {
     int run = sd->nruns == 1 ? 0 : (int)(splitmix(rng) % (uint64_t)sd->nruns);
-    int lo = sd->off[run], n = sd->off[run + 1] - lo;
-    for (int j = 0; j < n; j++) sd->tmp[k++] = sd->s[lo + splitmix(rng) % (uint64_t)n];
+    sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->off[run + 1] - sd->off[run], rng);
   }
-  return median(sd->tmp, k);
+  if (sd->nruns == 1) return sd->tmp[0];
+  qsort(sd->tmp, (size_t)sd->nruns, sizeof *sd->tmp, cmp_dbl);
+  int m = sd->nruns;
+  return m % 2 ? sd->tmp[m / 2] : (sd->tmp[m / 2 - 1] + sd->tmp[m / 2]) / 2;
 }
 
 static uint64_t fnv(const char *s) {
