@@ -393,28 +393,43 @@ static int is_custom(const struct ar_grid *g, int c, const char *family) {
   return fam && !base && !strcmp(fam, family);
 }
 
-/* Up to custom_max_bytes some custom allreduce beats the baseline at every measured size; "use" says
- * which one per size range (ranges as in the tuner CSV: from 0, each starting one byte after the last). */
+/* Columns of the family: customs only (which custom), or customs and baselines (custom or not). */
+static char *family_columns(const struct ar_grid *g, const char *family, int with_base) {
+  char *use = calloc((size_t)g->ncfg + 1, 1);
+  for (int c = 0; use && c < g->ncfg; c++) {
+    int base;
+    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    use[c] = (char)(fam && !strcmp(fam, family) && (!base || with_base));
+  }
+  return use;
+}
+
+static int choose_family(const struct ar_grid *g, const char *family, int with_base, const struct ar_noise *nz,
+                         struct choices *ch) {
+  char *use = family_columns(g, family, with_base);
+  int rc = use ? choose(g, use, nz, ch) : -1;
+  free(use);
+  return rc;
+}
+
+/* Up to custom_max_bytes a custom allreduce is the choice against the baselines at every measured
+ * size (faster beyond the noise, or kept at a tie); "use" says which custom one per size range (ranges
+ * as in the tuner CSV: from 0, each starting one byte after the last). */
 static json_t *use_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz, json_int_t *max) {
   json_t *use = json_array(), *cur = NULL;
   int curc = -1;
   json_int_t lo = 0;
-  struct choices ch;
-  char *custom = calloc((size_t)g->ncfg + 1, 1);
+  struct choices which, vs_base;
   *max = 0;
-  for (int c = 0; custom && c < g->ncfg; c++) custom[c] = (char)is_custom(g, c, family);
-  if (!custom || choose(g, custom, nz, &ch)) {
-    free(custom);
+  if (choose_family(g, family, 0, nz, &which)) return use;
+  if (choose_family(g, family, 1, nz, &vs_base)) {
+    choices_free(&which);
     return use;
   }
-  free(custom);
   for (int s = 0; s < g->nsize; s++) {
-    double base = baseline_at(g, s, family), best = INFINITY;
-    int bc = ch.choice[s];
-    if (isinf(base)) continue;
-    for (int c = 0; c < g->ncfg; c++)
-      if (is_custom(g, c, family) && p50_at(g, s, c) < best) best = p50_at(g, s, c);
-    if (bc < 0 || !(best < base)) break;
+    int bc = which.choice[s], any = vs_base.choice[s];
+    if (isinf(baseline_at(g, s, family))) continue;
+    if (bc < 0 || any < 0 || !is_custom(g, any, family)) break;
     if (bc != curc) {
       lo = cur ? json_integer_value(json_object_get(cur, "max_bytes")) + 1 : 0;
       cur = json_pack("{s:s, s:I, s:I}", "config", g->cfg[bc], "min_bytes", lo, "max_bytes", (json_int_t)g->size[s]);
@@ -424,7 +439,8 @@ static json_t *use_json(const struct ar_grid *g, const char *family, const struc
     json_object_set_new(cur, "max_bytes", json_integer((json_int_t)g->size[s]));
     *max = (json_int_t)g->size[s];
   }
-  choices_free(&ch);
+  choices_free(&which);
+  choices_free(&vs_base);
   return use;
 }
 
@@ -462,10 +478,11 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
     }
   }
   return json_pack("{s:s, s:o, s:s, s:o}", "generated_by", "arbench tune", "files", files, "rule",
-                   "custom_max_bytes: the largest measured size up to which, at every measured size, some custom "
-                   "allreduce has a lower p50 than the best baseline (host: mpi; gpu: nccl, nccl-tests); 0: none "
-                   "wins at the smallest size. use: the custom allreduce per size range below it: the fastest beyond the "
-                   "noise (bootstrap 95% interval of the p50 ratio excludes 1), at a tie the neighbouring or simpler one. "
+                   "custom_max_bytes: the largest measured size up to which, at every measured size, a custom "
+                   "allreduce is the choice against the baselines (host: mpi; gpu: nccl, nccl-tests): faster beyond "
+                   "the noise (bootstrap 95% interval of the p50 ratio excludes 1; single runs: by more than --drift), "
+                   "or kept at a tie from the previous size (a tie at the smallest size goes to the baseline); 0: none. "
+                   "use: the custom allreduce per size range below it, chosen by the same rule among the custom ones. "
                    "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline.",
                    "groups", groups);
 }
