@@ -326,7 +326,7 @@ void ar_opts_usage(FILE *f) {
     "  --buffers hot|cold    hot: one buffer set reused, as nccl-tests and OSU do (default);\n"
     "                        cold: rotate over buffer sets larger than the last-level cache / GPU L2\n"
     "  --timing iter|loop    iter: time every iteration (p50/p99 of the distribution, default);\n"
-    "                        loop: one interval around all timed iterations / -n (nccl-tests, OSU)\n"
+    "                        loop: one interval around all timed iterations / -n (nccl-tests)\n"
     "  -a, --average 0|1|2|3 how ranks' times combine: 0 rank 0, 1 average, 2 min, 3 max (default 3:\n"
     "                        a collective is done when its slowest rank is; nccl-tests' default is 1)\n"
     "  --repeat N            measure every size N times, each a fresh warm-up and timed loop, the\n"
