@@ -169,6 +169,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   make_run_id(run_id, sizeof run_id, env.comm);
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
+  ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
                         .fault_rank = -1, .fill_fail_rank = -1};
   e.link_gbs = gpu_link_gbs(&env);

@@ -94,11 +94,38 @@ static json_t *sample_array(const double *s, int n, int cap) {
 struct measured {
   struct ar_stats st;
   uint64_t wrong;
-  int checked, nsets, nsamples;
+  int checked, nsets, nsamples, repeat;
   json_t *samples;
 };
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+/* --buffers hot: one set reused; cold: enough sets of setsz bytes to span twice the cache. */
+static int buffer_sets(const struct bench *b, const struct ar_opts *o, size_t setsz) {
+  if (o->buffers == AR_BUF_HOT) return 1;
+  size_t want = (2 * b->cache_bytes + setsz - 1) / setsz;
+  size_t fit = b->pool_bytes / setsz;
+  int nsets = (int)(want < fit ? want : fit);
+  if (nsets > AR_MAX_SETS) nsets = AR_MAX_SETS;
+  return nsets < 1 ? 1 : nsets;
+}
+
+/* Samples one timed loop returns: one interval (--timing loop), one per graph replay or iteration. */
+static int samples_per_loop(const struct bench *b, const struct ar_opts *o) {
+  if (o->timing == AR_TIME_LOOP) return 1;
+  return o->graph && b->plat != &ar_host_platform ? o->iters / o->graph : o->iters;
+}
+
+/* Rank 0 gets, per sample, the ranks' times combined as -a says (nccl-tests' numbering). */
+static void combine_ranks(const struct ar_env *env, int how, double *mine, double *out, int n) {
+  if (how == AR_AVG_RANK0) {
+    if (env->rank == 0) memcpy(out, mine, sizeof *out * (size_t)n);
+    return;
+  }
+  MPI_Op op = how == AR_AVG_MIN ? MPI_MIN : how == AR_AVG_MEAN ? MPI_SUM : MPI_MAX;
+  MPI_Reduce(mine, out, n, MPI_DOUBLE, op, 0, env->comm);
+  for (int i = 0; how == AR_AVG_MEAN && env->rank == 0 && i < n; i++) out[i] /= env->nranks;
+}
 
 
 /* One (dtype, size, placement). Returns 0, or -AR_E* with msg (agreed across ranks). */
@@ -108,12 +135,8 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
   const struct ar_opts *o = env->opts;
   size_t bytes = count * ar_dtype_size(dt), stride = align_up(bytes ? bytes : 1, 256);
   size_t setsz = inplace ? stride : 2 * stride;
-  size_t want = (2 * b->cache_bytes + setsz - 1) / setsz;
-  size_t fit = b->pool_bytes / setsz;
-  int nsets = (int)(want < fit ? want : fit);
-  if (nsets > AR_MAX_SETS) nsets = AR_MAX_SETS;
-  if (nsets < 1) nsets = 1;
-  int nsamp = o->graph && b->plat != &ar_host_platform ? o->iters / o->graph : o->iters;
+  int nsets = buffer_sets(b, o, setsz);
+  int nsamp = samples_per_loop(b, o);
   void **in = calloc((size_t)nsets, sizeof *in), **out = calloc((size_t)nsets, sizeof *out);
   double *samples = calloc((size_t)o->iters, sizeof *samples);
   double *maxs = calloc((size_t)o->iters, sizeof *maxs);
@@ -164,6 +187,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     struct ar_loop loop = {
       .be = b->be, .state = b->state, .in = in, .out = out, .nsets = nsets, .count = count,
       .dt = dt, .op = o->op, .warmup = o->warmup, .iters = o->iters, .graph = o->graph,
+      .loop = o->timing == AR_TIME_LOOP,
       .stream = b->stream, .heartbeat = &b->e->dog.heartbeat,
     };
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
@@ -179,7 +203,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     rc = agree(env, rc, msg, len);
   }
   if (!rc) {
-    MPI_Reduce(samples, maxs, nsamp, MPI_DOUBLE, MPI_MAX, 0, env->comm);
+    combine_ranks(env, o->average, samples, maxs, nsamp);
     MPI_Allreduce(&wrong, &m->wrong, 1, MPI_UINT64_T, MPI_SUM, env->comm);
     m->checked = o->check > 0;
     m->nsets = nsets;
@@ -209,6 +233,15 @@ static void to_cell(const struct measured *m, size_t bytes, int nranks, struct a
   c->busbw = c->algbw * ar_busbw_factor(nranks);
 }
 
+/* How the numbers were taken: buffers, timing, how ranks combine, which repeat of how many. */
+static void add_method(json_t *rec, const struct ar_opts *o, int repeat) {
+  json_object_set_new(rec, "buffers", json_string(ar_buffers_name(o->buffers)));
+  json_object_set_new(rec, "timing", json_string(ar_timing_name(o->timing)));
+  json_object_set_new(rec, "average", json_string(ar_average_name(o->average)));
+  json_object_set_new(rec, "repeat", json_integer(repeat));
+  json_object_set_new(rec, "repeats", json_integer(o->repeat));
+}
+
 static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
                         struct measured *m) {
   struct ar_engine *e = b->e;
@@ -231,11 +264,14 @@ static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inp
       "busbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50) * bf);
   if (b->plat != &ar_host_platform && e->link_gbs > 0)
     json_object_set_new(rec, "efficiency", json_real(ar_algbw_gbs(bytes, m->st.mean) * bf / e->link_gbs));
+  add_method(rec, o, m->repeat);
   if (b->be->describe) b->be->describe(b->state, rec);
   json_object_set_new(rec, "samples_us", m->samples);
   m->samples = NULL;
   ar_engine_emit(e, "result", rec);
 }
+
+static void run_sizes(struct bench *b, enum ar_dtype dt, int rep);
 
 static int run_dtype(struct bench *b, enum ar_dtype dt) {
   struct ar_engine *e = b->e;
@@ -248,13 +284,24 @@ static int run_dtype(struct bench *b, enum ar_dtype dt) {
     return 0;
   }
   if (e->env->rank == 0 && !o->quiet) ar_report_header(e->report, b->spec, dt, e->env->nranks);
+  for (int rep = 0; rep < o->repeat; rep++) run_sizes(b, dt, rep);
+  return 0;
+}
+
+/* One pass over the sizes (repeat rep of --repeat): measure, record, one table row per size. */
+static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
+  struct ar_engine *e = b->e;
+  const struct ar_opts *o = e->env->opts;
+  char msg[AR_ERRLEN] = "";
+  int rc;
+  if (e->env->rank == 0 && o->repeat > 1) printf("# repeat %d of %d\n", rep + 1, o->repeat);
   for (int i = 0; i < o->nsizes; i++) {
     size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
     size_t bytes = count * ar_dtype_size(dt);
     struct ar_cell cells[2] = {{0}, {0}};
     for (int p = 0; p < 2; p++) {
       if (!(o->placement & (p ? AR_PLACE_IN : AR_PLACE_OUT))) continue;
-      struct measured m = {0};
+      struct measured m = {.repeat = rep};
       *msg = 0;
       rc = measure(b, dt, count, p, &m, msg, sizeof msg);
       if (rc) {
@@ -270,7 +317,6 @@ static int run_dtype(struct bench *b, enum ar_dtype dt) {
     }
     if (e->env->rank == 0) ar_report_row(e->report, bytes, count, dt, o->op, &cells[0], &cells[1]);
   }
-  return 0;
 }
 
 static size_t max_bytes_of(const struct ar_opts *o) {
@@ -310,7 +356,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   size_t maxb = max_bytes_of(env->opts);
   b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
   b.pool_bytes = 2 * align_up(maxb ? maxb : 1, 256);
-  if (b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
+  if (env->opts->buffers == AR_BUF_COLD && b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
   rc = b.be->setup(b.state, maxb, msg, sizeof msg);
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */

@@ -21,6 +21,30 @@ void ar_opts_defaults(struct ar_opts *o) {
   o->placement = AR_PLACE_OUT;
   o->bind = true;
   o->max_samples = 1000;
+  o->buffers = AR_BUF_HOT;
+  o->timing = AR_TIME_ITER;
+  o->average = AR_AVG_MAX;
+  o->repeat = 1;
+}
+
+const char *ar_buffers_name(int b) { return b == AR_BUF_COLD ? "cold" : "hot"; }
+const char *ar_timing_name(int t) { return t == AR_TIME_LOOP ? "loop" : "iter"; }
+
+const char *ar_average_name(int a) {
+  static const char *const names[] = {"rank0", "mean", "min", "max"};
+  return a >= 0 && a < 4 ? names[a] : "?";
+}
+
+/* One of two words; anything else is one line naming the value and what is allowed. */
+static int parse_word2(const char *s, const char *flag, const char *w0, const char *w1, int *out, char *err,
+                       size_t errlen) {
+  if (!strcmp(s, w0)) *out = 0;
+  else if (!strcmp(s, w1)) *out = 1;
+  else {
+    snprintf(err, errlen, "bad value '%s' for %s (expected %s or %s)", s, flag, w0, w1);
+    return -AR_EINVAL;
+  }
+  return 0;
 }
 
 int ar_size_parse(const char *s, size_t *out, char *err, size_t errlen) {
@@ -235,7 +259,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
-  OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES,
+  OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
 };
 
 static const struct option long_opts[] = {
@@ -265,6 +289,10 @@ static const struct option long_opts[] = {
   {"xml", required_argument, 0, OPT_XML},
   {"point", required_argument, 0, OPT_POINT},
   {"max-samples", required_argument, 0, OPT_MAXSAMPLES},
+  {"buffers", required_argument, 0, OPT_BUFFERS},
+  {"timing", required_argument, 0, OPT_TIMING},
+  {"average", required_argument, 0, 'a'},
+  {"repeat", required_argument, 0, OPT_REPEAT},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -295,6 +323,14 @@ void ar_opts_usage(FILE *f) {
     "  --no-bind             do not bind ranks to their GPU's local cores\n"
     "  --xml FILE            hwloc XML topology instead of the live machine\n"
     "  --max-samples N       per-iteration samples kept in each result record (default 1000)\n"
+    "  --buffers hot|cold    hot: one buffer set reused, as nccl-tests and OSU do (default);\n"
+    "                        cold: rotate over buffer sets larger than the last-level cache / GPU L2\n"
+    "  --timing iter|loop    iter: time every iteration (p50/p99 of the distribution, default);\n"
+    "                        loop: one interval around all timed iterations / -n (nccl-tests)\n"
+    "  -a, --average 0|1|2|3 how ranks' times combine: 0 rank 0, 1 average, 2 min, 3 max (default 3:\n"
+    "                        a collective is done when its slowest rank is; nccl-tests' default is 1)\n"
+    "  --repeat N            measure every size N times, each a fresh warm-up and timed loop, the\n"
+    "                        sizes in turn between repeats (default 1); compare/tune resample them\n"
     "  --quiet               print only the table\n");
 }
 
@@ -361,7 +397,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
   int rc = 0, c;
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:h", long_opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:a:h", long_opts, NULL)) != -1) {
     switch (c) {
     case 'b': rc = ar_size_parse(optarg, &minb, err, errlen); have_range = true; break;
     case 'e': rc = ar_size_parse(optarg, &maxb, err, errlen); have_range = true; break;
@@ -403,6 +439,10 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case OPT_XML: rc = copy_str(o->xml, sizeof o->xml, optarg, "--xml", err, errlen); break;
     case OPT_POINT: rc = copy_str(o->point, sizeof o->point, optarg, "--point", err, errlen); break;
     case OPT_MAXSAMPLES: rc = parse_int(optarg, "--max-samples", 0, 1000000, &o->max_samples, err, errlen); break;
+    case OPT_BUFFERS: rc = parse_word2(optarg, "--buffers", "hot", "cold", &o->buffers, err, errlen); break;
+    case OPT_TIMING: rc = parse_word2(optarg, "--timing", "iter", "loop", &o->timing, err, errlen); break;
+    case 'a': rc = parse_int(optarg, "-a", 0, 3, &o->average, err, errlen); break;
+    case OPT_REPEAT: rc = parse_int(optarg, "--repeat", 1, 1000, &o->repeat, err, errlen); break;
     case 'h': return 1;
     case ':':
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
@@ -434,6 +474,7 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
       (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
   PUT(";xml=%s;devices=%s;point=%s", o->xml, o->devices, o->point);
+  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d", o->buffers, o->timing, o->average, o->repeat);
 #undef PUT
   return n < len ? 0 : -AR_EINVAL;
 }

@@ -12,6 +12,12 @@
 #define AR_NAMELEN 256
 
 enum ar_placement { AR_PLACE_OUT = 1, AR_PLACE_IN = 2, AR_PLACE_BOTH = 3 };
+/* --buffers: one buffer set reused (nccl-tests, OSU) or sets rotated past the LLC / GPU L2. */
+enum ar_buffers { AR_BUF_HOT = 0, AR_BUF_COLD = 1 };
+/* --timing: one time per iteration (the distribution) or one interval around the timed loop. */
+enum ar_timing { AR_TIME_ITER = 0, AR_TIME_LOOP = 1 };
+/* -a: how ranks' times combine, nccl-tests' numbering. */
+enum ar_average { AR_AVG_RANK0 = 0, AR_AVG_MEAN = 1, AR_AVG_MIN = 2, AR_AVG_MAX = 3 };
 
 struct ar_opts {
   size_t sizes[AR_MAX_SIZES]; /* bytes (or element counts when by_count), in the order given */
@@ -37,7 +43,15 @@ struct ar_opts {
   char xml[AR_NAMELEN];     /* --xml topology file, "" = live */
   char point[4096];         /* --point JSON object from sweep, "" = none */
   int max_samples;          /* samples stored per result record */
+  int buffers;              /* enum ar_buffers, default hot */
+  int timing;               /* enum ar_timing, default iter */
+  int average;              /* -a, enum ar_average, default max */
+  int repeat;               /* --repeat N: measure every (dtype, size, placement) N times */
 };
+
+const char *ar_buffers_name(int b);  /* "hot", "cold" */
+const char *ar_timing_name(int t);   /* "iter", "loop" */
+const char *ar_average_name(int a);  /* "rank0", "mean", "min", "max" */
 
 void ar_opts_defaults(struct ar_opts *o);
 /* Parse argv (argv[0] is the subcommand name). On error writes one line to err, returns -AR_EINVAL. */

@@ -16,6 +16,7 @@ struct ar_loop {
   enum ar_op op;
   int warmup, iters;
   int graph;          /* iterations per CUDA graph replay, 0 = plain launches */
+  int loop;           /* 1: one sample, the interval around all timed iterations / iters */
   void *stream;       /* device stream, NULL on host */
   volatile uint64_t *heartbeat; /* incremented once per iteration for the watchdog */
 };
@@ -30,8 +31,9 @@ struct ar_platform {
   /* Compare with the exact expected result; *wrong = number of differing elements. */
   int (*check)(const void *buf, size_t count, enum ar_dtype dt, enum ar_op op, int nranks,
                uint64_t *wrong);
-  /* Run the loop; samples_us[j] = this rank's time of iteration (or graph-averaged iteration) j.
-   * Returns number of samples written (== iters) or -AR_E*. No allocation, print or MPI inside. */
+  /* Run the loop; samples_us[j] = this rank's time of iteration (or graph-averaged iteration) j;
+   * with loop set, samples_us[0] = the whole timed loop / iters. Returns the number of samples
+   * written (iters, iters / graph, or 1 with loop) or -AR_E*. No allocation, print or MPI inside. */
   int (*time_loop)(const struct ar_loop *loop, double *samples_us, char *err, size_t len);
   /* Bytes of the last-level cache buffers must outgrow to avoid measuring cache hits. */
   size_t (*cache_bytes)(void);

@@ -75,12 +75,13 @@ static json_t *options_object(const struct ar_opts *o) {
   for (int i = 0; i < o->nsizes; i++) json_array_append_new(sizes, json_integer((json_int_t)o->sizes[i]));
   for (int i = 0; i < o->ndtypes; i++) json_array_append_new(dts, json_string(ar_dtype_name(o->dtypes[i])));
   for (int i = 0; i < o->nbackends; i++) json_array_append_new(bes, json_string(o->backends[i]));
-  return json_pack("{s:o, s:s, s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:f, s:s, s:b, s:i}", "sizes", sizes,
+  return json_pack("{s:o, s:s, s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:f, s:s, s:b, s:i, s:s, s:s, s:s, s:i}", "sizes", sizes,
                    "sizes_unit", o->by_count ? "elements" : "bytes", "dtypes", dts, "backends", bes,
                    "op", ar_op_name(o->op), "iters", o->iters, "warmup", o->warmup, "check", o->check,
                    "graph", o->graph, "timeout", o->timeout, "inplace",
                    o->placement == AR_PLACE_BOTH ? "both" : o->placement == AR_PLACE_IN ? "yes" : "no",
-                   "bind", o->bind, "islands", o->islands);
+                   "bind", o->bind, "islands", o->islands, "buffers", ar_buffers_name(o->buffers), "timing",
+                   ar_timing_name(o->timing), "average", ar_average_name(o->average), "repeat", o->repeat);
 }
 
 /* Per-rank host and device, gathered to rank 0. */

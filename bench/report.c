@@ -1,6 +1,7 @@
 /* report.c — print results as nccl-tests does (so its users can read them at a glance), with
  * p50 and p99 columns added after the average time. */
 #include "report.h"
+#include <stdio.h>
 #include <string.h>
 
 void ar_report_init(struct ar_report *r, FILE *f, bool quiet) {
@@ -9,9 +10,19 @@ void ar_report_init(struct ar_report *r, FILE *f, bool quiet) {
   r->quiet = quiet;
 }
 
+void ar_report_mode(struct ar_report *r, const char *buffers, const char *timing, int average) {
+  static const char *const how[] = {"rank 0's", "average over ranks", "min over ranks", "max over ranks"};
+  snprintf(r->mode, sizeof r->mode, "buffers %s (%s), timing %s (%s), time = %s (-a %d)", buffers,
+           strcmp(buffers, "cold") ? "one set reused" : "sets rotated past the cache", timing,
+           strcmp(timing, "loop") ? "per iteration" : "one interval / iterations",
+           average >= 0 && average < 4 ? how[average] : "?", average);
+}
+
 void ar_report_header(struct ar_report *r, const char *backend, enum ar_dtype dt, int nranks) {
   FILE *f = r->f;
-  fprintf(f, "#\n# backend %s, %s, %d ranks\n#\n", backend, ar_dtype_name(dt), nranks);
+  fprintf(f, "#\n# backend %s, %s, %d ranks\n", backend, ar_dtype_name(dt), nranks);
+  if (*r->mode) fprintf(f, "# %s\n", r->mode);
+  fprintf(f, "#\n");
   fprintf(f, "# %10s %12s %8s %6s %6s %51s %51s\n", "", "", "", "", "", "out-of-place", "in-place");
   fprintf(f, "# %10s %12s %8s %6s %6s %9s %9s %9s %7s %7s %6s %9s %9s %9s %7s %7s %6s\n", "size",
           "count", "type", "redop", "root", "time", "p50", "p99", "algbw", "busbw", "#wrong", "time",

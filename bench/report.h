@@ -21,9 +21,12 @@ struct ar_report {
   uint64_t wrong;  /* sum of #wrong over rows */
   double busbw_sum;
   int busbw_n;
+  char mode[200]; /* how the numbers were taken (buffers, timing, ranks), printed in each header */
 };
 
 void ar_report_init(struct ar_report *r, FILE *f, bool quiet);
+/* Say once how the numbers are taken: --buffers, --timing and -a as given. */
+void ar_report_mode(struct ar_report *r, const char *buffers, const char *timing, int average);
 void ar_report_header(struct ar_report *r, const char *backend, enum ar_dtype dt, int nranks);
 void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtype dt, enum ar_op op,
                    const struct ar_cell *out, const struct ar_cell *in);

@@ -12,12 +12,12 @@ gpus=$(command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -c '
 gpus=${gpus:-0}
 if [ "$gpus" -gt 0 ] && "$A" list | grep -qE '^nccl +gpu +available'; then
   np=$gpus
-  args=(-b 8 -e 256M -f 2 -n 50 -w 10 -d bfloat16)
+  args=(-b 8 -e 256M -f 2 -n 50 -w 10 -d bfloat16 --repeat 3)
   echo "run: $np GPUs" >&2
 else
   cores=$(nproc)
   np=$(( cores < 2 ? 2 : cores > 8 ? 8 : cores ))
-  args=(-b 8 -e 16M -f 4 -n 50 -w 5 -d float)
+  args=(-b 8 -e 16M -f 4 -n 50 -w 5 -d float --repeat 3)  # 3 runs: tune resamples them (stable ranges)
   echo "run: no usable GPU; $np CPU ranks on the host backends" >&2
 fi
 mkdir -p results/local

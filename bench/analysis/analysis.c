@@ -406,12 +406,15 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, int with_sta
   }
   qsort(g->size, (size_t)g->nsize, sizeof *g->size, cmp_size);
   g->cell = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->cell);
-  if (!g->cell) return -AR_ERUNTIME;
+  g->runs = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->runs);
+  if (!g->cell || !g->runs) return -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
     ar_cfg_label(r, runs, with_stack, label, sizeof label);
     int c = find_cfg(g, label), s = find_size(g, (size_t)json_integer_value(json_object_get(r, "size")));
-    if (g->cell[s * g->ncfg + c]) g->dups++; /* a later record of the same configuration wins */
+    json_t **cr = &g->runs[s * g->ncfg + c];
+    if (!*cr) *cr = json_array();
+    ar_runs_add(*cr, r, &g->dups); /* another run, or the same run again: the later record wins */
     g->cell[s * g->ncfg + c] = r;
   }
   json_t *first = json_array_get(recs, 0);
@@ -455,21 +458,27 @@ void ar_grids_free(struct ar_grid *g, int n) {
     free(g[k].cfg);
     free(g[k].cfgrec);
     free(g[k].size);
+    for (int i = 0; g[k].runs && i < g[k].nsize * g[k].ncfg; i++) json_decref(g[k].runs[i]);
+    free(g[k].runs);
     free(g[k].cell);
   }
   free(g);
 }
 
+double ar_grid_p50(const struct ar_grid *g, int s, int c) {
+  json_t *runs = ar_grid_runs(g, s, c);
+  return runs ? ar_runs_p50(runs) : NAN;
+}
+
 int ar_grid_best(const struct ar_grid *g, int s, int *second) {
   int best = -1, next = -1;
   for (int c = 0; c < g->ncfg; c++) {
-    json_t *r = ar_grid_at(g, s, c);
-    double v = r ? ar_rec_p50(r) : NAN;
+    double v = ar_grid_p50(g, s, c);
     if (isnan(v)) continue;
-    if (best < 0 || v < ar_rec_p50(ar_grid_at(g, s, best))) {
+    if (best < 0 || v < ar_grid_p50(g, s, best)) {
       next = best;
       best = c;
-    } else if (next < 0 || v < ar_rec_p50(ar_grid_at(g, s, next))) {
+    } else if (next < 0 || v < ar_grid_p50(g, s, next)) {
       next = c;
     }
   }

@@ -66,13 +66,53 @@ struct ar_grid {
   char (*cfg)[256];  /* labels, in order of first appearance */
   json_t **cfgrec;   /* a record of each configuration */
   size_t *size;      /* ascending */
-  json_t **cell;     /* cell[s * ncfg + c], borrowed, NULL when not measured */
+  json_t **cell;     /* cell[s * ncfg + c], borrowed, NULL when not measured (the latest run) */
+  json_t **runs;     /* runs[s * ncfg + c]: array of every run's record (own reference) or NULL */
 };
 int ar_grids_build(json_t *results, json_t *runs, struct ar_grid **out, int *n);
 void ar_grids_free(struct ar_grid *g, int n);
 static inline json_t *ar_grid_at(const struct ar_grid *g, int s, int c) { return g->cell[s * g->ncfg + c]; }
+static inline json_t *ar_grid_runs(const struct ar_grid *g, int s, int c) { return g->runs[s * g->ncfg + c]; }
+/* p50 of a cell: the median over its runs' p50s (one run: its p50); NAN when not measured. */
+double ar_grid_p50(const struct ar_grid *g, int s, int c);
 /* Best (lowest p50) configuration at size index s, -1 when none; second gets the runner-up. */
 int ar_grid_best(const struct ar_grid *g, int s, int *second);
+
+/* ---- noise (noise.c) ---- */
+
+/* Runs of one measurement: records of one configuration and size, one per (run_id, repeat). */
+void ar_run_key(json_t *rec, char *buf, size_t len);
+/* Append rec to the runs array, or replace the record of the same run (counted in *dups). */
+void ar_runs_add(json_t *runs, json_t *rec, int *dups);
+double ar_runs_p50(json_t *runs); /* median of the runs' p50s, NAN when none */
+int ar_runs_sampled(json_t *runs); /* runs with stored samples */
+
+#define AR_NOISE_RESAMPLES 2000
+#define AR_NOISE_SEED 0x61726265ull /* "arbe": fixed so the intervals are reproducible */
+#define AR_NOISE_DRIFT 0.05 /* default --drift: run-to-run drift allowed for single-run measurements */
+struct ar_noise {
+  int resamples;
+  unsigned long long seed;
+  double drift; /* when a side has one run: differences below this fraction are ties (its samples
+                 * cannot show drift between runs); with two or more runs per side the runs' spread does */
+};
+/* Parse a --drift PCT value (0..100) into nz->drift; -AR_EINVAL with one line in err. */
+int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len);
+void ar_noise_defaults(struct ar_noise *nz);
+/* 95% bootstrap interval of median(B)/median(A): each resample draws runs with replacement, then
+ * each drawn run's samples with replacement (one run: its samples only). key seeds the draws.
+ * 0, or -1 when a side has no samples. */
+int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                  double *hi);
+/* 0 for a baseline (mpi, nccl defaults, nccl-tests), then nccl variants, one-shot, two-shot, staged,
+ * islands, others: the order in which ties go to the simpler algorithm. */
+int ar_simplicity(json_t *rec);
+/* Per size index: choice[s] = the configuration to use among columns with use[c] (NULL: all), -1
+ * when none; tied[s * ncfg + c] = 1 for the columns whose difference from the fastest is within
+ * the noise (the fastest included). A size with one tied column has a clear winner; at a tie the
+ * previous size's choice stays when tied, else the next clear winner's, else the simplest. */
+int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied);
+int ar_grid_ties(const struct ar_grid *g, const char *tied, int s); /* tied columns at s */
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AR_CMP_RESAMPLES 2000
-#define AR_CMP_SEED 0x61726265ull /* "arbe": fixed so the intervals are reproducible */
+#define AR_CMP_RESAMPLES AR_NOISE_RESAMPLES
+#define AR_CMP_SEED AR_NOISE_SEED
 
 struct cmp_opts {
   int json, resamples;
@@ -27,108 +27,20 @@ static void usage(FILE *f) {
           "usage: arbench compare [options] A.jsonl B.jsonl\n"
           "Matches result records on (backend, variant, point, dtype, size, ranks, placement, op) and\n"
           "reports ratio = p50(B) / p50(A) per match: below 1 means B is faster.\n"
-          "95%% interval: bootstrap over the stored per-iteration samples (samples_us): each side is\n"
-          "resampled with replacement, the ratio of the two medians taken; %d resamples by default,\n"
-          "a fixed seed, so the output is reproducible. Verdict: 'faster' (B faster: interval below 1),\n"
-          "'slower' (interval above 1), 'same' (no significant difference: interval contains 1),\n"
-          "'no samples' (a side has no samples, e.g. imported nccl-tests averages: ratio only).\n"
+          "A side may hold several runs of a measurement (--repeat, or several launches in one file):\n"
+          "p50 is then the median of the runs' p50s. 95%% interval: bootstrap over runs and over the\n"
+          "stored per-iteration samples (samples_us): each resample draws runs with replacement, then\n"
+          "each drawn run's samples with replacement, and takes the ratio of the two sides' medians;\n"
+          "%d resamples by default, a fixed seed, so the output is reproducible. Verdict: 'faster'\n"
+          "(B faster: interval below 1), 'slower' (above 1), 'same' (interval contains 1), 'unresolved'\n"
+          "(interval excludes 1 but a side has one run: its iterations cannot tell the stacks from\n"
+          "run-to-run drift; measure several runs per side), 'no samples' (e.g. imported nccl-tests).\n"
           "Then what exists in only one file, and per backend the geometric mean ratio and counts.\n"
           "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
           "  --resamples N        bootstrap resamples (100..100000, default %d)\n"
           "  --seed N             bootstrap seed (default %llu)\n"
           "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n",
           AR_CMP_RESAMPLES, AR_CMP_RESAMPLES, AR_CMP_SEED);
-}
-
-/* ---- bootstrap ---- */
-
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* k-th smallest of v[0..n) (partially reorders v). */
-static double select_k(double *v, int n, int k) {
-  int lo = 0, hi = n - 1;
-  while (lo < hi) {
-    double pivot = v[(lo + hi) / 2];
-    int i = lo, j = hi;
-    while (i <= j) {
-      while (v[i] < pivot) i++;
-      while (v[j] > pivot) j--;
-      if (i <= j) {
-        double t = v[i];
-        v[i++] = v[j];
-        v[j--] = t;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return v[k];
-  }
-  return v[k];
-}
-
-/* Median as numpy and ar_stats compute it (mean of the two middle values for even n). */
-static double median(double *v, int n) {
-  double m = select_k(v, n, n / 2);
-  if (n % 2) return m;
-  double lower = v[0];
-  for (int i = 1; i < n / 2; i++)
-    if (v[i] > lower) lower = v[i];
-  return (m + lower) / 2;
-}
-
-static double resampled_median(const double *src, int n, double *tmp, uint64_t *rng) {
-  for (int i = 0; i < n; i++) tmp[i] = src[splitmix(rng) % (uint64_t)n];
-  return median(tmp, n);
-}
-
-static double *samples_of(json_t *rec, int *n) {
-  json_t *s = json_object_get(rec, "samples_us");
-  *n = (int)json_array_size(s);
-  if (!*n) return NULL;
-  double *v = malloc(sizeof *v * (size_t)*n);
-  for (int i = 0; v && i < *n; i++) v[i] = json_number_value(json_array_get(s, (size_t)i));
-  return v;
-}
-
-static uint64_t fnv(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-/* 95% interval of median(B*)/median(A*); 0, or -1 when a side has no samples. */
-static int bootstrap(json_t *ra, json_t *rb, const char *key, const struct cmp_opts *o, double *lo, double *hi) {
-  int na, nb, rc = -1;
-  double *a = samples_of(ra, &na), *b = samples_of(rb, &nb);
-  double *ta = a ? malloc(sizeof *ta * (size_t)na) : NULL, *tb = b ? malloc(sizeof *tb * (size_t)nb) : NULL;
-  double *ratio = malloc(sizeof *ratio * (size_t)o->resamples);
-  if (a && b && ta && tb && ratio) {
-    uint64_t rng = o->seed ^ fnv(key); /* per match: independent of file order */
-    for (int k = 0; k < o->resamples; k++) {
-      double ma = resampled_median(a, na, ta, &rng), mb = resampled_median(b, nb, tb, &rng);
-      ratio[k] = mb / ma;
-    }
-    qsort(ratio, (size_t)o->resamples, sizeof *ratio, cmp_double);
-    *lo = ar_percentile_sorted(ratio, o->resamples, 0.025);
-    *hi = ar_percentile_sorted(ratio, o->resamples, 0.975);
-    rc = 0;
-  }
-  free(a);
-  free(b);
-  free(ta);
-  free(tb);
-  free(ratio);
-  return rc;
 }
 
 /* ---- matching ---- */
@@ -142,7 +54,7 @@ static void match_key(json_t *r, char *buf, size_t len, int with_size) {
     snprintf(buf + n, len - (size_t)n, "|%lld", (long long)json_integer_value(json_object_get(r, "size")));
 }
 
-/* key -> record (the later record of a duplicate wins), plus the keys in order of appearance. */
+/* key -> array of runs (a run's later record replaces a duplicate), plus the keys in order. */
 static json_t *index_by_key(json_t *results, json_t *order, int *dups) {
   json_t *idx = json_object();
   size_t i;
@@ -150,16 +62,22 @@ static json_t *index_by_key(json_t *results, json_t *order, int *dups) {
   json_array_foreach(results, i, r) {
     char key[512];
     match_key(r, key, sizeof key, 1);
-    if (json_object_get(idx, key)) (*dups)++;
-    else json_array_append_new(order, json_string(key));
-    json_object_set(idx, key, r);
+    json_t *runs = json_object_get(idx, key);
+    if (!runs) {
+      json_object_set_new(idx, key, runs = json_array());
+      json_array_append_new(order, json_string(key));
+    }
+    ar_runs_add(runs, r, dups);
   }
   return idx;
 }
 
+/* The latest record of a key's runs (for labels). */
+static json_t *last_of(json_t *runs) { return json_array_get(runs, json_array_size(runs) - 1); }
+
 struct summary {
   char backend[64];
-  int n, faster, slower, same, nosamples;
+  int n, faster, slower, same, unresolved, nosamples;
   double logsum;
 };
 
@@ -171,9 +89,12 @@ static struct summary *summary_of(struct summary *s, int *ns, const char *backen
   return &s[(*ns)++];
 }
 
-static const char *verdict(int have, double lo, double hi) {
+/* With one run on a side a difference may be drift between runs: say so instead of a direction. */
+static const char *verdict(int have, double lo, double hi, int runs_a, int runs_b) {
   if (!have) return "no samples";
-  return hi < 1.0 ? "faster" : lo > 1.0 ? "slower" : "same";
+  if (lo <= 1.0 && hi >= 1.0) return "same";
+  if (runs_a < 2 || runs_b < 2) return "unresolved";
+  return hi < 1.0 ? "faster" : "slower";
 }
 
 static void count(struct summary *s, const char *v, double ratio) {
@@ -182,10 +103,12 @@ static void count(struct summary *s, const char *v, double ratio) {
   if (!strcmp(v, "faster")) s->faster++;
   else if (!strcmp(v, "slower")) s->slower++;
   else if (!strcmp(v, "same")) s->same++;
+  else if (!strcmp(v, "unresolved")) s->unresolved++;
   else s->nosamples++;
 }
 
-static json_t *match_json(json_t *ra, json_t *rb, double ratio, int have, double lo, double hi, const char *v) {
+static json_t *match_json(json_t *a, json_t *b, double ratio, int have, double lo, double hi, const char *v) {
+  json_t *ra = last_of(a);
   char point[200];
   ar_rec_point(ra, point, sizeof point);
   json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:I, s:f, s:f, s:f, s:s}", "backend",
@@ -193,7 +116,9 @@ static json_t *match_json(json_t *ra, json_t *rb, double ratio, int have, double
                         ar_rec_str(ra, "spec", ar_rec_str(ra, "backend", "")), "point", point, "dtype",
                         ar_rec_str(ra, "dtype", ""), "ranks", ar_rec_ranks(ra), "placement", ar_rec_placement(ra),
                         "op", ar_rec_str(ra, "op", "sum"), "size", json_integer_value(json_object_get(ra, "size")),
-                        "a_p50_us", ar_rec_p50(ra), "b_p50_us", ar_rec_p50(rb), "ratio", ratio, "verdict", v);
+                        "a_p50_us", ar_runs_p50(a), "b_p50_us", ar_runs_p50(b), "ratio", ratio, "verdict", v);
+  json_object_set_new(m, "runs_a", json_integer(ar_runs_sampled(a)));
+  json_object_set_new(m, "runs_b", json_integer(ar_runs_sampled(b)));
   json_object_set_new(m, "lo", have ? json_real(lo) : json_null());
   json_object_set_new(m, "hi", have ? json_real(hi) : json_null());
   return m;
@@ -206,7 +131,7 @@ static json_t *only_in(json_t *order, json_t *from, json_t *other) {
   json_t *k;
   json_array_foreach(order, i, k) {
     if (json_object_get(other, json_string_value(k))) continue;
-    json_t *r = json_object_get(from, json_string_value(k));
+    json_t *r = last_of(json_object_get(from, json_string_value(k)));
     char ck[512];
     match_key(r, ck, sizeof ck, 0);
     json_t *e = json_object_get(byconf, ck);
@@ -265,18 +190,19 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
   json_array_foreach(oa, i, k) {
     json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
     if (!rb) continue;
-    double ratio = ar_rec_p50(rb) / ar_rec_p50(ra), lo = NAN, hi = NAN;
-    int have = !bootstrap(ra, rb, json_string_value(k), o, &lo, &hi);
-    const char *v = verdict(have, lo, hi);
-    count(summary_of(sum, &ns, ar_rec_str(ra, "backend", "")), v, ratio);
+    double ratio = ar_runs_p50(rb) / ar_runs_p50(ra), lo = NAN, hi = NAN;
+    struct ar_noise nz = {.resamples = o->resamples, .seed = o->seed};
+    int have = !ar_boot_ratio(ra, rb, json_string_value(k), &nz, &lo, &hi);
+    const char *v = verdict(have, lo, hi, ar_runs_sampled(ra), ar_runs_sampled(rb));
+    count(summary_of(sum, &ns, ar_rec_str(last_of(ra), "backend", "")), v, ratio);
     json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, v));
   }
   json_t *summ = json_array();
   for (int s = 0; s < ns; s++)
-    json_array_append_new(summ, json_pack("{s:s, s:i, s:f, s:i, s:i, s:i, s:i}", "backend", sum[s].backend, "matches",
-                                          sum[s].n, "geomean_ratio", exp(sum[s].logsum / sum[s].n), "faster",
-                                          sum[s].faster, "slower", sum[s].slower, "same", sum[s].same,
-                                          "no_samples", sum[s].nosamples));
+    json_array_append_new(summ, json_pack("{s:s, s:i, s:f, s:i, s:i, s:i, s:i, s:i}", "backend", sum[s].backend,
+                                          "matches", sum[s].n, "geomean_ratio", exp(sum[s].logsum / sum[s].n),
+                                          "faster", sum[s].faster, "slower", sum[s].slower, "same", sum[s].same,
+                                          "unresolved", sum[s].unresolved, "no_samples", sum[s].nosamples));
   free(sum);
   json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
                           side_json(o->b, B, db), "ratio", "p50(B)/p50(A)", "resamples", o->resamples, "seed",
@@ -310,8 +236,8 @@ static void print_ratio(json_t *v, const char *fmt) {
 }
 
 static void print_matches(json_t *matches) {
-  printf("\n| backend | variant | point | dtype | ranks | place | size | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n");
-  printf("|---|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n");
+  printf("\n| backend | variant | point | dtype | ranks | place | size | runs A/B | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n");
+  printf("|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
   size_t i;
   json_t *m;
   json_array_foreach(matches, i, m) {
@@ -319,9 +245,10 @@ static void print_matches(json_t *matches) {
     ar_size_format((size_t)json_integer_value(json_object_get(m, "size")), sz, sizeof sz);
     ar_fmt_us(json_number_value(json_object_get(m, "a_p50_us")), ua, sizeof ua);
     ar_fmt_us(json_number_value(json_object_get(m, "b_p50_us")), ub, sizeof ub);
-    printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""),
+    printf("| %s | %s | %s | %s | %d | %s | %s | %d/%d | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""),
            ar_rec_str(m, "variant", ""), ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
-           ar_rec_str(m, "placement", ""), sz, ua, ub, json_number_value(json_object_get(m, "ratio")));
+           ar_rec_str(m, "placement", ""), sz, (int)ar_rec_num(m, "runs_a", 0), (int)ar_rec_num(m, "runs_b", 0), ua,
+           ub, json_number_value(json_object_get(m, "ratio")));
     if (json_is_number(json_object_get(m, "lo"))) {
       print_ratio(json_object_get(m, "lo"), "[%.3f, ");
       print_ratio(json_object_get(m, "hi"), "%.3f]");
@@ -357,30 +284,43 @@ static void print_notes(const char *side, json_t *s) {
   }
 }
 
+static int count_verdict(json_t *matches, const char *v) {
+  int n = 0;
+  size_t i;
+  json_t *m;
+  json_array_foreach(matches, i, m) n += !strcmp(ar_rec_str(m, "verdict", ""), v);
+  return n;
+}
+
 static void print_text(json_t *r) {
   print_side("A", json_object_get(r, "a"));
   print_side("B", json_object_get(r, "b"));
   printf("ratio = p50(B) / p50(A): below 1 means B is faster. 95%% interval: bootstrap, %d resamples of each\n"
-         "side's samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
+         "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
   json_t *matches = json_object_get(r, "matches");
   if (json_array_size(matches)) print_matches(matches);
   else printf("\nNo matching configurations.\n");
+  if (count_verdict(matches, "unresolved"))
+    printf("\nunresolved: the interval excludes 1, but with one run on a side it resamples only that run's\n"
+           "iterations and cannot separate the two sides from run-to-run drift. Measure several runs per side\n"
+           "(arbench run --repeat N, better several launches appended to each file, A and B interleaved).\n");
   print_only("A", json_object_get(r, "only_a"));
   print_only("B", json_object_get(r, "only_b"));
   print_notes("A", json_object_get(r, "a"));
   print_notes("B", json_object_get(r, "b"));
   json_t *summ = json_object_get(r, "summary");
   if (!json_array_size(summ)) return;
-  printf("\nSummary per backend:\n\n| backend | matches | geomean B/A | faster | slower | same | no samples |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  printf("\nSummary per backend:\n\n| backend | matches | geomean B/A | faster | slower | same | unresolved | no samples |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   size_t i;
   json_t *s;
   json_array_foreach(summ, i, s)
-    printf("| %s | %d | %.3f | %d | %d | %d | %d |\n", ar_rec_str(s, "backend", ""),
+    printf("| %s | %d | %.3f | %d | %d | %d | %d | %d |\n", ar_rec_str(s, "backend", ""),
            (int)ar_rec_num(s, "matches", 0), ar_rec_num(s, "geomean_ratio", NAN), (int)ar_rec_num(s, "faster", 0),
-           (int)ar_rec_num(s, "slower", 0), (int)ar_rec_num(s, "same", 0), (int)ar_rec_num(s, "no_samples", 0));
+           (int)ar_rec_num(s, "slower", 0), (int)ar_rec_num(s, "same", 0), (int)ar_rec_num(s, "unresolved", 0),
+           (int)ar_rec_num(s, "no_samples", 0));
 }
 
 /* ---- command ---- */

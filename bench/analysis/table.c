@@ -8,18 +8,27 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct table_opts {
   int busbw, csv;
   struct ar_filter filter;
+  struct ar_noise noise;
 };
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench table [options] RESULTS.jsonl...\n"
-          "Sizes x configurations: p50 latency (us) per size, the best per size in bold, and the sizes\n"
-          "where the winner changes (crossovers). One table per (dtype, ranks, placement, op).\n"
+          "Sizes x configurations: p50 latency (us) per size (the median over runs when a measurement\n"
+          "has several), the best per size in bold, and the sizes where the winner changes (crossovers).\n"
+          "A configuration wins a size only when it is faster beyond the noise: the bootstrap 95%%\n"
+          "interval of the p50 ratio (over runs and samples, as in compare) excludes 1. Otherwise the\n"
+          "size is a tie, its tied cells marked ~ (csv: tie=1), and the choice keeps the previous size's\n"
+          "winner, else the next clear winner, else the simplest algorithm. When a side has a single run\n"
+          "its samples cannot show drift between runs: differences below --drift are ties too.\n"
+          "One table per (dtype, ranks, placement, op).\n"
+          "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
           "  --busbw              also show bus bandwidth (GB/s, from p50) in each cell\n"
           "  --format F           markdown (default) or csv (long form: one row per size and config)\n"
@@ -49,40 +58,57 @@ static void csv_field(const char *s) {
   putchar('"');
 }
 
-static void print_csv(const struct ar_grid *g) {
+/* Choices and ties of a grid (ar_grid_choose); NULL when out of memory. */
+struct choices {
+  int *choice;
+  char *tied;
+};
+
+static int choose(const struct ar_grid *g, const struct ar_noise *nz, struct choices *ch) {
+  ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
+  ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
+  if (ch->choice && ch->tied && !ar_grid_choose(g, NULL, nz, ch->choice, ch->tied)) return 0;
+  free(ch->choice);
+  free(ch->tied);
+  return -1;
+}
+
+static void print_csv(const struct ar_grid *g, const struct choices *ch) {
   for (int s = 0; s < g->nsize; s++) {
-    int best = ar_grid_best(g, s, NULL);
+    int ties = ar_grid_ties(g, ch->tied, s);
     for (int c = 0; c < g->ncfg; c++) {
       json_t *r = ar_grid_at(g, s, c);
       if (!r) continue;
       printf("%s,%d,%s,%s,%zu,", g->dtype, g->ranks, g->placement, g->op, g->size[s]);
       csv_field(g->cfg[c]);
-      printf(",%.6g,%.6g,%d,%lld\n", ar_rec_p50(r), busbw_of(r), c == best,
-             (long long)ar_rec_num(r, "wrong", 0));
+      printf(",%.6g,%.6g,%d,%lld,%d\n", ar_grid_p50(g, s, c), busbw_of(r), c == ch->choice[s],
+             (long long)ar_rec_num(r, "wrong", 0), ties > 1 && ch->tied[(size_t)s * g->ncfg + c]);
     }
   }
 }
 
-static void md_cell(json_t *r, int best, int busbw, int *flagged) {
+/* One cell: p50 over runs, bold for the choice, ~ for a configuration tied with the fastest. */
+static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, int busbw, int *flagged) {
   char us[32];
+  json_t *r = ar_grid_at(g, s, c);
   if (!r) {
     printf(" - |");
     return;
   }
-  ar_fmt_us(ar_rec_p50(r), us, sizeof us);
+  ar_fmt_us(ar_grid_p50(g, s, c), us, sizeof us);
   int wrong = ar_rec_num(r, "wrong", 0) > 0;
   *flagged |= wrong;
-  printf(" %s%s%s", best ? "**" : "", us, best ? "**" : "");
+  printf(" %s%s%s%s", best ? "**" : "", us, best ? "**" : "", tie ? " ~" : "");
   if (busbw) printf(" / %.2f", busbw_of(r));
   printf("%s |", wrong ? " !" : "");
 }
 
-static void print_crossovers(const struct ar_grid *g) {
+static void print_crossovers(const struct ar_grid *g, const struct choices *ch) {
   int prev = -1, n = 0;
   char from[32], to[32];
   printf("\nCrossovers:");
   for (int s = 0; s < g->nsize; s++) {
-    int b = ar_grid_best(g, s, NULL);
+    int b = ch->choice[s];
     if (b < 0) continue;
     if (prev >= 0 && b != prev) {
       ar_size_format(g->size[s - 1], from, sizeof from);
@@ -96,11 +122,12 @@ static void print_crossovers(const struct ar_grid *g) {
   printf("\n");
 }
 
-static void print_md(const struct ar_grid *g, int busbw) {
-  int flagged = 0;
+static void print_md(const struct ar_grid *g, const struct choices *ch, int busbw) {
+  int flagged = 0, ties = 0;
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
-  printf("p50 us%s; best per size in bold.\n\n| size |", busbw ? " / busbw GB/s" : "");
+  printf("p50 us%s; best per size in bold (faster beyond the noise, or the choice kept at a tie).\n\n| size |",
+         busbw ? " / busbw GB/s" : "");
   for (int c = 0; c < g->ncfg; c++) printf(" %s |", g->cfg[c]);
   printf("\n|---:|");
   for (int c = 0; c < g->ncfg; c++) printf("---:|");
@@ -109,11 +136,16 @@ static void print_md(const struct ar_grid *g, int busbw) {
     char sz[32];
     ar_size_format(g->size[s], sz, sizeof sz);
     printf("| %s |", sz);
-    int best = ar_grid_best(g, s, NULL);
-    for (int c = 0; c < g->ncfg; c++) md_cell(ar_grid_at(g, s, c), c == best, busbw, &flagged);
+    int tie = ar_grid_ties(g, ch->tied, s) > 1;
+    ties += tie;
+    for (int c = 0; c < g->ncfg; c++)
+      md_cell(g, s, c, c == ch->choice[s], tie && ch->tied[(size_t)s * g->ncfg + c], busbw, &flagged);
     printf("\n");
   }
-  print_crossovers(g);
+  print_crossovers(g, ch);
+  if (ties)
+    printf("~ = a tie: within the noise of the fastest (bootstrap 95%% interval of the p50 ratio contains 1);\n"
+           "the choice keeps the previous size's, else the next clear winner's, else the simplest algorithm.\n");
   if (flagged) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
   if (g->dups) printf("Note: %d duplicate records (same configuration and size); the later one is shown.\n", g->dups);
   printf("\n");
@@ -130,6 +162,7 @@ static void print_notes(json_t *notes) {
 static int parse(int argc, char **argv, struct table_opts *o) {
   static const struct option lo[] = {
     {"busbw", no_argument, 0, 'B'},         {"format", required_argument, 0, 'F'},
+    {"drift", required_argument, 0, 'D'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -139,6 +172,13 @@ static int parse(int argc, char **argv, struct table_opts *o) {
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
     if (c == 'h') return usage(stdout), 1;
     if (c == 'B') o->busbw = 1;
+    else if (c == 'D') {
+      char err[AR_ERRLEN];
+      if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench table: %s\n", err);
+        return -AR_EINVAL;
+      }
+    }
     else if (c == 'F') {
       if (strcmp(optarg, "markdown") && strcmp(optarg, "md") && strcmp(optarg, "csv")) {
         fprintf(stderr, "arbench table: bad --format '%s' (expected markdown or csv)\n", optarg);
@@ -158,6 +198,7 @@ static int parse(int argc, char **argv, struct table_opts *o) {
 
 int ar_cmd_table(int argc, char **argv) {
   struct table_opts o = {0};
+  ar_noise_defaults(&o.noise);
   int rc = parse(argc, argv, &o);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   struct ar_ana a;
@@ -179,8 +220,19 @@ int ar_cmd_table(int argc, char **argv) {
     fprintf(stderr, "arbench table: out of memory\n");
     status = AR_EXIT_FAIL;
   } else {
-    if (o.csv) printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong\n");
-    for (int k = 0; k < n; k++) o.csv ? print_csv(&g[k]) : print_md(&g[k], o.busbw);
+    if (o.csv) printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie\n");
+    for (int k = 0; k < n && !status; k++) {
+      struct choices ch;
+      if (choose(&g[k], &o.noise, &ch)) {
+        fprintf(stderr, "arbench table: out of memory\n");
+        status = AR_EXIT_FAIL;
+        break;
+      }
+      if (o.csv) print_csv(&g[k], &ch);
+      else print_md(&g[k], &ch, o.busbw);
+      free(ch.choice);
+      free(ch.tied);
+    }
     if (!o.csv && !n) printf("(no result records)\n\n");
     if (!o.csv) print_notes(a.notes);
   }

@@ -16,6 +16,7 @@
 struct tune_opts {
   char csv[1024], thresholds[1024], env[1024];
   struct ar_filter filter;
+  struct ar_noise noise;
   int nfiles;
   char **files;
 };
@@ -25,7 +26,15 @@ static void usage(FILE *f) {
           "usage: arbench tune [options] RESULTS.jsonl...\n"
           "Prints, per (dtype, ranks, placement, op), the best configuration per size range (adjacent\n"
           "sizes with the same winner merged) and its margin over the runner-up (runner-up p50 / best\n"
-          "p50 - 1, smallest..largest over the range). Optionally writes:\n"
+          "p50 - 1, smallest..largest over the range). A configuration wins a size only when it is faster\n"
+          "beyond the noise: the bootstrap 95%% interval of the p50 ratio (over runs and their samples,\n"
+          "as in compare) excludes 1. Otherwise the size is a tie (counted in 'ties'; the margin may be\n"
+          "negative) and keeps the previous size's choice, else the next clear winner's, else the\n"
+          "simplest algorithm, so ranges do not flip on noise. The same rule picks the nccl setting per\n"
+          "size in the tuner CSV and the custom allreduce per range in the thresholds. When a side has a\n"
+          "single run its samples cannot show drift between runs: differences below --drift are ties.\n"
+          "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
+          "Optionally writes:\n"
           "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/thresholds.json and DIR/nccl_env.sh\n"
           "  --tuner-csv FILE     NCCL example tuner plugin config (NCCL_TUNER_CONFIG_FILE): lines\n"
           "                       collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,\n"
@@ -134,48 +143,86 @@ static int same_setting(const struct nccl_setting *a, const struct nccl_setting 
 
 static void fmt_margin(double m, char *buf, size_t len) {
   if (isnan(m)) snprintf(buf, len, "-");
-  else snprintf(buf, len, "+%.0f%%", m * 100);
+  else snprintf(buf, len, "%+.0f%%", m * 100);
 }
 
-static void print_range(const struct ar_grid *g, int from, int to, int best) {
+/* Choices of a grid among the columns in use (NULL: all); 0, or -1 when out of memory. */
+struct choices {
+  int *choice;
+  char *tied;
+};
+
+static int choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct choices *ch) {
+  ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
+  ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
+  if (ch->choice && ch->tied && !ar_grid_choose(g, use, nz, ch->choice, ch->tied)) return 0;
+  free(ch->choice);
+  free(ch->tied);
+  ch->choice = NULL;
+  ch->tied = NULL;
+  return -1;
+}
+
+static void choices_free(struct choices *ch) {
+  free(ch->choice);
+  free(ch->tied);
+}
+
+/* Fastest column other than c at size s, -1 when none. */
+static int runner_up(const struct ar_grid *g, int s, int c) {
+  int r = -1;
+  for (int k = 0; k < g->ncfg; k++) {
+    double v = k == c ? NAN : ar_grid_p50(g, s, k);
+    if (!isnan(v) && (r < 0 || v < ar_grid_p50(g, s, r))) r = k;
+  }
+  return r;
+}
+
+static void print_range(const struct ar_grid *g, const struct choices *ch, int from, int to, int best) {
   char a[32], b[32], ua[32], ub[32], ma[32], mb[32];
   double mmin = NAN, mmax = NAN;
-  int closest = -1;
+  int closest = -1, ties = 0;
   for (int s = from; s <= to; s++) {
-    int second;
-    ar_grid_best(g, s, &second);
+    int second = runner_up(g, s, best);
+    if (ch->choice[s] == best && ar_grid_ties(g, ch->tied, s) > 1) ties++;
     if (second < 0) continue;
-    double m = ar_rec_p50(ar_grid_at(g, s, second)) / ar_rec_p50(ar_grid_at(g, s, best)) - 1;
+    double m = ar_grid_p50(g, s, second) / ar_grid_p50(g, s, best) - 1;
     if (isnan(mmin) || m < mmin) mmin = m, closest = second;
     if (isnan(mmax) || m > mmax) mmax = m;
   }
   ar_size_format(g->size[from], a, sizeof a);
   ar_size_format(g->size[to], b, sizeof b);
-  ar_fmt_us(ar_rec_p50(ar_grid_at(g, from, best)), ua, sizeof ua);
-  ar_fmt_us(ar_rec_p50(ar_grid_at(g, to, best)), ub, sizeof ub);
+  ar_fmt_us(ar_grid_p50(g, from, best), ua, sizeof ua);
+  ar_fmt_us(ar_grid_p50(g, to, best), ub, sizeof ub);
   fmt_margin(mmin, ma, sizeof ma);
   fmt_margin(mmax, mb, sizeof mb);
-  printf("| %s%s%s | %s | %s%s%s | %s | %s%s%s |\n", a, from == to ? "" : " .. ", from == to ? "" : b, g->cfg[best], ua,
-         from == to ? "" : " .. ", from == to ? "" : ub, closest >= 0 ? g->cfg[closest] : "-", ma,
-         isnan(mmin) || mmin == mmax ? "" : " .. ", isnan(mmin) || mmin == mmax ? "" : mb);
+  printf("| %s%s%s | %s | %s%s%s | %s | %s%s%s | %d |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
+         g->cfg[best], ua, from == to ? "" : " .. ", from == to ? "" : ub, closest >= 0 ? g->cfg[closest] : "-", ma,
+         isnan(mmin) || mmin == mmax ? "" : " .. ", isnan(mmin) || mmin == mmax ? "" : mb, ties);
 }
 
-static void print_group(const struct ar_grid *g) {
+static void print_group(const struct ar_grid *g, const struct ar_noise *nz) {
+  struct choices ch;
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
-  printf("| sizes | best | p50 us | runner-up (closest) | margin |\n|---|---|---:|---|---:|\n");
+  if (choose(g, NULL, nz, &ch)) {
+    printf("(out of memory)\n\n");
+    return;
+  }
+  printf("| sizes | best | p50 us | runner-up (closest) | margin | ties |\n|---|---|---:|---|---:|---:|\n");
   int start = -1, cur = -1;
   for (int s = 0; s < g->nsize; s++) {
-    int b = ar_grid_best(g, s, NULL);
+    int b = ch.choice[s];
     if (b < 0) continue;
     if (b != cur) {
-      if (cur >= 0) print_range(g, start, s - 1, cur);
+      if (cur >= 0) print_range(g, &ch, start, s - 1, cur);
       start = s;
       cur = b;
     }
   }
-  if (cur >= 0) print_range(g, start, g->nsize - 1, cur);
+  if (cur >= 0) print_range(g, &ch, start, g->nsize - 1, cur);
   printf("\n");
+  choices_free(&ch);
 }
 
 /* ---- which group feeds the NCCL files ---- */
@@ -223,17 +270,23 @@ static int rank_counts(const struct ar_grid *g, int n, int *out) {
 
 /* ---- NCCL tuner CSV ---- */
 
-/* Fastest nccl result with a known setting at size index s. */
-static int best_nccl(const struct ar_grid *g, int s, struct nccl_setting *out) {
-  double best = INFINITY;
-  for (int c = 0; c < g->ncfg; c++) {
-    json_t *r = ar_grid_at(g, s, c);
-    struct nccl_setting st;
-    if (!r || nccl_setting_of(r, &st) || !(ar_rec_p50(r) < best)) continue;
-    best = ar_rec_p50(r);
-    *out = st;
+/* The nccl configuration chosen at size index s (beyond the noise, among nccl results whose setting
+ * is known), with its setting. */
+static int best_nccl(const struct ar_grid *g, const struct choices *ch, int s, struct nccl_setting *out) {
+  int c = ch->choice[s];
+  return c >= 0 && ar_grid_at(g, s, c) ? nccl_setting_of(ar_grid_at(g, s, c), out) : -1;
+}
+
+/* Columns with a known nccl setting at every size they were measured at. */
+static char *nccl_columns(const struct ar_grid *g) {
+  char *use = calloc((size_t)g->ncfg + 1, 1);
+  struct nccl_setting st;
+  for (int c = 0; use && c < g->ncfg; c++) {
+    use[c] = 1;
+    for (int s = 0; s < g->nsize; s++)
+      if (ar_grid_at(g, s, c) && nccl_setting_of(ar_grid_at(g, s, c), &st)) use[c] = 0;
   }
-  return isinf(best) ? -1 : 0;
+  return use;
 }
 
 static void csv_line(FILE *f, const struct ar_grid *g, size_t lo, size_t hi, const struct nccl_setting *st) {
@@ -241,14 +294,22 @@ static void csv_line(FILE *f, const struct ar_grid *g, size_t lo, size_t hi, con
           g->nodes > 0 ? g->nodes : 1, g->ranks);
 }
 
-static int csv_group(FILE *f, const struct ar_grid *g) {
+static int csv_group(FILE *f, const struct ar_grid *g, const struct ar_noise *nz) {
   struct nccl_setting cur, st;
+  struct choices ch;
   int have = 0, lines = 0;
   size_t lo = 0, last = 0;
+  char *use = nccl_columns(g);
+  if (!use || choose(g, use, nz, &ch)) {
+    free(use);
+    fprintf(f, "# out of memory\n");
+    return 0;
+  }
+  free(use);
   fprintf(f, "# %s %s allreduce, %d ranks on %d node%s\n", g->dtype,
           strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->ranks, g->nodes, g->nodes == 1 ? "" : "s");
   for (int s = 0; s < g->nsize; s++) {
-    if (best_nccl(g, s, &st)) continue;
+    if (best_nccl(g, &ch, s, &st)) continue;
     if (have && !same_setting(&cur, &st)) {
       csv_line(f, g, lo, last, &cur);
       lines++;
@@ -260,6 +321,7 @@ static int csv_group(FILE *f, const struct ar_grid *g) {
   }
   if (have) csv_line(f, g, lo, last, &cur), lines++;
   else fprintf(f, "# no nccl results with a known algorithm and protocol for this group\n");
+  choices_free(&ch);
   return lines;
 }
 
@@ -271,7 +333,7 @@ static void write_csv(FILE *f, const struct tune_opts *o, const struct ar_grid *
   fprintf(f, "# use: export NCCL_TUNER_PLUGIN=<example plugin .so> NCCL_TUNER_CONFIG_FILE=<this file>\n");
   for (int i = 0; i < m && i < 64; i++) {
     int k = preferred(g, n, ranks[i]);
-    if (k >= 0) csv_group(f, &g[k]);
+    if (k >= 0) csv_group(f, &g[k], &o->noise);
   }
 }
 
@@ -299,8 +361,8 @@ static double baseline_at(const struct ar_grid *g, int s, const char *family) {
 
 /* p50 of column c at size index s, INFINITY when not measured. */
 static double p50_at(const struct ar_grid *g, int s, int c) {
-  json_t *r = ar_grid_at(g, s, c);
-  return r && !isnan(ar_rec_p50(r)) ? ar_rec_p50(r) : INFINITY;
+  double v = ar_grid_p50(g, s, c);
+  return isnan(v) ? INFINITY : v;
 }
 
 /* Sizes where custom configuration c beats the best baseline, as contiguous [lo, hi] ranges. */
@@ -331,20 +393,43 @@ static int is_custom(const struct ar_grid *g, int c, const char *family) {
   return fam && !base && !strcmp(fam, family);
 }
 
-/* Up to custom_max_bytes some custom allreduce beats the baseline at every measured size; "use" says
- * which one per size range (ranges as in the tuner CSV: from 0, each starting one byte after the last). */
-static json_t *use_json(const struct ar_grid *g, const char *family, json_int_t *max) {
+/* Columns of the family: customs only (which custom), or customs and baselines (custom or not). */
+static char *family_columns(const struct ar_grid *g, const char *family, int with_base) {
+  char *use = calloc((size_t)g->ncfg + 1, 1);
+  for (int c = 0; use && c < g->ncfg; c++) {
+    int base;
+    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    use[c] = (char)(fam && !strcmp(fam, family) && (!base || with_base));
+  }
+  return use;
+}
+
+static int choose_family(const struct ar_grid *g, const char *family, int with_base, const struct ar_noise *nz,
+                         struct choices *ch) {
+  char *use = family_columns(g, family, with_base);
+  int rc = use ? choose(g, use, nz, ch) : -1;
+  free(use);
+  return rc;
+}
+
+/* Up to custom_max_bytes a custom allreduce is the choice against the baselines at every measured
+ * size (faster beyond the noise, or kept at a tie); "use" says which custom one per size range (ranges
+ * as in the tuner CSV: from 0, each starting one byte after the last). */
+static json_t *use_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz, json_int_t *max) {
   json_t *use = json_array(), *cur = NULL;
   int curc = -1;
   json_int_t lo = 0;
+  struct choices which, vs_base;
   *max = 0;
+  if (choose_family(g, family, 0, nz, &which)) return use;
+  if (choose_family(g, family, 1, nz, &vs_base)) {
+    choices_free(&which);
+    return use;
+  }
   for (int s = 0; s < g->nsize; s++) {
-    double base = baseline_at(g, s, family), best = INFINITY;
-    int bc = -1;
-    if (isinf(base)) continue;
-    for (int c = 0; c < g->ncfg; c++)
-      if (is_custom(g, c, family) && p50_at(g, s, c) < best) best = p50_at(g, s, c), bc = c;
-    if (bc < 0 || !(best < base)) break;
+    int bc = which.choice[s], any = vs_base.choice[s];
+    if (isinf(baseline_at(g, s, family))) continue;
+    if (bc < 0 || any < 0 || !is_custom(g, any, family)) break;
     if (bc != curc) {
       lo = cur ? json_integer_value(json_object_get(cur, "max_bytes")) + 1 : 0;
       cur = json_pack("{s:s, s:I, s:I}", "config", g->cfg[bc], "min_bytes", lo, "max_bytes", (json_int_t)g->size[s]);
@@ -354,10 +439,12 @@ static json_t *use_json(const struct ar_grid *g, const char *family, json_int_t 
     json_object_set_new(cur, "max_bytes", json_integer((json_int_t)g->size[s]));
     *max = (json_int_t)g->size[s];
   }
+  choices_free(&which);
+  choices_free(&vs_base);
   return use;
 }
 
-static json_t *family_json(const struct ar_grid *g, const char *family) {
+static json_t *family_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz) {
   json_t *custom = json_array(), *base = json_array();
   for (int c = 0; c < g->ncfg; c++) {
     int isbase;
@@ -372,7 +459,7 @@ static json_t *family_json(const struct ar_grid *g, const char *family) {
     return NULL;
   }
   json_int_t max;
-  json_t *use = use_json(g, family, &max);
+  json_t *use = use_json(g, family, nz, &max);
   char sz[32];
   ar_size_format((size_t)max, sz, sizeof sz);
   return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:s, s:o, s:o}", "dtype", g->dtype, "ranks", g->ranks,
@@ -386,14 +473,16 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
   for (int k = 0; k < n; k++) {
     static const char *const fams[] = {"host", "gpu"};
     for (int f = 0; f < 2; f++) {
-      json_t *j = family_json(&g[k], fams[f]);
+      json_t *j = family_json(&g[k], fams[f], &o->noise);
       if (j) json_array_append_new(groups, j);
     }
   }
   return json_pack("{s:s, s:o, s:s, s:o}", "generated_by", "arbench tune", "files", files, "rule",
-                   "custom_max_bytes: the largest measured size up to which, at every measured size, some custom "
-                   "allreduce has a lower p50 than the best baseline (host: mpi; gpu: nccl, nccl-tests); 0: none "
-                   "wins at the smallest size. use: the fastest custom allreduce per size range below it. "
+                   "custom_max_bytes: the largest measured size up to which, at every measured size, a custom "
+                   "allreduce is the choice against the baselines (host: mpi; gpu: nccl, nccl-tests): faster beyond "
+                   "the noise (bootstrap 95% interval of the p50 ratio excludes 1; single runs: by more than --drift), "
+                   "or kept at a tie from the previous size (a tie at the smallest size goes to the baseline); 0: none. "
+                   "use: the custom allreduce per size range below it, chosen by the same rule among the custom ones. "
                    "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline.",
                    "groups", groups);
 }
@@ -541,6 +630,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
   static const struct option lo[] = {
     {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
+    {"drift", required_argument, 0, 'D'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -554,6 +644,13 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'C') csv = optarg;
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
+    else if (c == 'D') {
+      char err[AR_ERRLEN];
+      if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench tune: %s\n", err);
+        return -AR_EINVAL;
+      }
+    }
     else if ((f = ar_filter_opt(&o->filter, "tune", c, optarg)) < 0) {
       return -AR_EINVAL;
     } else if (!f) return ar_ana_badopt("tune", c, argv[optind - 1]), -AR_EINVAL;
@@ -574,6 +671,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
 int ar_cmd_tune(int argc, char **argv) {
   struct tune_opts o;
   memset(&o, 0, sizeof o);
+  ar_noise_defaults(&o.noise);
   int rc = parse(argc, argv, &o);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   struct ar_ana a;
@@ -594,7 +692,7 @@ int ar_cmd_tune(int argc, char **argv) {
     status = AR_EXIT_FAIL;
   } else {
     if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
-    for (int k = 0; !status && k < n; k++) print_group(&g[k]);
+    for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
   }
   ar_grids_free(g, n);
   ar_ana_free(&a);

@@ -38,6 +38,10 @@ void ar_sweep_usage(FILE *f) {
     "  --resume              skip the points FILE already has a `point` record for (any status)\n"
     "  --retry-failed        with --resume, rerun points whose status is not done (implies --resume)\n"
     "  --dry-run             print the launches (one per line, shell-quoted) and run nothing\n"
+    "  --repeat N            launch every point N times, fresh processes, in N rounds over all points\n"
+    "                        (interleaved: an axis that selects a stack alternates between them), so\n"
+    "                        compare/tune/table resample runs and see run-to-run drift (default 1;\n"
+    "                        each point record says its \"repeat\", 0-based; --resume counts them)\n"
     "  -v, --verbose         pass the launches' stdout and stderr through\n"
     "  -J, --json FILE       results file (required), appended\n"
     "Records the sweep adds: `sweep` (axes, counts), one `point` per finished launch (status done,\n"
@@ -381,7 +385,7 @@ static int set_json(struct ar_sweep_cfg *c, const char *path, const char *cwd, c
   return 0;
 }
 
-enum { O_NP = 1000, O_ENV, O_BACKEND, O_EXCLUDE, O_LAUNCHER, O_FORWARD, O_TIMEOUT, O_RESUME, O_RETRY, O_DRY };
+enum { O_NP = 1000, O_ENV, O_BACKEND, O_EXCLUDE, O_LAUNCHER, O_FORWARD, O_TIMEOUT, O_RESUME, O_RETRY, O_DRY, O_REPEAT };
 
 static const struct option sweep_opts[] = {
   {"np", required_argument, 0, O_NP},
@@ -394,11 +398,24 @@ static const struct option sweep_opts[] = {
   {"resume", no_argument, 0, O_RESUME},
   {"retry-failed", no_argument, 0, O_RETRY},
   {"dry-run", no_argument, 0, O_DRY},
+  {"repeat", required_argument, 0, O_REPEAT},
   {"verbose", no_argument, 0, 'v'},
   {"json", required_argument, 0, 'J'},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
+
+/* --repeat N: 1 to 1000 fresh launches of every point. */
+static int parse_repeat(const char *s, int *out, char *err, size_t len) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || v < 1 || v > 1000) {
+    snprintf(err, len, "bad value '%s' for --repeat (expected an integer from 1 to 1000)", s);
+    return -AR_EINVAL;
+  }
+  *out = (int)v;
+  return 0;
+}
 
 static int parse_options(struct ar_sweep_cfg *c, int argc, char **argv, const char *cwd,
                          const char **backend, const char **launcher, char *err, size_t len) {
@@ -421,6 +438,7 @@ static int parse_options(struct ar_sweep_cfg *c, int argc, char **argv, const ch
     case O_RESUME: c->resume = true; break;
     case O_RETRY: c->resume = c->retry_failed = true; break;
     case O_DRY: c->dry_run = true; break;
+    case O_REPEAT: rc = parse_repeat(optarg, &c->repeat, err, len); break;
     case 'v': c->verbose = true; break;
     case 'J': rc = set_json(c, optarg, cwd, err, len); break;
     case 'h': return 1;
@@ -444,6 +462,7 @@ int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *ex
   c->naxes = 1;
   c->axes[0].kind = AR_AXIS_NP;
   c->point_timeout = DEFAULT_POINT_TIMEOUT;
+  c->repeat = 1;
   c->exe = strdup(exe);
   c->axes[0].name = strdup("np");
   int rc = c->exe && c->axes[0].name ? 0 : -AR_ERUNTIME;

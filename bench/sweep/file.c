@@ -129,12 +129,13 @@ json_t *ar_orphan_record(const char *sweep_id, json_t *orphan) {
                    "this run was stopped before it finished (its sweep was killed); its records are incomplete");
 }
 
-const char *ar_sweep_point_status(json_t *points, const struct ar_launch *l) {
+const char *ar_sweep_point_status(json_t *points, const struct ar_launch *l, int repeat) {
   const char *status = NULL;
   size_t i;
   json_t *rec;
   json_array_foreach(points, i, rec) {
-    if (json_equal(json_object_get(rec, "point"), l->point) && json_equal(json_object_get(rec, "args"), l->args))
+    if (json_equal(json_object_get(rec, "point"), l->point) && json_equal(json_object_get(rec, "args"), l->args) &&
+        (int)ar_rec_num(rec, "repeat", 0) == repeat)
       status = ar_rec_str(rec, "status", "unknown");
   }
   return status;
@@ -182,11 +183,11 @@ json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, c
   char start[64];
   time_t now = time(NULL);
   strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:f}", "type", "sweep",
+  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:f, s:i}", "type", "sweep",
                    "sweep_id", sweep_id, "start", start, "command", strv_array(&c->command), "axes", axes,
                    "in_process", inproc, "exclude", strv_array(&c->excludes), "launcher",
                    strv_array(&c->launcher), "points", p->npoints, "launches", p->n, "to_run", todo,
-                   "resume", c->resume, "point_timeout", c->point_timeout);
+                   "resume", c->resume, "point_timeout", c->point_timeout, "repeat", c->repeat);
 }
 
 static void set_exit(json_t *rec, const struct ar_child *c) {
@@ -194,12 +195,13 @@ static void set_exit(json_t *rec, const struct ar_child *c) {
   if (crash_signal(c)) json_object_set_new(rec, "signal", json_integer(crash_signal(c)));
 }
 
-json_t *ar_point_record(const char *sweep_id, const struct ar_launch *l, const struct ar_child *c,
+json_t *ar_point_record(const char *sweep_id, const struct ar_launch *l, int repeat, const struct ar_child *c,
                         const struct ar_appended *a) {
   json_t *rec = json_pack("{s:s, s:s, s:O, s:O, s:s?, s:i, s:s, s:O, s:i, s:i, s:i, s:f}", "type", "point",
                           "sweep_id", sweep_id, "point", l->point, "args", l->args, "backend", l->backend,
                           "variants", l->nvariants, "status", ar_sweep_status(c), "run_ids", a->run_ids,
                           "results", a->results, "skips", a->skips, "errors", a->errors, "elapsed_s", c->elapsed);
+  json_object_set_new(rec, "repeat", json_integer(repeat));
   set_exit(rec, c);
   return rec;
 }

@@ -22,8 +22,8 @@ int ar_sweep_file_truncate(const char *path, off_t size, char *err, size_t len);
 int ar_sweep_file_scan(const char *path, off_t from, struct ar_appended *a, char *err, size_t len);
 /* Every `point` record of path (empty array when the file is missing). */
 int ar_sweep_file_points(const char *path, json_t **points, char *err, size_t len);
-/* Status of the last `point` record for this launch ("done", "failed"...), or NULL. */
-const char *ar_sweep_point_status(json_t *points, const struct ar_launch *l);
+/* Status of the last `point` record for this launch and repeat ("done", "failed"...), or NULL. */
+const char *ar_sweep_point_status(json_t *points, const struct ar_launch *l, int repeat);
 
 /* Runs (their run record has a "point") that no `point` record lists: left by a killed sweep.
  * Each entry is {run_id, point}; ar_orphan_record marks one as status "interrupted". */
@@ -37,7 +37,7 @@ int ar_sweep_writer_open(struct ar_writer *w, const char *path, char *err, size_
 const char *ar_sweep_status(const struct ar_child *c);
 json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, const char *sweep_id,
                         int todo);
-json_t *ar_point_record(const char *sweep_id, const struct ar_launch *l, const struct ar_child *c,
+json_t *ar_point_record(const char *sweep_id, const struct ar_launch *l, int repeat, const struct ar_child *c,
                         const struct ar_appended *a);
 json_t *ar_point_error_record(const char *sweep_id, const struct ar_launch *l, const struct ar_child *c,
                               const struct ar_appended *a, double timeout);

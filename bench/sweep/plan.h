@@ -37,6 +37,7 @@ struct ar_sweep_cfg {
   struct ar_strv backends; /* backend specs from --backend (sweep's or the run options') */
   enum ar_forward forward;
   double point_timeout;    /* seconds, 0 = no limit */
+  int repeat;              /* --repeat N: every launch N times, all launches once per round */
   bool resume, retry_failed, dry_run, verbose;
   char *json;              /* -J, made absolute */
   char *exe;               /* the arbench binary the launches run */

@@ -19,8 +19,8 @@ extern char **environ;
 struct sweep {
   struct ar_sweep_cfg cfg;
   struct ar_plan plan;
-  char *todo; /* per launch: 1 = run it */
-  int ntodo;
+  char *todo; /* per launch j of ntotal: 1 = run it */
+  int ntodo, ntotal; /* ntotal = plan.n * --repeat; j: launch j % plan.n, repeat j / plan.n */
   char id[32];
   struct ar_supervisor sup;
   struct ar_writer w;
@@ -48,9 +48,10 @@ static int choose(struct sweep *s, char *err, size_t len) {
   int rc = ar_sweep_file_points(s->cfg.json, &points, err, len);
   if (rc) return rc;
   int found = 0, first = -1;
-  s->todo = calloc((size_t)s->plan.n, 1);
-  for (int i = 0; s->todo && i < s->plan.n; i++) {
-    const char *st = ar_sweep_point_status(points, &s->plan.l[i]);
+  s->ntotal = s->plan.n * s->cfg.repeat;
+  s->todo = calloc((size_t)s->ntotal + 1, 1);
+  for (int i = 0; s->todo && i < s->ntotal; i++) {
+    const char *st = ar_sweep_point_status(points, &s->plan.l[i % s->plan.n], i / s->plan.n);
     if (st && !strcmp(st, "interrupted")) st = NULL; /* never finished */
     int skip = st && (!s->cfg.retry_failed || !strcmp(st, "done"));
     if (st && first < 0) first = i;
@@ -62,20 +63,21 @@ static int choose(struct sweep *s, char *err, size_t len) {
   if (!s->todo) return -AR_ERUNTIME;
   if (found && !s->cfg.resume) {
     snprintf(err, len, "%s already has %d point%s of this sweep (e.g. %s); add --resume to skip them or use another -J file",
-             s->cfg.json, found, found > 1 ? "s" : "", s->plan.l[first].label);
+             s->cfg.json, found, found > 1 ? "s" : "", s->plan.l[first % s->plan.n].label);
     return -AR_EINVAL;
   }
   return 0;
 }
 
 static void dry_run(struct sweep *s) {
-  for (int i = 0; i < s->plan.n; i++) {
+  for (int i = 0; i < s->ntotal; i++) {
     if (!s->todo[i]) continue;
-    ar_launch_print(stdout, &s->plan.l[i]);
+    if (s->cfg.repeat > 1 && i % s->plan.n == 0) printf("# repeat %d of %d\n", i / s->plan.n + 1, s->cfg.repeat);
+    ar_launch_print(stdout, &s->plan.l[i % s->plan.n]);
     putchar('\n');
   }
   fprintf(stderr, "arbench sweep: dry run: %d launch%s (%d point%s), %d already in %s\n", s->ntodo,
-          s->ntodo == 1 ? "" : "es", s->plan.npoints, s->plan.npoints == 1 ? "" : "s", s->plan.n - s->ntodo, s->cfg.json);
+          s->ntodo == 1 ? "" : "es", s->plan.npoints, s->plan.npoints == 1 ? "" : "s", s->ntotal - s->ntodo, s->cfg.json);
 }
 
 static void repair(const char *path) {
@@ -96,7 +98,7 @@ static void put(struct sweep *s, json_t *rec) {
 static void tick(void *arg, double elapsed) { ar_progress_tick(arg, elapsed); }
 
 /* Record a finished launch: an error record when it did not succeed, then its point record. */
-static void record(struct sweep *s, const struct ar_launch *l, off_t start, const struct ar_child *c) {
+static void record(struct sweep *s, const struct ar_launch *l, int repeat, off_t start, const struct ar_child *c) {
   char err[AR_ERRLEN];
   struct ar_appended a;
   repair(s->cfg.json); /* a killed launch may have left half a line */
@@ -106,7 +108,7 @@ static void record(struct sweep *s, const struct ar_launch *l, off_t start, cons
   ar_sweep_outcome(c, s->cfg.point_timeout, detail, sizeof detail);
   int ok = !strcmp(status, "done");
   if (!ok) put(s, ar_point_error_record(s->id, l, c, &a, s->cfg.point_timeout));
-  put(s, ar_point_record(s->id, l, c, &a));
+  put(s, ar_point_record(s->id, l, repeat, c, &a));
   ar_appended_free(&a);
   s->failed += !ok;
   s->done += ok;
@@ -147,25 +149,25 @@ static int run_all(struct sweep *s) {
   if (ar_sweep_writer_open(&s->w, s->cfg.json, err, sizeof err)) return say(AR_EXIT_USAGE, err);
   put(s, ar_sweep_record(&s->cfg, &s->plan, s->id, s->ntodo));
   mark_orphans(s);
-  ar_progress_init(&s->prog, stderr, isatty(2), s->plan.n, s->plan.n - s->ntodo);
-  if (s->ntodo < s->plan.n)
-    fprintf(stderr, "arbench sweep: resuming: %d of %d launches already in %s\n", s->plan.n - s->ntodo, s->plan.n, s->cfg.json);
-  for (int i = 0; i < s->plan.n; i++) {
+  ar_progress_init(&s->prog, stderr, isatty(2), s->ntotal, s->ntotal - s->ntodo);
+  if (s->ntodo < s->ntotal)
+    fprintf(stderr, "arbench sweep: resuming: %d of %d launches already in %s\n", s->ntotal - s->ntodo, s->ntotal, s->cfg.json);
+  for (int i = 0; i < s->ntotal; i++) {
     if (!s->todo[i]) continue;
     int sig = ar_supervisor_pending(&s->sup);
     if (sig) return interrupted(s, sig, NULL, 0);
-    const struct ar_launch *l = &s->plan.l[i];
+    const struct ar_launch *l = &s->plan.l[i % s->plan.n];
     off_t start = ar_sweep_file_size(s->cfg.json, err, sizeof err);
     if (start < 0) return say(AR_EXIT_FAIL, err);
     ar_progress_begin(&s->prog, l->label);
     struct ar_child c;
     ar_child_run(&s->sup, l->argv.v, l->env.v, s->cfg.point_timeout, s->cfg.verbose, tick, &s->prog, &c);
     if (c.end == AR_CHILD_INTERRUPTED) return interrupted(s, c.code, l, start);
-    record(s, l, start, &c);
+    record(s, l, i / s->plan.n, start, &c);
   }
   char summary[300];
   snprintf(summary, sizeof summary, "%d launch%s (%d points): %d done, %d not done, %d already in %s",
-           s->plan.n, s->plan.n == 1 ? "" : "es", s->plan.npoints, s->done, s->failed, s->plan.n - s->ntodo, s->cfg.json);
+           s->ntotal, s->ntotal == 1 ? "" : "es", s->plan.npoints, s->done, s->failed, s->ntotal - s->ntodo, s->cfg.json);
   ar_progress_finish(&s->prog, summary);
   return s->failed ? AR_EXIT_FAIL : AR_EXIT_OK;
 }
@@ -188,7 +190,7 @@ static int sweep(struct sweep *s, int argc, char **argv) {
     return AR_EXIT_OK;
   }
   if (!s->ntodo) {
-    fprintf(stderr, "arbench sweep: nothing to do: all %d launches are already in %s\n", s->plan.n, s->cfg.json);
+    fprintf(stderr, "arbench sweep: nothing to do: all %d launches are already in %s\n", s->ntotal, s->cfg.json);
     return AR_EXIT_OK;
   }
   make_id(s->id, sizeof s->id);

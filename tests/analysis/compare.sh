@@ -9,9 +9,11 @@ m() { q ".matches[] | select(.backend==\"$1\" and .size==$2) | $3"; }
 eq "matches" 5 "$(q '.matches|length')"
 eq "nccl 8K ratio" 0.5 "$(m nccl 8192 .ratio)"
 eq "nccl 8K interval" "0.5 0.5" "$(m nccl 8192 '"\(.lo) \(.hi)"')"
-eq "nccl 8K verdict" faster "$(m nccl 8192 .verdict)"
+# One run per side: a difference beyond the interval may still be drift between runs.
+eq "nccl 8K verdict (one run each)" unresolved "$(m nccl 8192 .verdict)"
+eq "nccl 8K runs" "1 1" "$(m nccl 8192 '"\(.runs_a) \(.runs_b)"')"
 eq "nccl 64K ratio" 1.5 "$(m nccl 65536 .ratio)"
-eq "nccl 64K verdict" slower "$(m nccl 65536 .verdict)"
+eq "nccl 64K verdict (one run each)" unresolved "$(m nccl 65536 .verdict)"
 eq "mpi 8K ratio (medians 7/6)" 1166667 "$(m mpi 8192 '.ratio*1e6|round')"
 eq "mpi 8K interval contains 1" true "$(m mpi 8192 '.lo < 1 and .hi > 1')"
 eq "mpi 8K verdict" same "$(m mpi 8192 .verdict)"
@@ -21,18 +23,25 @@ eq "nccl-tests ratio" 0.8 "$(m nccl-tests 1048576 .ratio)"
 eq "nccl-tests no interval" "null no samples" "$(m nccl-tests 1048576 '"\(.lo) \(.verdict)"')"
 eq "only in A" "p2p-oneshot:pull 8192,65536" "$(q '.only_a[] | "\(.spec) \(.sizes|join(","))"')"
 eq "only in B" "nccl:algo=Tree,proto=LL 8192" "$(q '.only_b[] | "\(.spec) \(.sizes|join(","))"')"
-eq "summary nccl" "nccl 2 866025 1 1 0 0" \
-  "$(q '.summary[] | select(.backend=="nccl") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.no_samples)"')"
-eq "summary mpi" "mpi 2 1080123 0 0 2 0" \
-  "$(q '.summary[] | select(.backend=="mpi") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.no_samples)"')"
+eq "summary nccl" "nccl 2 866025 0 0 0 2 0" \
+  "$(q '.summary[] | select(.backend=="nccl") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.unresolved) \(.no_samples)"')"
+eq "summary mpi" "mpi 2 1080123 0 0 2 0 0" \
+  "$(q '.summary[] | select(.backend=="mpi") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.unresolved) \(.no_samples)"')"
 eq "stacks" "cuda12.8-nccl2.27 (NCCL 2.27.7) cuda13-nccl2.28 (NCCL 2.28.9)" "$(q '"\(.a.stacks[0]) \(.b.stacks[0])"')"
 eq "torn last line of B: one warning" 1 "$(grep -c 'ignoring truncated last line' "$TMP/c.err")"
 # Text output: reproducible (fixed seed), and says the direction.
 "$ARBENCH" compare "$A" "$B" >"$TMP/t1" 2>/dev/null; "$ARBENCH" compare "$A" "$B" >"$TMP/t2" 2>/dev/null
 eq "text output reproducible" "" "$(diff "$TMP/t1" "$TMP/t2")"
-eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 20.00 | 10.00 | 0.500 | [0.500, 0.500] | faster |" \
-  "$(grep '| 8K | 20.00' "$TMP/t1")"
+eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 1/1 | 20.00 | 10.00 | 0.500 | [0.500, 0.500] | unresolved |" \
+  "$(grep '| 8K | 1/1 | 20.00' "$TMP/t1")"
 eq "direction stated" 1 "$(grep -c 'below 1 means B is faster' "$TMP/t1")"
+eq "unresolved explained" 1 "$(grep -c 'cannot separate the two sides from run-to-run drift' "$TMP/t1")"
+# Three runs per side (different run ids): runs are resampled as well as samples.
+"$ARBENCH" compare --format json "$FIX/runs-a.jsonl" "$FIX/runs-b.jsonl" >"$TMP/r.json" 2>/dev/null || fail "compare of runs exited $?"
+eq "runs: nccl faster, mpi same" "nccl 3 3 0.5 faster;mpi 3 3 1.02 same" \
+  "$(jq -r '[.matches[] | "\(.backend) \(.runs_a) \(.runs_b) \(.ratio*1000|round/1000) \(.verdict)"] | join(";")' "$TMP/r.json")"
+eq "runs: the interval spans the runs' spread" true \
+  "$(jq '.matches[] | select(.backend=="nccl") | .lo < 0.48 and .hi > 0.52' "$TMP/r.json")"
 eq "skip record of A listed" 1 "$(grep -c 'skip: shm-oneshot (8 ranks): not built' "$TMP/t1")"
 # Filters apply to both sides.
 eq "filter --backend mpi" 2 "$("$ARBENCH" compare --format json --backend mpi "$A" "$B" 2>/dev/null | jq '.matches|length')"

@@ -21,6 +21,11 @@ for n in latency_bfloat16_8r_out busbw_bfloat16_8r_out latency_bfloat16_4r_out l
   eq "$n.svg is an SVG" 1 "$(grep -c '<svg' "$svg" 2>/dev/null || echo 0)"
 done
 eq "every file reported" "$(ls "$TMP/p" | wc -l)" "$(grep -c '^wrote ' "$TMP/out")"
+# The best map follows arbench table's noise rule: 8 tie cells in the noise fixture, margins elsewhere.
+"$PLOT" "$FIX/noise.jsonl" -o "$TMP/n" --format svg --arbench "$ARBENCH" >/dev/null 2>&1 || fail "noise plot exited $?"
+eq "best map: ties drawn as ties" 8 "$(grep -c '<!-- tie -->' "$TMP/n/best_map_float_out.svg")"
+eq "best map: clear winners' margins" "+20% +23% +33%" \
+  "$(grep -o '<!-- [+-][0-9]*% -->' "$TMP/n/best_map_float_out.svg" | cut -d' ' -f2 | sort | paste -sd' ')"
 # The topology picture needs `arbench topo --format dot` and graphviz: drawn from an hwloc XML, or skipped
 # with a message that says why.
 XML=$(ls "${ARBENCH_SHARED:-/nonexistent}"/topologies/*.xml 2>/dev/null | head -1)

@@ -6,7 +6,7 @@ T="$FIX/tune.jsonl"
 "$ARBENCH" table --ranks 4 --busbw "$T" >"$TMP/t4" 2>"$TMP/e4" || fail "table exited $?"
 eq "markdown, 4 ranks, with busbw" "## bfloat16, 4 ranks, out-of-place, sum
 
-p50 us / busbw GB/s; best per size in bold.
+p50 us / busbw GB/s; best per size in bold (faster beyond the noise, or the choice kept at a tie).
 
 | size | nccl |
 |---:|---:|
@@ -18,19 +18,23 @@ Crossovers: none (nccl is best at every size)
 
 Not measured (skip/error records):
 - error: p2p-islands (8 ranks): timeout in pass 2" "$(cat "$TMP/t4")"
-eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong
-bfloat16,4,out,sum,1024,nccl,8,0.192,1,0
-bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0
-bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
+eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie
+bfloat16,4,out,sum,1024,nccl,8,0.192,1,0,0
+bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0,0
+bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
 "$ARBENCH" table --ranks 8 "$T" >"$TMP/t8"
 eq "8 ranks header" "| size | nccl:algo=Tree,proto=LL,ctas=2 | nccl:algo=Ring,proto=LL128 | nccl:algo=Ring,proto=Simple | nccl | p2p-oneshot:pull | p2p-twoshot:flat | mpi | shm-oneshot |" \
   "$(grep '^| size' "$TMP/t8")"
 eq "8 ranks, 1K row" "| 1K | 10.00 | 14.00 | 20.00 | 25.00 | 5.00 | 12.00 | 3.00 | **1.00** |" "$(grep '^| 1K ' "$TMP/t8")"
 eq "8 ranks, 1M row" "| 1M | 330.0 | 130.0 | **100.0** | 105.0 | 300.0 | 110.0 | 200.0 | 320.0 |" "$(grep '^| 1M ' "$TMP/t8")"
 eq "one best per row" 11 "$(grep -c '^| [0-9].*\*\*' "$TMP/t8")"
-eq "crossovers" "Crossovers: shm-oneshot -> mpi between 8K and 16K; mpi -> p2p-twoshot:flat between 32K and 64K; p2p-twoshot:flat -> nccl:algo=Ring,proto=Simple between 128K and 256K" \
+# 64K: mpi and p2p-twoshot:flat have equal p50s, a tie: mpi (the previous choice) stays, marked ~.
+eq "crossovers" "Crossovers: shm-oneshot -> mpi between 8K and 16K; mpi -> p2p-twoshot:flat between 64K and 128K; p2p-twoshot:flat -> nccl:algo=Ring,proto=Simple between 128K and 256K" \
   "$(grep '^Crossovers' "$TMP/t8")"
-eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$NF != "wrong" && $(NF-1) == 1' | wc -l)"
+eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$NF != "tie" && $(NF-2) == 1' | wc -l)"
+eq "64K tie marked" "| 64K | 30.00 | 18.00 | 24.00 | 29.00 | 25.00 | 16.00 ~ | **16.00** ~ | 20.00 |" "$(grep '^| 64K ' "$TMP/t8")"
+eq "csv tie column: the two tied at 64K" "p2p-twoshot:flat mpi" \
+  "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$5 == 65536 && $NF == 1 { print $6 }' | paste -sd' ')"
 eq "--backend filter" "| size | p2p-oneshot:pull | p2p-twoshot:flat |" "$("$ARBENCH" table --backend p2p-oneshot,p2p-twoshot "$T" | grep '^| size')"
 # Two stacks in one table: the configuration labels carry the stack.
 eq "stacks in labels" "| size | nccl:algo=Ring,proto=LL [cuda12.8-nccl2.27] | mpi [cuda12.8-nccl2.27] | nccl-tests [cuda12.8-nccl2.27] | p2p-oneshot:pull [cuda12.8-nccl2.27] | nccl:algo=Ring,proto=LL [cuda13-nccl2.28] | mpi [cuda13-nccl2.28] | nccl-tests [cuda13-nccl2.28] | nccl:algo=Tree,proto=LL [cuda13-nccl2.28] |" \
@@ -71,8 +75,8 @@ cat >"$TMP/sweep.jsonl" <<'J'
 {"type":"error","sweep_id":"s","point":{"np":2,"X":"2"},"status":"timeout","message":"point np=2 X=2: timed out after 5 s","run_ids":["bbbb"]}
 J
 "$ARBENCH" table --format csv "$TMP/sweep.jsonl" >"$TMP/sw.csv" 2>"$TMP/sw.err" || fail "table of a sweep exited $?"
-eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong
-float,2,out,sum,8,\"mpi {X=1,np=2}\",3,nan,1,0" "$(cat "$TMP/sw.csv")"
+eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie
+float,2,out,sum,8,\"mpi {X=1,np=2}\",3,nan,1,0,0" "$(cat "$TMP/sw.csv")"
 eq "sweep rule: says what it ignored" 1 "$(grep -c 'ignored 1 records of sweep launches' "$TMP/sw.err")"
 "$ARBENCH" table "$TMP/sweep.jsonl" >"$TMP/sw.md" 2>/dev/null || fail "markdown table of a sweep exited $?"
 eq "sweep rule: the failed point is listed, bookkeeping is not" "Not measured (skip/error records):

@@ -125,6 +125,38 @@ static void test_opts_bad(void **st) {
   }
 }
 
+/* --buffers, --timing, -a, --repeat: nccl-tests' defaults for buffers, arbench's for timing and -a. */
+static void test_opts_method(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  assert_int_equal(parse(&o, "-b 8", err, sizeof err), 0);
+  assert_int_equal(o.buffers, AR_BUF_HOT);
+  assert_int_equal(o.timing, AR_TIME_ITER);
+  assert_int_equal(o.average, AR_AVG_MAX);
+  assert_int_equal(o.repeat, 1);
+  assert_int_equal(parse(&o, "--buffers cold --timing loop -a 1 --repeat 4", err, sizeof err), 0);
+  assert_int_equal(o.buffers, AR_BUF_COLD);
+  assert_int_equal(o.timing, AR_TIME_LOOP);
+  assert_int_equal(o.average, AR_AVG_MEAN);
+  assert_int_equal(o.repeat, 4);
+  assert_string_equal(ar_buffers_name(o.buffers), "cold");
+  assert_string_equal(ar_timing_name(o.timing), "loop");
+  assert_string_equal(ar_average_name(0), "rank0");
+  assert_string_equal(ar_average_name(2), "min");
+  static const struct { const char *line, *needle; } bad[] = {
+    {"--buffers warm", "'warm' for --buffers (expected hot or cold)"},
+    {"--timing each", "'each' for --timing (expected iter or loop)"},
+    {"-a 4", "'4' for -a"}, {"-a x", "'x' for -a"}, {"--repeat 0", "'0' for --repeat"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    int rc = parse(&o, bad[i].line, err, sizeof err);
+    if (rc != -AR_EINVAL || !strstr(err, bad[i].needle))
+      fail_msg("'%s' gave rc %d, message '%s'", bad[i].line, rc, err);
+  }
+}
+
 static void test_hash(void **st) {
   (void)st;
   struct ar_opts a, b;
@@ -136,6 +168,12 @@ static void test_hash(void **st) {
   assert_true(ar_opts_hash(&a) != ar_opts_hash(&b));
   parse(&b, "-b 8 -e 1K -n 101", err, sizeof err);
   assert_true(ar_opts_hash(&a) != ar_opts_hash(&b));
+  static const char *const method[] = {"-b 8 -e 1K --buffers cold", "-b 8 -e 1K --timing loop", "-b 8 -e 1K -a 1",
+                                       "-b 8 -e 1K --repeat 2"};
+  for (int i = 0; i < 4; i++) {
+    parse(&b, method[i], err, sizeof err);
+    if (ar_opts_hash(&a) == ar_opts_hash(&b)) fail_msg("'%s' hashes like the defaults", method[i]);
+  }
 }
 
 int main(void) {
@@ -144,6 +182,7 @@ int main(void) {
     cmocka_unit_test(test_size_format),     cmocka_unit_test(test_series),
     cmocka_unit_test(test_opts_good),       cmocka_unit_test(test_opts_variants),
     cmocka_unit_test(test_opts_bad),        cmocka_unit_test(test_hash),
+    cmocka_unit_test(test_opts_method),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,36 @@ static int timed_units(const struct ar_loop *l, const cudaGraphExec_t *graphs, i
   return rc;
 }
 
+/* --timing loop: warm-up units waited for, then one event pair around all timed units; one sample,
+ * the interval / (units * per). The heartbeat moves as units are queued; a hang stalls the wait. */
+static int timed_interval(const struct ar_loop *l, const cudaGraphExec_t *graphs, int ngraphs, int warm, int units,
+                          int per, double *samples, char *err, size_t len) {
+  cudaStream_t s = (cudaStream_t)l->stream;
+  cudaEvent_t ev[2] = {NULL, NULL};
+  float ms = 0;
+  int rc = 0;
+  for (int i = 0; !rc && i < 2; i++)
+    if (cudaEventCreate(&ev[i]) != cudaSuccess) rc = -AR_ERUNTIME;
+  for (int i = 0; !rc && i < warm; i++) rc = launch(l, graphs, ngraphs, i, err, len);
+  if (!rc && cudaStreamSynchronize(s) != cudaSuccess) rc = -AR_ERUNTIME;
+  if (!rc && cudaEventRecord(ev[0], s) != cudaSuccess) rc = -AR_ERUNTIME;
+  for (int i = 0; !rc && i < units; i++) {
+    rc = ar_gpu_backend_aborted(l->be, l->state, err, len);
+    if (!rc) rc = launch(l, graphs, ngraphs, warm + i, err, len);
+    __atomic_store_n(l->heartbeat, *l->heartbeat + (uint64_t)per, __ATOMIC_RELAXED);
+  }
+  if (!rc && cudaEventRecord(ev[1], s) != cudaSuccess) rc = -AR_ERUNTIME;
+  if (!rc && cudaEventSynchronize(ev[1]) != cudaSuccess) rc = -AR_ERUNTIME;
+  if (!rc && cudaEventElapsedTime(&ms, ev[0], ev[1]) != cudaSuccess) rc = -AR_ERUNTIME;
+  if (rc && !*err)
+    snprintf(err, len, "%s: timing the loop failed: %s", l->be->name, cudaGetErrorString(cudaGetLastError()));
+  if (rc) cudaStreamSynchronize(s);
+  else samples[0] = (double)ms * 1000.0 / ((double)units * per);
+  for (int i = 0; i < 2; i++)
+    if (ev[i]) cudaEventDestroy(ev[i]);
+  return rc;
+}
+
 /* Capture iterations first..first+K-1 (their buffer sets of the rotation) into an executable graph. */
 static int capture(const struct ar_loop *l, int first, cudaGraphExec_t *exec, char *err, size_t len) {
   cudaStream_t s = (cudaStream_t)l->stream;
@@ -213,7 +243,8 @@ static int graph_loop(const struct ar_loop *l, double *samples, int n, char *err
   int warm = ar_graph_warm(l->warmup, l->graph, ngraphs);
   if (!rc) {
     ar_gpu_backend_progress(l->be, l->state, l->heartbeat, l->graph);
-    rc = timed_units(l, exec, ngraphs, warm + n, warm, l->graph, samples, err, len);
+    if (l->loop) rc = timed_interval(l, exec, ngraphs, warm, n, l->graph, samples, err, len);
+    else rc = timed_units(l, exec, ngraphs, warm + n, warm, l->graph, samples, err, len);
   }
   for (int g = 0; g < made; g++) cudaGraphExecDestroy(exec[g]);
   free(exec);
@@ -225,8 +256,9 @@ static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, si
   *err = 0;
   if (!l->graph) {
     ar_gpu_backend_progress(l->be, l->state, l->heartbeat, 1);
-    rc = timed_units(l, NULL, 0, l->warmup + l->iters, l->warmup, 1, samples, err, len);
-    n = l->iters;
+    if (l->loop) rc = timed_interval(l, NULL, 0, l->warmup, l->iters, 1, samples, err, len);
+    else rc = timed_units(l, NULL, 0, l->warmup + l->iters, l->warmup, 1, samples, err, len);
+    n = l->loop ? 1 : l->iters;
   } else {
     if (!(l->be->flags & AR_BE_GRAPH)) {
       snprintf(err, len, "%s cannot be captured in a CUDA graph (-G)", l->be->name);
@@ -234,6 +266,7 @@ static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, si
     }
     n = l->iters / l->graph;
     rc = graph_loop(l, samples, n, err, len);
+    if (l->loop) n = 1;
   }
   int hrc = ar_gpu_backend_health(l->be, l->state, err, len); /* also ends the progress hook */
   if (hrc) return hrc;

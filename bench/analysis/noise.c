@@ -1,0 +1,277 @@
+/* noise.c — what separates a real difference from noise: a bootstrap over runs and their samples
+ * (ratio of medians), and per size the winner only when it is faster beyond that noise, else a tie. */
+#include "analysis/analysis.h"
+#include "ar.h"
+#include "results.h"
+#include "stats.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ar_noise_defaults(struct ar_noise *nz) {
+  nz->resamples = AR_NOISE_RESAMPLES;
+  nz->seed = AR_NOISE_SEED;
+  nz->drift = AR_NOISE_DRIFT;
+}
+
+int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
+  char *end;
+  double v = strtod(arg, &end);
+  if (end == arg || *end || !(v >= 0 && v <= 100)) {
+    snprintf(err, len, "bad --drift '%s' (expected a percentage from 0 to 100, e.g. 5)", arg);
+    return -AR_EINVAL;
+  }
+  nz->drift = v / 100;
+  return 0;
+}
+
+/* ---- runs ---- */
+
+void ar_run_key(json_t *rec, char *buf, size_t len) {
+  snprintf(buf, len, "%s#%lld", ar_rec_str(rec, "run_id", ""), (long long)ar_rec_num(rec, "repeat", 0));
+}
+
+void ar_runs_add(json_t *runs, json_t *rec, int *dups) {
+  char k[128], kk[128];
+  ar_run_key(rec, k, sizeof k);
+  for (size_t i = 0; i < json_array_size(runs); i++) {
+    ar_run_key(json_array_get(runs, i), kk, sizeof kk);
+    if (strcmp(k, kk)) continue;
+    json_array_set(runs, i, rec); /* the same run twice: the later record wins */
+    if (dups) (*dups)++;
+    return;
+  }
+  json_array_append(runs, rec);
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+double ar_runs_p50(json_t *runs) {
+  size_t n = json_array_size(runs), k = 0;
+  double v[64];
+  for (size_t i = 0; i < n && k < 64; i++) {
+    double p = ar_rec_p50(json_array_get(runs, i));
+    if (!isnan(p)) v[k++] = p;
+  }
+  if (!k) return NAN;
+  qsort(v, k, sizeof *v, cmp_double);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+int ar_runs_sampled(json_t *runs) {
+  int n = 0;
+  for (size_t i = 0; i < json_array_size(runs); i++)
+    n += json_array_size(json_object_get(json_array_get(runs, i), "samples_us")) > 0;
+  return n;
+}
+
+/* ---- bootstrap ---- */
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1). */
+static double unif(uint64_t *rng) { return ((double)(splitmix(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+static double normal(uint64_t *rng) { return sqrt(-2 * log(unif(rng))) * cos(6.283185307179586 * unif(rng)); }
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang). */
+static double gamma_ge1(double a, uint64_t *rng) {
+  double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+  for (;;) {
+    double x = normal(rng), v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    double u = unif(rng);
+    if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v;
+  }
+}
+
+/* Index of the k-th smallest (1-based) of n draws with replacement from 0..n-1, and of the next one:
+ * the k-th of n uniforms is Beta(k, n - k + 1); the next is above it by (1 - u) Beta(1, n - k). */
+static void order_stat(int n, int k, uint64_t *rng, int *ik, int *inext) {
+  double x = gamma_ge1(k, rng), y = gamma_ge1(n - k + 1, rng), u = x / (x + y);
+  double next = n > k ? u + (1 - u) * (1 - pow(unif(rng), 1.0 / (n - k))) : u;
+  *ik = (int)(u * n);
+  *inext = (int)(next * n);
+  if (*ik >= n) *ik = n - 1;
+  if (*inext >= n) *inext = n - 1;
+}
+
+/* The median of one bootstrap resample of sorted s[0..n), as ar_stats computes a median (mean of the
+ * two middle values for even n), drawn in O(1) from the distribution of its order statistics. */
+static double resampled_median(const double *s, int n, uint64_t *rng) {
+  int ik, inext;
+  order_stat(n, n % 2 ? n / 2 + 1 : n / 2, rng, &ik, &inext);
+  return n % 2 ? s[ik] : (s[ik] + s[inext]) / 2;
+}
+
+static int cmp_dbl(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The sampled runs of one side, each sorted: run r at s[off[r] .. off[r + 1]). */
+struct side {
+  double *s, *tmp;
+  int *off, nruns, total;
+};
+
+static void side_free(struct side *sd) {
+  free(sd->s);
+  free(sd->tmp);
+  free(sd->off);
+}
+
+static int side_load(json_t *runs, struct side *sd) {
+  memset(sd, 0, sizeof *sd);
+  size_t n = json_array_size(runs);
+  for (size_t i = 0; i < n; i++) sd->total += (int)json_array_size(json_object_get(json_array_get(runs, i), "samples_us"));
+  if (!sd->total) return -1;
+  sd->s = malloc(sizeof *sd->s * (size_t)sd->total);
+  sd->off = malloc(sizeof *sd->off * (n + 1));
+  sd->tmp = malloc(sizeof *sd->tmp * (n + 1));
+  if (!sd->s || !sd->off || !sd->tmp) return side_free(sd), -1;
+  int k = 0;
+  for (size_t i = 0; i < n; i++) {
+    json_t *a = json_object_get(json_array_get(runs, i), "samples_us");
+    int m = (int)json_array_size(a);
+    if (!m) continue;
+    sd->off[sd->nruns++] = k;
+    for (int j = 0; j < m; j++) sd->s[k + j] = json_number_value(json_array_get(a, (size_t)j));
+    qsort(sd->s + k, (size_t)m, sizeof *sd->s, cmp_dbl);
+    k += m;
+  }
+  sd->off[sd->nruns] = k;
+  return 0;
+}
+
+/* One resample: the side's runs drawn with replacement (no draw when there is one), each drawn run's
+ * samples resampled; the median over the runs of their resampled medians (a side's p50 is the median
+ * of its runs' p50s). */
+static double side_resample(struct side *sd, uint64_t *rng) {
+  for (int r = 0; r < sd->nruns; r++) {
+    int run = sd->nruns == 1 ? 0 : (int)(splitmix(rng) % (uint64_t)sd->nruns);
+    sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->off[run + 1] - sd->off[run], rng);
+  }
+  if (sd->nruns == 1) return sd->tmp[0];
+  qsort(sd->tmp, (size_t)sd->nruns, sizeof *sd->tmp, cmp_dbl);
+  int m = sd->nruns;
+  return m % 2 ? sd->tmp[m / 2] : (sd->tmp[m / 2 - 1] + sd->tmp[m / 2]) / 2;
+}
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                  double *hi) {
+  struct side a, b;
+  if (side_load(runs_a, &a)) return -1;
+  if (side_load(runs_b, &b)) return side_free(&a), -1;
+  double *ratio = malloc(sizeof *ratio * (size_t)nz->resamples);
+  int rc = ratio ? 0 : -1;
+  uint64_t rng = nz->seed ^ fnv(key); /* per match: independent of file order */
+  for (int k = 0; !rc && k < nz->resamples; k++) {
+    double ma = side_resample(&a, &rng), mb = side_resample(&b, &rng);
+    ratio[k] = mb / ma;
+  }
+  if (!rc) {
+    qsort(ratio, (size_t)nz->resamples, sizeof *ratio, cmp_double);
+    *lo = ar_percentile_sorted(ratio, nz->resamples, 0.025);
+    *hi = ar_percentile_sorted(ratio, nz->resamples, 0.975);
+  }
+  free(ratio);
+  side_free(&a);
+  side_free(&b);
+  return rc;
+}
+
+/* ---- winners beyond the noise ---- */
+
+int ar_simplicity(json_t *rec) {
+  const char *be = ar_rec_str(rec, "backend", "");
+  static const char *const order[] = {"oneshot", "twoshot", "staged", "islands"};
+  if (!strcmp(be, "mpi") || !strcmp(be, "nccl-tests")) return 0;
+  if (!strcmp(be, "nccl")) return *ar_rec_str(rec, "variant", "") ? 1 : 0;
+  for (int i = 0; i < 4; i++)
+    if (strstr(be, order[i]) || strstr(ar_rec_str(rec, "variant", ""), order[i])) return 2 + i;
+  return 6;
+}
+
+/* Is column c tied with the fastest column f at size s: its interval against f contains 1, or a side
+ * has a single run and the difference is within the drift allowance? */
+static int tied_with(const struct ar_grid *g, int s, int c, int f, const struct ar_noise *nz) {
+  if (c == f) return 1;
+  double pf = ar_grid_p50(g, s, f), pc = ar_grid_p50(g, s, c);
+  int single = ar_runs_sampled(ar_grid_runs(g, s, f)) < 2 || ar_runs_sampled(ar_grid_runs(g, s, c)) < 2;
+  if (single && pc < pf * (1 + nz->drift)) return 1;
+  char key[600];
+  snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[f], g->cfg[c], g->size[s]);
+  double lo, hi;
+  if (ar_boot_ratio(ar_grid_runs(g, s, f), ar_grid_runs(g, s, c), key, nz, &lo, &hi)) return 0;
+  return !(lo > 1.0);
+}
+
+/* Fastest eligible column at s by p50 over runs, -1 when none. */
+static int fastest(const struct ar_grid *g, int s, const char *use) {
+  int f = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    double v = (!use || use[c]) && ar_grid_at(g, s, c) ? ar_grid_p50(g, s, c) : NAN;
+    if (!isnan(v) && (f < 0 || v < ar_grid_p50(g, s, f))) f = c;
+  }
+  return f;
+}
+
+/* The tied column to use at tie size s: the previous size's choice, else the next decided size's,
+ * else the simplest algorithm (then the faster). */
+static int resolve(const struct ar_grid *g, int s, const int *choice, const char *tied, const char *decided) {
+  const char *t = tied + (size_t)s * g->ncfg;
+  if (s > 0 && choice[s - 1] >= 0 && t[choice[s - 1]]) return choice[s - 1];
+  for (int d = s + 1; d < g->nsize; d++)
+    if (decided[d]) {
+      if (choice[d] >= 0 && t[choice[d]]) return choice[d];
+      break;
+    }
+  int best = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (!t[c]) continue;
+    int sc = ar_simplicity(g->cfgrec[c]), sb = best < 0 ? 0 : ar_simplicity(g->cfgrec[best]);
+    if (best < 0 || sc < sb || (sc == sb && ar_grid_p50(g, s, c) < ar_grid_p50(g, s, best))) best = c;
+  }
+  return best;
+}
+
+int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied) {
+  char *decided = calloc((size_t)g->nsize + 1, 1);
+  if (!decided) return -AR_ERUNTIME;
+  for (int s = 0; s < g->nsize; s++) {
+    char *t = tied + (size_t)s * g->ncfg;
+    int f = fastest(g, s, use), n = 0;
+    for (int c = 0; c < g->ncfg; c++) t[c] = 0;
+    for (int c = 0; f >= 0 && c < g->ncfg; c++)
+      if ((!use || use[c]) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c))) n += t[c] = (char)tied_with(g, s, c, f, nz);
+    choice[s] = f;
+    decided[s] = n <= 1;
+  }
+  for (int s = 0; s < g->nsize; s++)
+    if (!decided[s] && choice[s] >= 0) choice[s] = resolve(g, s, choice, tied, decided);
+  free(decided);
+  return 0;
+}
+
+int ar_grid_ties(const struct ar_grid *g, const char *tied, int s) {
+  int n = 0;
+  for (int c = 0; c < g->ncfg; c++) n += tied[(size_t)s * g->ncfg + c];
+  return n;
+}
