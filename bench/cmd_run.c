@@ -150,6 +150,10 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   }
   int rc = ar_gpu_select(&env, msg, sizeof msg);
   if (agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
+  struct ar_fault fault;
+  rc = ar_fault_parse(&fault, getenv("ARBENCH_INJECT_FAULT"), getenv("ARBENCH_INJECT_DELAY"), env.nranks, msg,
+                      sizeof msg);
+  if (agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
   json_t *bindings = NULL;
   if (setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
   json_error_t je;
@@ -169,11 +173,9 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   make_run_id(run_id, sizeof run_id, env.comm);
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
-  struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
-                        .fault_rank = -1};
+  struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report};
   e.link_gbs = gpu_link_gbs(&env);
-  const char *fault = getenv("ARBENCH_INJECT_FAULT");
-  if (fault && *fault) e.fault_rank = atoi(fault);
+  e.fault = fault;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   if (env.rank == 0) {
     if (!o->quiet) {

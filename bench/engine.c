@@ -141,8 +141,8 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     if (!rc) rc = b->be->allreduce(b->state, in[k], out[k], count, dt, o->op, b->stream);
     if (!rc) rc = b->plat->sync(b->stream);
     ar_watchdog_phase(&b->e->dog, "%s", "");
-    if (!rc && b->e->fault_rank == env->rank) /* ARBENCH_INJECT_FAULT: prove the check catches it */
-      rc = b->plat->fill(out[k], 1, dt, o->op, -1, env->nranks);
+    if (!rc) /* ARBENCH_INJECT_FAULT: prove the check catches it */
+      rc = ar_fault_corrupt(&b->e->fault, b->plat, out[k], count, dt, o->op, env->rank, env->nranks);
     uint64_t w = 0;
     if (!rc) rc = b->plat->check(out[k], count, dt, o->op, env->nranks, &w);
     if (rc) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
@@ -159,6 +159,8 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
       .dt = dt, .op = o->op, .warmup = o->warmup, .iters = o->iters, .graph = o->graph,
       .stream = b->stream, .heartbeat = &b->e->dog.heartbeat,
     };
+    struct ar_fault_slow slow; /* ARBENCH_INJECT_DELAY: prove max over ranks and -T */
+    ar_fault_wrap(&b->e->fault, env->rank, b->plat, &loop, &slow);
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
                       bytes, place);
     MPI_Barrier(env->comm);

@@ -4,6 +4,7 @@
 #define AR_ENGINE_H
 
 #include "backend.h"
+#include "fault.h"
 #include "results.h"
 #include <pthread.h>
 
@@ -29,7 +30,7 @@ struct ar_engine {
   uint64_t wrong_total;     /* wrong elements over all results */
   int failures;             /* error records written */
   double link_gbs;          /* bottleneck PCIe link between the ranks' GPUs (GB/s), 0 = unknown */
-  int fault_rank;           /* ARBENCH_INJECT_FAULT=R: rank R corrupts its checked outputs; -1 = off */
+  struct ar_fault fault;    /* ARBENCH_INJECT_FAULT / _DELAY: planted faults for the tests */
 };
 
 int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank);
