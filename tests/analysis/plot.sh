@@ -52,11 +52,11 @@ PY
 eq "latency chart has the p10-p90 band" 1 "$(grep -c '<g id="PolyCollection_1"' "$TMP/band/latency_float_4r_out.svg" 2>/dev/null || echo 0)"
 eq "busbw chart has the link bound from the topology" 1 \
   "$(grep -c '<!-- link bound 26.0 GB/s (topology bottleneck_gbs) -->' "$TMP/band/busbw_float_4r_out.svg" 2>/dev/null || echo 0)"
-bad "no -o" "$PLOT" "$FIX/tune.jsonl"
-bad "missing file" "$PLOT" "$TMP/none.jsonl" -o "$TMP/x"
+bad "no -o" "-o DIR is required" "$PLOT" "$FIX/tune.jsonl"
+bad "missing file" "cannot read results file '$TMP/none.jsonl'" "$PLOT" "$TMP/none.jsonl" -o "$TMP/x"
 printf '{"type":"run","run_id":"r"}\nnot json\n{"type":"run"}\n' >"$TMP/mid.jsonl"
-bad "malformed middle line" "$PLOT" "$TMP/mid.jsonl" -o "$TMP/x"
-bad "bad format" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --format gif
-bad "unknown option" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --frobnicate
-bad "absent dtype" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --dtype half
+bad "malformed middle line" "mid.jsonl:2: not an arbench results record" "$PLOT" "$TMP/mid.jsonl" -o "$TMP/x"
+bad "bad format" "bad --format 'gif'" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --format gif
+bad "unknown option" "unrecognized arguments: --frobnicate" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --frobnicate
+bad "absent dtype" "--dtype half: not in the results (present: bfloat16)" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --dtype half
 finish
