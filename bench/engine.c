@@ -131,6 +131,11 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
    * watchdog watches only the collective (phase set around it), not the local fills and checks. */
   const char *place = inplace ? "in-place" : "out-of-place";
   uint64_t wrong = 0;
+  const struct ar_backend *cbe = b->be; /* ARBENCH_INJECT_FAULT=R:unwritten: a backend that forgets */
+  void *cstate = b->state;
+  struct ar_fault_slow forget;
+  if (!rc) rc = agree(env, ar_fault_wrap_checked(&b->e->fault, env->rank, b->plat, bytes, &cbe, &cstate, &forget),
+                      msg, len);
   for (int c = 0; !rc && c < o->check; c++) {
     int k = c % nsets;
     rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
@@ -138,7 +143,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     if (!rc) rc = b->plat->sync(b->stream);
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) checked call %d", b->spec, ar_dtype_name(dt),
                       bytes, place, c);
-    if (!rc) rc = b->be->allreduce(b->state, in[k], out[k], count, dt, o->op, b->stream);
+    if (!rc) rc = cbe->allreduce(cstate, in[k], out[k], count, dt, o->op, b->stream);
     if (!rc) rc = b->plat->sync(b->stream);
     ar_watchdog_phase(&b->e->dog, "%s", "");
     if (!rc) /* ARBENCH_INJECT_FAULT: prove the check catches it */
@@ -148,6 +153,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     if (rc) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
     wrong += w;
   }
+  ar_fault_unwrap(&forget);
   /* In-place checked calls consumed their inputs: restore them for the timed loop. */
   for (int k = 0; !rc && inplace && k < o->check && k < nsets; k++)
     rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#define AR_FAULT_UNWRITTEN (-3LL)
+
 static int parse_rank(const char *s, char **end, int nranks, int *rank) {
   errno = 0;
   long r = strtol(s, end, 10);
@@ -24,6 +26,7 @@ static int parse_pos(const char *s, size_t n, long long *pos) {
   if (!strcmp(buf, "first")) *pos = 0;
   else if (!strcmp(buf, "mid")) *pos = -2;
   else if (!strcmp(buf, "last")) *pos = -1;
+  else if (!strcmp(buf, "unwritten")) *pos = AR_FAULT_UNWRITTEN;
   else {
     char *end;
     errno = 0;
@@ -48,11 +51,15 @@ static int parse_corrupt(struct ar_fault *f, const char *s, int nranks, char *er
     bad = bad || (*end && *end != ',') || (*end == ',' && !end[1]);
     if (bad) {
       snprintf(err, len, "bad ARBENCH_INJECT_FAULT '%.200s' (allowed: up to %d of RANK[:POS] separated by "
-               "commas, RANK 0 to %d, POS an element index, first, mid or last)", s, AR_FAULT_MAX, nranks - 1);
+               "commas, RANK 0 to %d, POS an element index, first, mid, last or unwritten)", s, AR_FAULT_MAX, nranks - 1);
       return -AR_EINVAL;
     }
-    f->rank[f->n] = rank;
-    f->pos[f->n++] = pos;
+    if (pos == AR_FAULT_UNWRITTEN) {
+      f->unwritten_rank = rank;
+    } else {
+      f->rank[f->n] = rank;
+      f->pos[f->n++] = pos;
+    }
     p = *end ? end + 1 : end;
   }
   return 0;
@@ -83,6 +90,7 @@ int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, i
                    size_t len) {
   memset(f, 0, sizeof *f);
   f->delay_rank = -1;
+  f->unwritten_rank = -1;
   if (corrupt && *corrupt && parse_corrupt(f, corrupt, nranks, err, len)) return -AR_EINVAL;
   if (delay && *delay && parse_delay(f, delay, nranks, err, len)) return -AR_EINVAL;
   return 0;
@@ -106,7 +114,7 @@ int ar_fault_corrupt(const struct ar_fault *f, const struct ar_platform *p, void
 static int slow_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt,
                           enum ar_op op, void *stream) {
   struct ar_fault_slow *w = state;
-  int rc = w->be->allreduce(w->state, in, out, count, dt, op, stream);
+  int rc = w->be->allreduce(w->state, in, w->scratch ? w->scratch : out, count, dt, op, stream);
   int timed = w->calls++ - w->warmup;
   if (!rc && timed >= 0 && timed % 2 == 0) {
     struct timespec ts = {(time_t)(w->ms / 1e3), (long)((w->ms - 1e3 * (double)(time_t)(w->ms / 1e3)) * 1e6)};
@@ -127,4 +135,25 @@ void ar_fault_wrap(const struct ar_fault *f, int rank, const struct ar_platform 
   w->ms = f->delay_ms;
   loop->be = &w->ops;
   loop->state = w;
+}
+
+int ar_fault_wrap_checked(const struct ar_fault *f, int rank, const struct ar_platform *p, size_t max_bytes,
+                          const struct ar_backend **be, void **state, struct ar_fault_slow *w) {
+  memset(w, 0, sizeof *w);
+  if (f->unwritten_rank != rank || p != &ar_host_platform) return 0;
+  w->scratch = malloc(max_bytes ? max_bytes : 1);
+  if (!w->scratch) return -AR_ERUNTIME;
+  w->ops = **be;
+  w->ops.allreduce = slow_allreduce;
+  w->be = *be;
+  w->state = *state;
+  w->warmup = 1 << 30; /* never sleeps */
+  *be = &w->ops;
+  *state = w;
+  return 0;
+}
+
+void ar_fault_unwrap(struct ar_fault_slow *w) {
+  free(w->scratch);
+  w->scratch = NULL;
 }

@@ -216,6 +216,7 @@ while IFS=$'\t' read -r id file tests where; do
     else
       failed=$(sed -nE 's@^ *[0-9]+/[0-9]+ [^ ]+ / ([^ ]+) +(FAIL|TIMEOUT|ERROR) .*@\1@p' "$log" | sort -u | paste -sd, || true)
       verdict="caught by ${failed:-$tests}"; caught=$((caught + 1))
+      ! grep -Eq '^ *[0-9]+/[0-9]+ .* TIMEOUT ' "$log" || verdict="$verdict (timed out: check $log)"
     fi
   fi
   "$PY" "$HELPER" revert "$BACKUP" </dev/null
