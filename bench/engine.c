@@ -230,7 +230,7 @@ static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inp
       ar_algbw_gbs(bytes, m->st.mean) * bf, "algbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50),
       "busbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50) * bf);
   if (b->plat != &ar_host_platform && e->link_gbs > 0)
-    json_object_set_new(rec, "efficiency", json_real(ar_algbw_gbs(bytes, m->st.mean) * bf / e->link_gbs));
+    json_object_set_new(rec, "efficiency", json_real(ar_efficiency(ar_algbw_gbs(bytes, m->st.mean) * bf, e->link_gbs)));
   if (b->be->describe) b->be->describe(b->state, rec);
   json_object_set_new(rec, "samples_us", m->samples);
   m->samples = NULL;
