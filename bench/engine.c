@@ -314,7 +314,11 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   rc = b.be->setup(b.state, maxb, msg, sizeof msg);
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
-  else if (!rc) rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+  else if (!rc) { /* local allocation and page touching (can take seconds): not a collective */
+    ar_watchdog_phase(&e->dog, "%s", "");
+    rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+    ar_watchdog_phase(&e->dog, "backend %s init", spec);
+  }
   rc = agree(env, rc, msg, sizeof msg);
   ar_watchdog_phase(&e->dog, "%s", ""); /* measure() names its own phases */
   if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);
