@@ -150,6 +150,10 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   }
   int rc = ar_gpu_select(&env, msg, sizeof msg);
   if (agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
+  struct ar_fault fault;
+  rc = ar_fault_parse(&fault, getenv("ARBENCH_INJECT_FAULT"), getenv("ARBENCH_INJECT_DELAY"), env.nranks, msg,
+                      sizeof msg);
+  if (agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
   json_t *bindings = NULL;
   if (setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
   json_error_t je;
@@ -171,10 +175,9 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   ar_report_init(&report, stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
-                        .fault_rank = -1, .fill_fail_rank = -1};
+                        .fill_fail_rank = -1};
   e.link_gbs = gpu_link_gbs(&env);
-  const char *fault = getenv("ARBENCH_INJECT_FAULT");
-  if (fault && *fault) e.fault_rank = atoi(fault);
+  e.fault = fault;
   const char *fill_fail = getenv("ARBENCH_INJECT_FILL_FAIL");
   unsigned long long ff_bytes = 0;
   if (fill_fail && sscanf(fill_fail, "%d:%llu", &e.fill_fail_rank, &ff_bytes) == 2) e.fill_fail_bytes = (size_t)ff_bytes;

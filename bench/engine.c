@@ -154,7 +154,12 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
    * watchdog watches only the collective (phase set around it), not the local fills and checks. */
   const char *place = inplace ? "in-place" : "out-of-place";
   uint64_t wrong = 0;
-  for (int c = 0; c < o->check; c++) {
+  const struct ar_backend *cbe = b->be; /* ARBENCH_INJECT_FAULT=R:unwritten: a backend that forgets */
+  void *cstate = b->state;
+  struct ar_fault_slow forget;
+  if (!rc) rc = agree(env, ar_fault_wrap_checked(&b->e->fault, env->rank, b->plat, bytes, &cbe, &cstate, &forget),
+                      msg, len);
+  for (int c = 0; !rc && c < o->check; c++) {
     int k = c % nsets;
     if (!rc) rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
     if (!rc && !inplace) rc = b->plat->fill(out[k], count, dt, o->op, -1, env->nranks);
@@ -168,16 +173,17 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     if (rc) break;
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) checked call %d", b->spec, ar_dtype_name(dt),
                       bytes, place, c);
-    if (!rc) rc = b->be->allreduce(b->state, in[k], out[k], count, dt, o->op, b->stream);
+    if (!rc) rc = cbe->allreduce(cstate, in[k], out[k], count, dt, o->op, b->stream);
     if (!rc) rc = b->plat->sync(b->stream);
     ar_watchdog_phase(&b->e->dog, "%s", "");
-    if (!rc && b->e->fault_rank == env->rank) /* ARBENCH_INJECT_FAULT: prove the check catches it */
-      rc = b->plat->fill(out[k], 1, dt, o->op, -1, env->nranks);
+    if (!rc) /* ARBENCH_INJECT_FAULT: prove the check catches it */
+      rc = ar_fault_corrupt(&b->e->fault, b->plat, out[k], count, dt, o->op, env->rank, env->nranks);
     uint64_t w = 0;
     if (!rc) rc = b->plat->check(out[k], count, dt, o->op, env->nranks, &w);
     if (rc && !*msg) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
     wrong += w;
   }
+  ar_fault_unwrap(&forget);
   /* In-place checked calls consumed their inputs: restore them for the timed loop. */
   for (int k = 0; !rc && inplace && k < o->check && k < nsets; k++)
     rc = b->plat->fill(in[k], count, dt, o->op, env->rank, env->nranks);
@@ -190,6 +196,8 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
       .loop = o->timing == AR_TIME_LOOP,
       .stream = b->stream, .heartbeat = &b->e->dog.heartbeat,
     };
+    struct ar_fault_slow slow; /* ARBENCH_INJECT_DELAY: prove max over ranks and -T */
+    ar_fault_wrap(&b->e->fault, env->rank, b->plat, &loop, &slow);
     ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
                       bytes, place);
     if (o->graph && b->plat != &ar_host_platform) ar_watchdog_unit(&b->e->dog, o->graph); /* a replay = K */
@@ -263,7 +271,7 @@ static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inp
       ar_algbw_gbs(bytes, m->st.mean) * bf, "algbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50),
       "busbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50) * bf);
   if (b->plat != &ar_host_platform && e->link_gbs > 0)
-    json_object_set_new(rec, "efficiency", json_real(ar_algbw_gbs(bytes, m->st.mean) * bf / e->link_gbs));
+    json_object_set_new(rec, "efficiency", json_real(ar_efficiency(ar_algbw_gbs(bytes, m->st.mean) * bf, e->link_gbs)));
   add_method(rec, o, m->repeat);
   if (b->be->describe) b->be->describe(b->state, rec);
   json_object_set_new(rec, "samples_us", m->samples);
@@ -362,7 +370,11 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */
   rc = agree(env, rc, msg, sizeof msg);
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
-  else if (!rc) rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+  else if (!rc) { /* local allocation and page touching (can take seconds): not a collective */
+    ar_watchdog_phase(&e->dog, "%s", "");
+    rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
+    ar_watchdog_phase(&e->dog, "backend %s init", spec);
+  }
   rc = agree(env, rc, msg, sizeof msg);
   ar_watchdog_phase(&e->dog, "%s", ""); /* measure() names its own phases */
   if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);

@@ -4,6 +4,7 @@
 #define AR_ENGINE_H
 
 #include "backend.h"
+#include "fault.h"
 #include "results.h"
 #include <pthread.h>
 
@@ -30,7 +31,7 @@ struct ar_engine {
   uint64_t wrong_total;     /* wrong elements over all results */
   int failures;             /* error records written */
   double link_gbs;          /* bottleneck PCIe link between the ranks' GPUs (GB/s), 0 = unknown */
-  int fault_rank;           /* ARBENCH_INJECT_FAULT=R: rank R corrupts its checked outputs; -1 = off */
+  struct ar_fault fault;    /* ARBENCH_INJECT_FAULT / _DELAY: planted faults for the tests */
   int fill_fail_rank;       /* ARBENCH_INJECT_FILL_FAIL=R:BYTES: rank R's first checked fill at that */
   size_t fill_fail_bytes;   /* size fails (tests the agreement before checked calls); -1 = off */
 };

@@ -43,3 +43,5 @@ int ar_stats_compute(double *samples, int n, struct ar_stats *o) {
 double ar_algbw_gbs(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e3) : 0; }
 
 double ar_busbw_factor(int nranks) { return nranks > 0 ? 2.0 * (nranks - 1) / nranks : 0; }
+
+double ar_efficiency(double busbw_gbs, double link_gbs) { return link_gbs > 0 ? busbw_gbs / link_gbs : 0; }

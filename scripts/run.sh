@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — the main job: set up, then benchmark every backend that can run here (all local GPUs, or
-# CPU ranks on the host backends when there is none), print the table and write plots.
+# CPU ranks on the host backends when there is none), print the table and write plots. RESULTS_DIR
+# (default results/local) receives them; ARBENCH_ARGS adds run options (later ones win).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -20,13 +21,14 @@ else
   args=(-b 8 -e 16M -f 4 -n 50 -w 5 -d float --repeat 3)  # 3 runs: tune resamples them (stable ranges)
   echo "run: no usable GPU; $np CPU ranks on the host backends" >&2
 fi
-mkdir -p results/local
-out=results/local/run-$(date -u +%Y%m%dT%H%M%SZ).jsonl
+R=${RESULTS_DIR:-results/local}
+mkdir -p "$R"
+out=$R/run-$(date -u +%Y%m%dT%H%M%SZ).jsonl
 rc=0   # wrong results or error records exit 1: still show what was measured, then fail
 mpirun --oversubscribe -np "$np" "$A" run "${args[@]}" ${ARBENCH_ARGS:-} -J "$out" || rc=$?
 echo "run: results in $out" >&2
 "$A" table --busbw "$out" || rc=1
-"$A" tune "$out" -o results/local/tune >/dev/null && echo "run: tuning files in results/local/tune" >&2
-plots/arbench-plot "$out" -o results/local/plots --arbench "$A" >/dev/null \
-  && echo "run: plots in results/local/plots" >&2
+"$A" tune "$out" -o "$R/tune" >/dev/null && echo "run: tuning files in $R/tune" >&2
+plots/arbench-plot "$out" -o "$R/plots" --arbench "$A" >/dev/null \
+  && echo "run: plots in $R/plots" >&2
 exit $rc

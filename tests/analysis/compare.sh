@@ -46,12 +46,12 @@ eq "skip record of A listed" 1 "$(grep -c 'skip: shm-oneshot (8 ranks): not buil
 # Filters apply to both sides.
 eq "filter --backend mpi" 2 "$("$ARBENCH" compare --format json --backend mpi "$A" "$B" 2>/dev/null | jq '.matches|length')"
 # Bad input: one line, exit 2.
-bad "one file" "$ARBENCH" compare "$A"
-bad "missing file" "$ARBENCH" compare "$A" "$TMP/none.jsonl"
+bad "one file" "expected two results files A and B, got 1" "$ARBENCH" compare "$A"
+bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$ARBENCH" compare "$A" "$TMP/none.jsonl"
 printf 'hello\nworld\n' >"$TMP/notjson"
-bad "not results" "$ARBENCH" compare "$A" "$TMP/notjson"
-bad "bad resamples" "$ARBENCH" compare --resamples 5 "$A" "$B"
-bad "bad format" "$ARBENCH" compare --format xml "$A" "$B"
-bad "unknown option" "$ARBENCH" compare --frobnicate "$A" "$B"
-bad "unknown dtype" "$ARBENCH" compare --dtype float "$A" "$A"
+bad "not results" "notjson:1: not a JSON object" "$ARBENCH" compare "$A" "$TMP/notjson"
+bad "bad resamples" "bad --resamples '5' (expected an integer from 100 to 100000)" "$ARBENCH" compare --resamples 5 "$A" "$B"
+bad "bad format" "bad --format 'xml' (expected text or json)" "$ARBENCH" compare --format xml "$A" "$B"
+bad "unknown option" "unknown option '--frobnicate'" "$ARBENCH" compare --frobnicate "$A" "$B"
+bad "unknown dtype" "--dtype float: no such dtype in the results (present: bfloat16)" "$ARBENCH" compare --dtype float "$A" "$A"
 finish

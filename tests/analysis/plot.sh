@@ -37,11 +37,31 @@ if [ -n "$XML" ]; then
     eq "topology skipped with a reason" 1 "$(grep -c 'skipping the topology picture' "$TMP/terr")"
   fi
 fi
-bad "no -o" "$PLOT" "$FIX/tune.jsonl"
-bad "missing file" "$PLOT" "$TMP/none.jsonl" -o "$TMP/x"
+# A run whose records carry a p10..p90 spread and a topology bottleneck (as `arbench run` writes it on a
+# GPU box): the latency chart has the band (a filled polygon), the busbw chart the link bound line.
+"$PY" - "$TMP/band.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"type": "run", "run_id": "rb", "schema": 1, "ranks": 4, "nodes": 1, "stack": {"name": "s"},
+                        "topology": {"bottleneck_gbs": 26.0, "digest": "fnv1a64:0"}}) + "\n")
+    for size, p in ((1024, 10.0), (65536, 20.0), (1048576, 90.0)):
+        bw = size / (p * 1e3)
+        f.write(json.dumps({"type": "result", "run_id": "rb", "backend": "mpi", "variant": "", "spec": "mpi",
+                            "dtype": "float", "op": "sum", "placement": "out", "size": size, "count": size // 4,
+                            "ranks": 4, "nodes": 1, "iters": 10, "samples_n": 10, "checked": True, "wrong": 0,
+                            "time_us": {"min": p / 2, "p10": p * 0.7, "p50": p, "p90": p * 1.6, "p99": p * 2, "max": p * 2,
+                                        "mean": p, "stddev": 1.0},
+                            "algbw_gbs": bw, "busbw_gbs": bw * 1.5, "busbw_p50_gbs": bw * 1.5, "samples_us": [p] * 10}) + "\n")
+PY
+"$PLOT" "$TMP/band.jsonl" -o "$TMP/band" --format svg --arbench "$ARBENCH" >/dev/null 2>"$TMP/berr" || { cat "$TMP/berr"; fail "band plot exited $?"; }
+eq "latency chart has the p10-p90 band" 1 "$(grep -c '<g id="PolyCollection_1"' "$TMP/band/latency_float_4r_out.svg" 2>/dev/null || echo 0)"
+eq "busbw chart has the link bound from the topology" 1 \
+  "$(grep -c '<!-- link bound 26.0 GB/s (topology bottleneck_gbs) -->' "$TMP/band/busbw_float_4r_out.svg" 2>/dev/null || echo 0)"
+bad "no -o" "-o DIR is required" "$PLOT" "$FIX/tune.jsonl"
+bad "missing file" "cannot read results file '$TMP/none.jsonl'" "$PLOT" "$TMP/none.jsonl" -o "$TMP/x"
 printf '{"type":"run","run_id":"r"}\nnot json\n{"type":"run"}\n' >"$TMP/mid.jsonl"
-bad "malformed middle line" "$PLOT" "$TMP/mid.jsonl" -o "$TMP/x"
-bad "bad format" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --format gif
-bad "unknown option" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --frobnicate
-bad "absent dtype" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --dtype half
+bad "malformed middle line" "mid.jsonl:2: not an arbench results record" "$PLOT" "$TMP/mid.jsonl" -o "$TMP/x"
+bad "bad format" "bad --format 'gif'" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --format gif
+bad "unknown option" "unrecognized arguments: --frobnicate" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --frobnicate
+bad "absent dtype" "--dtype half: not in the results (present: bfloat16)" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --dtype half
 finish

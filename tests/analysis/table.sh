@@ -51,21 +51,21 @@ if command -v mpirun >/dev/null; then
   eq "real: 10 sizes, each with a best" 10 "$(grep -c '^| [0-9].*\*\*' "$TMP/real.md")"
   eq "real: torn line warned once" 1 "$(grep -c 'ignoring truncated last line' "$TMP/real.err")"
 fi
-bad "no files" "$ARBENCH" table
-bad "unknown option" "$ARBENCH" table --frobnicate "$T"
-bad "bad dtype" "$ARBENCH" table --dtype float16 "$T"
-bad "bad backend" "$ARBENCH" table --backend ncll "$T"
-bad "bad ranks" "$ARBENCH" table --ranks two "$T"
-bad "bad placement" "$ARBENCH" table --placement both "$T"
-bad "bad point" "$ARBENCH" table --point NCCL_ALGO "$T"
-bad "absent point" "$ARBENCH" table --point NCCL_ALGO=Ring "$T"
-bad "bad format" "$ARBENCH" table --format html "$T"
-bad "missing file" "$ARBENCH" table "$TMP/none.jsonl"
+bad "no files" "no results files given" "$ARBENCH" table
+bad "unknown option" "unknown option '--frobnicate'" "$ARBENCH" table --frobnicate "$T"
+bad "bad dtype" "--dtype float16: no such dtype in the results" "$ARBENCH" table --dtype float16 "$T"
+bad "bad backend" "--backend ncll: no such backend in the results" "$ARBENCH" table --backend ncll "$T"
+bad "bad ranks" "bad --ranks value 'two'" "$ARBENCH" table --ranks two "$T"
+bad "bad placement" "bad --placement value 'both' (expected out or in)" "$ARBENCH" table --placement both "$T"
+bad "bad point" "bad --point value 'NCCL_ALGO' (expected NAME=VALUE)" "$ARBENCH" table --point NCCL_ALGO "$T"
+bad "absent point" "--point NCCL_ALGO=Ring: no result has that sweep point value" "$ARBENCH" table --point NCCL_ALGO=Ring "$T"
+bad "bad format" "bad --format 'html' (expected markdown or csv)" "$ARBENCH" table --format html "$T"
+bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$ARBENCH" table "$TMP/none.jsonl"
 printf '{"type":"run","run_id":"r"}\nnot json\n{"type":"run","run_id":"s"}\n' >"$TMP/mid.jsonl"
-bad "malformed middle line" "$ARBENCH" table "$TMP/mid.jsonl"
+bad "malformed middle line" "mid.jsonl:2: not a JSON object" "$ARBENCH" table "$TMP/mid.jsonl"
 eq "message names file and line" 1 "$(grep -c "mid.jsonl:2:" "$TMP/bad.err")"
 printf '{"type":"result","backend":"mpi","dtype":"float","time_us":{}}\n' >"$TMP/nosize.jsonl"
-bad "result without size" "$ARBENCH" table "$TMP/nosize.jsonl"
+bad "result without size" "nosize.jsonl:1: result record has no \"size\"" "$ARBENCH" table "$TMP/nosize.jsonl"
 # Sweep reader rule: a record carrying a point counts only when a done point record lists its run_id.
 cat >"$TMP/sweep.jsonl" <<'J'
 {"type":"result","run_id":"aaaa","backend":"mpi","variant":"","spec":"mpi","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"time_us":{"p50":3.0},"point":{"np":2,"X":"1"}}

@@ -38,9 +38,9 @@ eq "nccl-only report" "| 1K .. 16K | nccl:algo=Tree,proto=LL,ctas=2 | 10.00 .. 1
 # Results with no NCCL at all: the CSV says so instead of inventing lines.
 "$ARBENCH" tune "$T" --backend mpi,shm-oneshot --tuner-csv "$TMP/none.conf" >/dev/null 2>&1 || fail "mpi-only tune exited $?"
 eq "no nccl: no CSV lines" 0 "$(grep -vc '^#' "$TMP/none.conf")"
-bad "no files" "$ARBENCH" tune
-bad "unknown option" "$ARBENCH" tune --bogus "$T"
-bad "bad ranks" "$ARBENCH" tune --ranks 0 "$T"
-bad "absent ranks" "$ARBENCH" tune --ranks 3 "$T"
-bad "unwritable output" "$ARBENCH" tune --tuner-csv /nonexistent/dir/x.conf "$T"
+bad "no files" "no results files given" "$ARBENCH" tune
+bad "unknown option" "unknown option '--bogus'" "$ARBENCH" tune --bogus "$T"
+bad "bad ranks" "bad --ranks value '0' (expected a positive integer)" "$ARBENCH" tune --ranks 0 "$T"
+bad "absent ranks" "--ranks 3: no results with that many ranks (present: 8, 4)" "$ARBENCH" tune --ranks 3 "$T"
+bad "unwritable output" "cannot write '/nonexistent/dir/x.conf'" "$ARBENCH" tune --tuner-csv /nonexistent/dir/x.conf "$T"
 finish

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """check_table.py TABLE RESULTS NP NSIZES NDTYPES NPLACEMENTS — the printed table and the JSON Lines
 results of one `arbench run` agree: same rows, times, bandwidths, #wrong 0, checked, counts exact."""
+import ctypes
 import json
 import sys
 
 table, results, np_, nsizes, ndtypes, nplace = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:7])
 recs = [json.loads(l) for l in open(results)]
+# The last-level cache as the engine reads it: glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) (= 194), called
+# directly since not every Python build names it.
+l3 = ctypes.CDLL(None).sysconf(194)
+CACHE = max(l3, 32 << 20)
 runs = [r for r in recs if r["type"] == "run"]
 res = [r for r in recs if r["type"] == "result"]
 assert len(runs) == 1, f"{len(runs)} run records"
@@ -23,7 +28,26 @@ for r in res:
     t = r["time_us"]
     assert t["min"] <= t["p10"] <= t["p50"] <= t["p90"] <= t["p99"] <= t["max"], t
     assert len(r["samples_us"]) == r["samples_n"] == r["iters"], r
-    assert abs(min(r["samples_us"]) - t["min"]) < 1e-6 and abs(max(r["samples_us"]) - t["max"]) < 1e-6
+    # Every statistic recomputed from the samples (all kept: n <= --max-samples): percentiles by linear
+    # interpolation at q*(n-1), stddev with n-1 (records keep 10 significant digits: compare relatively).
+    s = sorted(r["samples_us"])
+    n = len(s)
+    def pct(q):
+        pos = q * (n - 1)
+        lo = int(pos)
+        return s[lo] if lo + 1 >= n else s[lo] + (s[lo + 1] - s[lo]) * (pos - lo)
+    mean = sum(s) / n
+    sd = (sum((x - mean) ** 2 for x in s) / (n - 1)) ** 0.5 if n > 1 else 0.0
+    want = {"min": s[0], "p10": pct(0.1), "p50": pct(0.5), "p90": pct(0.9), "p99": pct(0.99), "max": s[-1],
+            "mean": mean, "stddev": sd}
+    for k, v in want.items():
+        assert k in t and abs(t[k] - v) <= 1e-7 * max(s[-1], 1e-3), (k, t.get(k), v, r["size"])
+    # Buffer sets: as many as outgrow twice the last-level cache (32 MiB at least), within the pool
+    # (twice the largest message or twice the cache) and at most 4096.
+    stride = -(-max(r["size"], 1) // 256) * 256
+    setsz = stride if r["placement"] == "in" else 2 * stride
+    pool = max(2 * -(-max(x["size"] for x in res) // 256) * 256, 2 * CACHE)
+    assert r["nsets"] == max(1, min(-(-2 * CACHE // setsz), pool // setsz, 4096)), (r["nsets"], r["size"], CACHE)
     bf = 2 * (np_ - 1) / np_
     # records keep 10 significant digits: compare relatively
     assert abs(r["busbw_gbs"] - r["algbw_gbs"] * bf) <= 1e-8 * max(r["busbw_gbs"], 1e-12), r

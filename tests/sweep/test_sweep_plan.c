@@ -1,9 +1,6 @@
 /* test_sweep_plan.c — unit tests of `arbench sweep` parsing and planning: exact launch argv and env,
  * in-process nccl variants, --exclude, launcher word splitting, shell quoting, and bad input. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "../lib/ar_cmocka.h"
 #include "backend.h"
 #include "sweep/plan.h"
 #include <stdlib.h>
@@ -99,7 +96,7 @@ static void test_env_replaced_and_root(void **st) {
 
 static void test_nccl_in_process(void **st) {
   (void)st;
-  if (!ar_backend_find("nccl")) skip();
+  if (!ar_backend_find("nccl")) AR_SKIP("nccl not compiled in");
   struct ar_sweep_cfg c;
   struct ar_plan p;
   char err[AR_ERRLEN] = "";
@@ -233,7 +230,7 @@ static void test_bad_input(void **st) {
 
 static void test_bad_nccl_input(void **st) {
   (void)st;
-  if (!ar_backend_find("nccl")) skip();
+  if (!ar_backend_find("nccl")) AR_SKIP("nccl not compiled in");
   struct ar_sweep_cfg c;
   struct ar_plan p = {0};
   char err[AR_ERRLEN] = "";
@@ -277,5 +274,5 @@ int main(void) {
     cmocka_unit_test(test_bad_nccl_input),
     cmocka_unit_test(test_point_too_long),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

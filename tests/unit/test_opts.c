@@ -176,8 +176,50 @@ static void test_hash(void **st) {
   }
 }
 
+/* Every run option that changes what is measured changes the hash ranks compare (one at a time). */
+static void test_hash_every_option(void **st) {
+  (void)st;
+  static const char *const extra[] = {
+    "-o max", "-o prod", "-c 0", "-c 3", "-w 3", "-n 7", "-G 2", "-T 9", "--inplace both", "--inplace yes",
+    "-d half", "-d float,half", "--backend shm-oneshot", "--max-samples 5", "--no-bind", "--islands 2",
+    "--xml t.xml", "--point {\"a\":1}",
+  };
+  struct ar_opts a, b;
+  char err[512];
+  assert_int_equal(parse(&a, "-b 8 -e 1K", err, sizeof err), 0);
+  for (size_t i = 0; i < sizeof extra / sizeof *extra; i++) {
+    char line[128];
+    snprintf(line, sizeof line, "-b 8 -e 1K %s", extra[i]);
+    assert_int_equal(parse(&b, line, err, sizeof err), 0);
+    if (ar_opts_hash(&a) == ar_opts_hash(&b)) fail_msg("'%s' does not change the options hash", extra[i]);
+  }
+  /* the same sizes given as counts are other messages */
+  assert_int_equal(parse(&a, "--sizes 8,16", err, sizeof err), 0);
+  assert_int_equal(parse(&b, "--counts 8,16", err, sizeof err), 0);
+  assert_true(ar_opts_hash(&a) != ar_opts_hash(&b));
+}
+
+/* -i adds a fixed step: sizes from -b up to -e inclusive. */
+static void test_step_bytes(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  assert_int_equal(parse(&o, "-b 8 -e 64 -i 8", err, sizeof err), 0);
+  assert_int_equal(o.nsizes, 8);
+  for (int i = 0; i < 8; i++) assert_int_equal(o.sizes[i], 8 * (i + 1));
+  assert_int_equal(parse(&o, "-b 8 -e 64 -i 24", err, sizeof err), 0);
+  assert_int_equal(o.nsizes, 3);
+  assert_int_equal(o.sizes[0], 8);
+  assert_int_equal(o.sizes[1], 32);
+  assert_int_equal(o.sizes[2], 56);
+  assert_int_equal(parse(&o, "-b 1K -e 4K -i 1K", err, sizeof err), 0);
+  assert_int_equal(o.nsizes, 4);
+  assert_int_equal(o.sizes[3], 4096);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_hash_every_option), cmocka_unit_test(test_step_bytes),
     cmocka_unit_test(test_size_parse_good), cmocka_unit_test(test_size_parse_bad),
     cmocka_unit_test(test_size_format),     cmocka_unit_test(test_series),
     cmocka_unit_test(test_opts_good),       cmocka_unit_test(test_opts_variants),

@@ -46,6 +46,10 @@ static void test_bandwidth(void **st) {
   /* 1 MiB in 100 us = 10.48576 GB/s (1e9 bytes per GB, as nccl-tests) */
   assert_float_equal(ar_algbw_gbs(1048576, 100), 10.48576, 1e-12);
   assert_float_equal(ar_algbw_gbs(1048576, 100) * ar_busbw_factor(8), 18.35008, 1e-9);
+  /* efficiency = busbw / narrowest link: 18.35008 GB/s over a Gen4 x16 link of 26.25 GB/s */
+  assert_float_equal(ar_efficiency(18.35008, 26.25), 0.699050667, 1e-9);
+  assert_float_equal(ar_efficiency(52.5, 52.5), 1.0, 0);
+  assert_float_equal(ar_efficiency(10, 0), 0.0, 0); /* link unknown: no efficiency */
 }
 
 int main(void) {

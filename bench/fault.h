@@ -1,0 +1,53 @@
+/* fault.h — planted faults that prove the engine's checks and timing work: corrupt chosen output
+ * elements of chosen ranks (ARBENCH_INJECT_FAULT), or make one rank slow (ARBENCH_INJECT_DELAY). */
+#ifndef AR_FAULT_H
+#define AR_FAULT_H
+
+#include "backend.h"
+#include "platform.h"
+
+#define AR_FAULT_MAX 16
+
+struct ar_fault {
+  int n;                       /* corrupted (rank, element) pairs */
+  int rank[AR_FAULT_MAX];
+  long long pos[AR_FAULT_MAX]; /* element index; -1 = the last element, -2 = the middle one */
+  int unwritten_rank;          /* rank whose checked calls leave the output unwritten; -1 = none */
+  int delay_rank;              /* rank that sleeps in even timed iterations; -1 = none */
+  double delay_ms;
+};
+
+/* Parse ARBENCH_INJECT_FAULT (R[:POS][,R[:POS]...], POS an element index, 'first', 'mid' or 'last';
+ * an index past the end means the last element; or R:unwritten: rank R's backend writes its checked
+ * calls' results elsewhere, as a backend that forgets its output would) and ARBENCH_INJECT_DELAY (R:MS). Either may be NULL
+ * or empty. 0, or -AR_EINVAL with one line in err naming the bad value. */
+int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, int nranks, char *err,
+                   size_t len);
+
+/* Overwrite this rank's chosen elements of a checked call's output with the poison value. */
+int ar_fault_corrupt(const struct ar_fault *f, const struct ar_platform *p, void *out, size_t count,
+                     enum ar_dtype dt, enum ar_op op, int rank, int nranks);
+
+/* A backend around the real one: sleeps ms after the call in even timed iterations (after warmup
+ * calls), so the slow rank's time is long in those iterations, the others' in the next ones; or
+ * (scratch set) sends the result to scratch and leaves the output as it was. */
+struct ar_fault_slow {
+  struct ar_backend ops;
+  const struct ar_backend *be;
+  void *state;
+  int calls, warmup;
+  double ms;
+  void *scratch;
+};
+
+/* On the delayed rank with a host-timed loop: point loop->be/state at the slow wrapper. */
+void ar_fault_wrap(const struct ar_fault *f, int rank, const struct ar_platform *p, struct ar_loop *loop,
+                   struct ar_fault_slow *w);
+
+/* On the unwritten rank with host buffers: be and state become the wrapper (scratch of max_bytes);
+ * ar_fault_unwrap frees it. 0, or -AR_ERUNTIME when out of memory. */
+int ar_fault_wrap_checked(const struct ar_fault *f, int rank, const struct ar_platform *p, size_t max_bytes,
+                          const struct ar_backend **be, void **state, struct ar_fault_slow *w);
+void ar_fault_unwrap(struct ar_fault_slow *w);
+
+#endif

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# mutants.sh — the project's mutation check: plants each bug listed in tests/mutants/*.tsv, one at a
+# time, in a scratch copy of the tree, rebuilds incrementally, runs the tests named to catch it.
+set -euo pipefail
+usage() {
+  cat <<'EOF'
+usage: scripts/mutants.sh [--only ID[,ID...]] [--file TSV] [--scratch DIR] [--no-baseline] [--list]
+Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, TAB-separated,
+  id  file  search  replace  tests
+(# starts a comment; search and replace may use \t \n \\; search must occur exactly once in file;
+tests: comma-separated meson test names, at least one of which must fail on the mutant).
+The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
+one build directory kept there between runs, so each mutant is an incremental build. First the named
+tests run once on the unmutated copy (--no-baseline skips that); then per mutant: apply, ninja, run
+its tests, record caught or survived, revert. Ends with 'N caught, N survived'; exit status 1 when
+any mutant survived or could not be applied or built, 2 on bad usage or a bad entry.
+  --only ID[,ID...]  run only these entries
+  --file TSV         read only this list (a path)
+  --scratch DIR      scratch directory (default: $TMPDIR or /tmp, arbench-mutants.UID/NAME-HASH)
+  --no-baseline      do not run the tests on the unmutated copy first
+  --list             print the entries and exit
+EOF
+}
+die() { echo "mutants.sh: $*" >&2; exit 2; }
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ONLY="" FILE="" SCRATCH="" BASELINE=1 LIST=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --only) [ $# -ge 2 ] || die "--only needs an id"; ONLY=$2; shift 2 ;;
+    --file) [ $# -ge 2 ] || die "--file needs a path"; FILE=$2; shift 2 ;;
+    --scratch) [ $# -ge 2 ] || die "--scratch needs a directory"; SCRATCH=$2; shift 2 ;;
+    --no-baseline) BASELINE=0; shift ;;
+    --list) LIST=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown argument '$1' (allowed: --only ID, --file TSV, --scratch DIR, --no-baseline, --list)" ;;
+  esac
+done
+if [ -n "$FILE" ]; then
+  [ -f "$FILE" ] || die "--file '$FILE': no such file"
+  LISTS=("$(cd "$(dirname "$FILE")" && pwd)/$(basename "$FILE")")
+else
+  shopt -s nullglob
+  LISTS=("$ROOT"/tests/mutants/*.tsv)
+  [ ${#LISTS[@]} -gt 0 ] || die "no tests/mutants/*.tsv in $ROOT"
+fi
+[ -n "$SCRATCH" ] || SCRATCH="${TMPDIR:-/tmp}/arbench-mutants.$(id -u)/$(basename "$ROOT")-$(printf %s "$ROOT" | cksum | cut -d' ' -f1)"
+mkdir -p "$SCRATCH"
+SCRATCH=$(cd "$SCRATCH" && pwd)
+TREE=$SCRATCH/tree
+HELPER=$SCRATCH/mutants_helper.py
+
+# The parts that need exact string handling are Python: parsing the lists, syncing the copy, applying.
+cat >"$HELPER" <<'PY'
+import os, sys
+
+def unescape(s):
+    out, i = [], 0
+    while i < len(s):
+        if s[i] == "\\" and i + 1 < len(s) and s[i + 1] in "tn\\":
+            out.append({"t": "\t", "n": "\n", "\\": "\\"}[s[i + 1]])
+            i += 2
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+def entries(lists, root, only):
+    """Yield (id, file, search, replace, tests, where); exit 2 on a malformed line or duplicate id."""
+    seen, rows = {}, []
+    for path in lists:
+        for n, line in enumerate(open(path, encoding="utf-8"), 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            f = line.split("\t")
+            shown = os.path.relpath(path, root) if os.path.abspath(path).startswith(root + os.sep) else path
+            where = "%s:%d" % (shown, n)
+            if len(f) != 5 or not all(f[i] for i in (0, 1, 2, 4)):
+                sys.exit("mutants.sh: %s: expected 5 TAB-separated fields id, file, search, replace, tests "
+                         "(only replace may be empty), got %d" % (where, len(f)))
+            if f[0] in seen:
+                sys.exit("mutants.sh: %s: id '%s' already used at %s" % (where, f[0], seen[f[0]]))
+            seen[f[0]] = where
+            rows.append((f[0], f[1], f[2], f[3], f[4], where))
+    if only:
+        want = only.split(",")
+        missing = [w for w in want if w not in seen]
+        if missing:
+            sys.exit("mutants.sh: --only: no entry named %s (known: %s)" % (", ".join(missing), ", ".join(seen)))
+        rows = [r for r in rows if r[0] in want]
+    return rows
+
+def cmd_list(lists, root, only):
+    for r in entries(lists, root, only):
+        print("\t".join(r[:2] + (r[4], r[5])))
+
+def cmd_sync(root, tree, names):
+    """Make tree hold exactly the listed files of root; rewrite only what differs (fresh mtime)."""
+    keep = set()
+    for rel in open(names, "rb").read().split(b"\0"):
+        if not rel:
+            continue
+        rel = rel.decode()
+        src, dst = os.path.join(root, rel), os.path.join(tree, rel)
+        if os.path.islink(src):
+            keep.add(rel)
+            target = os.readlink(src)
+            if not (os.path.islink(dst) and os.readlink(dst) == target):
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                if os.path.lexists(dst):
+                    os.remove(dst)
+                os.symlink(target, dst)
+            continue
+        if not os.path.isfile(src):
+            continue
+        keep.add(rel)
+        data = open(src, "rb").read()
+        if os.path.isfile(dst) and open(dst, "rb").read() == data:
+            continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        open(dst, "wb").write(data)
+        os.chmod(dst, os.stat(src).st_mode & 0o777)
+    for d, subdirs, files in os.walk(tree):
+        rel_d = os.path.relpath(d, tree)
+        if rel_d == ".":
+            subdirs[:] = [s for s in subdirs if s != "build"]
+        for fn in files:
+            rel = os.path.normpath(os.path.join(rel_d, fn))
+            if rel not in keep:
+                os.remove(os.path.join(d, fn))
+
+def cmd_apply(lists, root, tree, ident, backup):
+    r = [e for e in entries(lists, root, ident) if e[0] == ident][0]
+    path = os.path.join(tree, r[1])
+    if not os.path.isfile(path):
+        sys.exit("mutants.sh: %s: %s: file '%s' does not exist" % (r[5], ident, r[1]))
+    text = open(path, encoding="utf-8").read()
+    search, replace = unescape(r[2]), unescape(r[3])
+    n = text.count(search)
+    if n != 1:
+        sys.exit("mutants.sh: %s: %s: search string occurs %d times in %s (must be exactly once): %r"
+                 % (r[5], ident, n, r[1], search))
+    open(backup, "w", encoding="utf-8").write(path + "\n")
+    open(backup + ".orig", "w", encoding="utf-8").write(text)
+    open(path, "w", encoding="utf-8").write(text.replace(search, replace))
+
+def cmd_revert(backup):
+    if not os.path.exists(backup):
+        return
+    path = open(backup, encoding="utf-8").read().rstrip("\n")
+    open(path, "w", encoding="utf-8").write(open(backup + ".orig", encoding="utf-8").read())
+    os.remove(backup + ".orig")
+    os.remove(backup)
+
+cmd = sys.argv[1]
+if cmd == "list":
+    cmd_list(sys.argv[4:], sys.argv[2], sys.argv[3])
+elif cmd == "sync":
+    cmd_sync(sys.argv[2], sys.argv[3], sys.argv[4])
+elif cmd == "apply":
+    cmd_apply(sys.argv[6:], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+elif cmd == "revert":
+    cmd_revert(sys.argv[2])
+PY
+PY=${PYTHON:-python3}
+ENTRIES=$("$PY" "$HELPER" list "$ROOT" "$ONLY" "${LISTS[@]}") || exit 2
+[ -n "$ENTRIES" ] || die "no entries in ${LISTS[*]}"
+if [ "$LIST" = 1 ]; then printf '%s\n' "$ENTRIES"; exit 0; fi
+
+BACKUP=$SCRATCH/applied
+"$PY" "$HELPER" revert "$BACKUP" # a run that was killed mid-mutant left its file changed
+trap '"$PY" "$HELPER" revert "$BACKUP"' EXIT
+
+echo "mutants: scratch copy of $ROOT in $TREE"
+mkdir -p "$TREE" "$SCRATCH/logs"
+git -C "$ROOT" ls-files -z -co --exclude-standard >"$SCRATCH/files"
+"$PY" "$HELPER" sync "$ROOT" "$TREE" "$SCRATCH/files"
+# The tests find ../shared next to the source tree (real topologies): point the copy at the same one.
+[ -e "$ROOT/../shared" ] && [ ! -e "$SCRATCH/shared" ] && ln -s "$(cd "$ROOT/../shared" && pwd)" "$SCRATCH/shared"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ ! -f "$TREE/build/build.ninja" ]; then
+  (cd "$TREE" && meson setup build >"$SCRATCH/logs/setup.log" 2>&1) || { cat "$SCRATCH/logs/setup.log"; die "meson setup failed in $TREE"; }
+fi
+ninja -C "$TREE/build" >"$SCRATCH/logs/build.log" 2>&1 || { tail -30 "$SCRATCH/logs/build.log"; die "the unmutated copy does not build"; }
+
+KNOWN=$(meson test -C "$TREE/build" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p')
+ALL_TESTS=()
+while IFS=$'\t' read -r id file tests where; do
+  IFS=, read -ra ts <<<"$tests"
+  for t in "${ts[@]}"; do
+    grep -qxF "$t" <<<"$KNOWN" || die "$where: $id: no meson test named '$t' (see meson test -C build --list)"
+    [[ " ${ALL_TESTS[*]} " == *" $t "* ]] || ALL_TESTS+=("$t")
+  done
+done <<<"$ENTRIES"
+
+if [ "$BASELINE" = 1 ]; then
+  echo "mutants: baseline: ${ALL_TESTS[*]}"
+  meson test -C "$TREE/build" --no-rebuild --print-errorlogs "${ALL_TESTS[@]}" >"$SCRATCH/logs/baseline.log" 2>&1 \
+    || { grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' "$SCRATCH/logs/baseline.log" || true
+         die "the named tests fail on the unmutated copy (log: $SCRATCH/logs/baseline.log)"; }
+fi
+
+caught=0 survived=0 broken=0
+SURVIVORS=()
+while IFS=$'\t' read -r id file tests where; do
+  log=$SCRATCH/logs/$id.log
+  "$PY" "$HELPER" apply "$ROOT" "$TREE" "$id" "$BACKUP" "${LISTS[@]}" 2>"$log" </dev/null || {
+    cat "$log" >&2; broken=$((broken + 1)); SURVIVORS+=("$id (not applied)"); continue; }
+  t0=$SECONDS
+  if ! ninja -C "$TREE/build" >>"$log" 2>&1 </dev/null; then
+    verdict="BROKEN (does not build; see $log)"; broken=$((broken + 1)); SURVIVORS+=("$id (does not build)")
+  else
+    IFS=, read -ra ts <<<"$tests"
+    if meson test -C "$TREE/build" --no-rebuild --print-errorlogs "${ts[@]}" >>"$log" 2>&1 </dev/null; then
+      verdict="SURVIVED ($tests all passed; log: $log)"; survived=$((survived + 1)); SURVIVORS+=("$id")
+    else
+      failed=$(sed -nE 's@^ *[0-9]+/[0-9]+ [^ ]+ / ([^ ]+) +(FAIL|TIMEOUT|ERROR) .*@\1@p' "$log" | sort -u | paste -sd, || true)
+      verdict="caught by ${failed:-$tests}"; caught=$((caught + 1))
+      ! grep -Eq '^ *[0-9]+/[0-9]+ .* TIMEOUT ' "$log" || verdict="$verdict (timed out: check $log)"
+    fi
+  fi
+  "$PY" "$HELPER" revert "$BACKUP" </dev/null
+  printf '%-32s %-44s %4ss  %s\n' "$id" "$file" $((SECONDS - t0)) "$verdict"
+done <<<"$ENTRIES"
+ninja -C "$TREE/build" >/dev/null 2>&1 || true # leave the copy built unmutated for the next run
+[ ${#SURVIVORS[@]} -eq 0 ] || echo "not caught: ${SURVIVORS[*]}"
+echo "$caught caught, $survived survived$([ "$broken" = 0 ] || echo ", $broken not applied or not built")"
+[ "$survived" = 0 ] && [ "$broken" = 0 ]

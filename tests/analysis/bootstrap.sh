@@ -1,0 +1,66 @@
+#!/bin/bash
+# bootstrap.sh — `arbench compare` on samples that vary: the ratio of medians is exact, the 95% interval
+# agrees with an independent bootstrap computed here (2.5 and 97.5 percentiles), excludes 1 when B is
+# clearly faster and includes it when the two sides overlap; the verdicts follow.
+. "$(dirname "$0")/common.sh"
+PY=${PYTHON:-python3}
+"$PY" - "$TMP" <<'PY'
+import json, os, random, sys
+tmp = sys.argv[1]
+def spread(lo, hi, n=60, seed=0):
+    v = [lo + (hi - lo) * i / (n - 1) for i in range(n)]
+    random.Random(seed).shuffle(v)  # iteration order is not sorted order
+    return v
+sides = {"a": {8: spread(80, 120, seed=1), 64: spread(80, 120, seed=2)},
+         "b": {8: spread(50, 75, seed=3), 64: spread(78, 124, seed=4)}}
+for side, by_size in sides.items():
+    with open(os.path.join(tmp, side + ".jsonl"), "w") as f:
+        f.write(json.dumps({"type": "run", "run_id": "run" + side, "schema": 1, "ranks": 2, "nodes": 1,
+                            "stack": {"name": "stack-" + side}, "topology": None}) + "\n")
+        for size, s in by_size.items():
+            srt = sorted(s)
+            t = {"min": srt[0], "p10": srt[6], "p50": (srt[29] + srt[30]) / 2, "p90": srt[53], "p99": srt[-1],
+                 "max": srt[-1], "mean": sum(s) / len(s), "stddev": 1.0}
+            f.write(json.dumps({"type": "result", "run_id": "run" + side, "backend": "mpi", "variant": "", "spec": "mpi",
+                                "dtype": "float", "op": "sum", "placement": "out", "size": size, "count": size // 4,
+                                "ranks": 2, "nodes": 1, "iters": len(s), "warmup": 0, "graph": 0, "samples_n": len(s),
+                                "checked": True, "wrong": 0, "time_us": t, "algbw_gbs": 1.0, "busbw_gbs": 1.0,
+                                "samples_us": s}) + "\n")
+PY
+"$ARBENCH" compare --format json "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/c.json" 2>"$TMP/c.err" || fail "compare exited $?"
+"$PY" - "$TMP" "$TMP/c.json" <<'PY' >"$TMP/check" 2>&1 || fail "bootstrap interval: $(cat "$TMP/check")"
+import json, os, random, sys
+tmp, out = sys.argv[1], json.load(open(sys.argv[2]))
+def samples(side, size):
+    for l in open(os.path.join(tmp, side + ".jsonl")):
+        r = json.loads(l)
+        if r["type"] == "result" and r["size"] == size:
+            return r["samples_us"]
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+def pct(v, q):  # linear interpolation at q*(n-1), as numpy
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    return v[lo] if lo + 1 >= len(v) else v[lo] + (v[lo + 1] - v[lo]) * (pos - lo)
+rng = random.Random(12345)
+want_verdict = {8: "faster", 64: "same"}
+for size in (8, 64):
+    a, b = samples("a", size), samples("b", size)
+    ratios = sorted(median(rng.choices(b, k=len(b))) / median(rng.choices(a, k=len(a))) for _ in range(20000))
+    lo, hi = pct(ratios, 0.025), pct(ratios, 0.975)
+    m = [x for x in out["matches"] if x["size"] == size]
+    assert len(m) == 1, m
+    m = m[0]
+    tol = 0.15 * (hi - lo)  # resampling noise of 2000 and 20000 resamples is far below this
+    print("size %d: ratio %.6f, arbench [%.4f, %.4f], independent [%.4f, %.4f], tolerance %.4f"
+          % (size, m["ratio"], m["lo"], m["hi"], lo, hi, tol))
+    assert abs(m["ratio"] - median(b) / median(a)) < 1e-9, (m["ratio"], median(b) / median(a))
+    assert abs(m["lo"] - lo) <= tol and abs(m["hi"] - hi) <= tol, (m["lo"], m["hi"], lo, hi)
+    assert m["verdict"] == want_verdict[size], m["verdict"]
+    assert (m["hi"] < 1) if size == 8 else (m["lo"] < 1 < m["hi"]), m
+PY
+cat "$TMP/check"
+eq "interval checks" 0 "$(grep -c Error "$TMP/check")"
+finish

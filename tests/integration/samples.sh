@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# samples.sh — what a result record says about its samples, on a quick run: every statistic recomputed
+# from the samples, the buffer-set count (check_table.py), and --max-samples capping the samples kept.
+source "$(dirname "$0")/../lib/common.sh"
+J=$TMP/r.jsonl
+ar_mpirun 2 run --backend mpi --counts 7,4097 -d float,half --inplace both -n 12 -w 1 -J "$J" >"$TMP/t" \
+  || { cat "$TMP/t"; fail "run failed"; }
+"$PY" "$ARBENCH_SRC/tests/integration/check_table.py" "$TMP/t" "$J" 2 2 2 2 || fail "records disagree"
+# --max-samples caps the samples kept (evenly spaced), not the iterations the statistics cover.
+J=$TMP/cap.jsonl
+ar_mpirun 2 run --backend mpi --counts 7 -n 40 -w 0 --max-samples 8 -J "$J" >/dev/null || fail "--max-samples run failed"
+"$PY" - "$J" <<'PY' || fail "--max-samples 8 not applied"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if '"result"' in l][0]
+assert r["samples_n"] == 40 and len(r["samples_us"]) == 8, (r["samples_n"], len(r["samples_us"]))
+PY
+echo "samples: ok"
