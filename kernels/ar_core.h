@@ -191,15 +191,20 @@ AR_CORE_FN int ar_island_owner(const struct ar_islands *is, size_t count, size_t
  * g+2 once it has seen every reader of slot s post a flag of generation g+1. */
 struct ar_core_layout {
   size_t chunk_bytes;
+  int nsets;                                 /* flag sets at the region's start (GPU: one per block) */
   size_t in_off[2], part_off[2], res_off[2]; /* byte offsets from the region base; 0 = unused */
   size_t region_bytes;
 };
 
 AR_CORE_FN size_t ar_core_round(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t chunk_bytes) {
+/* The region: nsets flag sets (AR_CORE_NFLAGS lines each), then two parity slots. The host runs one set;
+ * a GPU call runs its blocks side by side, block b on its own part of each chunk (ar_part over the
+ * blocks) with flag set b, so blocks never wait on each other, only on the same block of their peers. */
+AR_CORE_FN void ar_core_layout_init_sets(struct ar_core_layout *l, int algo, size_t chunk_bytes, int nsets) {
   size_t cb = ar_core_round(chunk_bytes ? chunk_bytes : AR_CORE_ALIGN, AR_CORE_LINE);
-  size_t at = (size_t)AR_CORE_NFLAGS * AR_CORE_LINE;
+  l->nsets = nsets > 0 ? nsets : 1;
+  size_t at = (size_t)l->nsets * AR_CORE_NFLAGS * AR_CORE_LINE;
   l->chunk_bytes = cb;
   for (int s = 0; s < 2; s++) {
     l->in_off[s] = at;
@@ -218,9 +223,16 @@ AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t c
   l->region_bytes = at;
 }
 
-AR_CORE_FN uint32_t *ar_core_flag(void *region, int which) {
-  return (uint32_t *)((char *)region + (size_t)which * AR_CORE_LINE);
+AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t chunk_bytes) {
+  ar_core_layout_init_sets(l, algo, chunk_bytes, 1);
 }
+
+/* Flag `which` of flag set `set` (GPU block `set`). */
+AR_CORE_FN uint32_t *ar_core_flag_of_set(void *region, int set, int which) {
+  return (uint32_t *)((char *)region + ((size_t)set * AR_CORE_NFLAGS + (size_t)which) * AR_CORE_LINE);
+}
+
+AR_CORE_FN uint32_t *ar_core_flag(void *region, int which) { return ar_core_flag_of_set(region, 0, which); }
 
 #include "ar_core_elem.h"
 #include "ar_core_wait.h"

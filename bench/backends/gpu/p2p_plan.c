@@ -125,8 +125,8 @@ int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
       if (i == j || dev[i] == dev[j] || access[i * n + j]) continue;
-      snprintf(why, len, "no P2P between rank %d (GPU %d, %s) and rank %d (GPU %d, %s)", i, dev[i],
-               busid && busid[i] ? busid[i] : "?", j, dev[j], busid && busid[j] ? busid[j] : "?");
+      snprintf(why, len, "no P2P between rank %d (GPU %s) and rank %d (GPU %s)", i,
+               busid && busid[i] ? busid[i] : "?", j, busid && busid[j] ? busid[j] : "?");
       return -AR_EUNAVAIL;
     }
   return 0;

@@ -4,9 +4,9 @@
 #define AR_P2P_PLAN_H
 
 #include "ar.h"
+#include "ar_p2p.h"
 #include <stddef.h>
 
-#define AR_P2P_MAX_BLOCKS 64    /* flag lines are per block: the shared region holds this many sets */
 #define AR_P2P_MIN_THREADS 64
 #define AR_P2P_MAX_THREADS 1024
 #define AR_P2P_VEC 16           /* bytes per vector load/store */
@@ -35,9 +35,10 @@ struct ar_p2p_shape {
 };
 struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, int nranks, int sm_count);
 
-/* Peer access of every pair of ranks: access[i * n + j] = cudaDeviceCanAccessPeer(dev[i], dev[j]) (1 for
- * ranks on one device). 0 when every pair can, else -AR_EUNAVAIL with the first failing pair in why:
- * "no P2P between rank 0 (GPU 0, 0000:01:00.0) and rank 3 (GPU 3, 0000:c1:00.0)". */
+/* Peer access of every pair of ranks: access[i * n + j] = cudaDeviceCanAccessPeer from rank i's GPU to
+ * rank j's; dev[i] identifies rank i's GPU (equal for ranks sharing one, which need no peer access),
+ * busid[i] names it. 0 when every pair can, else -AR_EUNAVAIL with the first failing pair in why:
+ * "no P2P between rank 0 (GPU 0000:01:00.0) and rank 3 (GPU 0000:c1:00.0)". */
 int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
                           size_t len);
 
