@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # device-check.sh — the first thing to run on a GPU box: build arbench for the local GPU, then in a few
 # minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), variants,
-# a bad variant, duplicate GPUs, the watchdog; a summary table at the end. No GPU: 'skipped: no CUDA device'.
+# a bad variant, duplicate GPUs, the watchdog; then the p2p-* kernels (device-check-p2p.sh); a summary
+# table each. No GPU: 'skipped: no CUDA device'.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -102,3 +103,9 @@ for x in recs("graph"):
 print("\ndevice-check: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
 sys.exit(1 if bad else 0)
 PY
+nccl_rc=$?
+echo
+ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-p2p.sh"
+p2p_rc=$?
+[ "$p2p_rc" = 77 ] && echo "(p2p-* skipped)" && p2p_rc=0
+exit $(( nccl_rc != 0 || p2p_rc != 0 ))
