@@ -1,5 +1,5 @@
 /* ar_p2p.cu — the custom allreduce kernels of the p2p-* backends: one-shot pull, two-shot and staged
- * two-shot over peer memory (CUDA IPC), each block running kernels/ar_core.h's protocol on its own part
+ * two-shot and islands over peer memory (CUDA IPC), each block running kernels/ar_core.h's protocol on its own part
  * of every chunk with its own flag set. Generations live in the flags (graph replays need no host),
  * waits are bounded by %globaltimer, fp16/bf16 accumulate in fp32, the reduction order is fixed. */
 #include "ar_core.h"
@@ -200,113 +200,167 @@ __device__ int all_peers(const ar_p2p_args *a, int *peers) {
   return np;
 }
 
+/* Rank q's slot `off` of this block's slot set, for the generation in progress. */
 __device__ __forceinline__ char *slot(const Blk &b, int q, const size_t off[2]) {
-  return b.a->region[q] + off[b.g & 1u];
+  return b.a->region[q] + off[b.g & 1u] + (size_t)b.set * b.a->lay.set_stride;
 }
 
-/* Where rank q's input of this chunk (element `at` of the call, element `rb` of the chunk) is read from:
- * my own input, a peer's input (reg=1) or a peer's staging slot (reg=0). */
-__device__ __forceinline__ const char *input_of(const Blk &b, int q, size_t at, size_t rb) {
+/* Where rank q's input of this piece (element `at` of the call) is read from: my own input, a peer's input
+ * (reg=1) or a peer's staging slot (reg=0, which holds the piece from its start). */
+__device__ __forceinline__ const char *input_of(const Blk &b, int q, size_t at) {
   const ar_p2p_args *a = b.a;
-  if (q == a->rank) return (const char *)a->in + (at + rb) * b.es;
-  if (a->reg) return a->peer_in[q] + (at + rb) * b.es;
-  return slot(b, q, a->lay.in_off) + rb * b.es;
+  if (q == a->rank) return (const char *)a->in + at * b.es;
+  if (a->reg) return a->peer_in[q] + at * b.es;
+  return slot(b, q, a->lay.in_off);
 }
 
-/* One-shot pull on elements [rb, re) of the chunk at element `at`. reg=0: my input goes to my slot first
- * (the slot's parity keeps peers' reads of g-2 safe: I saw their START of g-1). reg=1: peers read my input
- * itself, so I wait for their END before I return (or, in place, before I overwrite it). */
+__device__ __forceinline__ char *out_at(const Blk &b, size_t at) { return (char *)b.a->out + at * b.es; }
+
+/* One-shot pull on the n elements at `at`. reg=0: my input goes to my slot first (the slot's parity keeps
+ * peers' reads of g-2 safe: I saw their START of g-1). reg=1: peers read my input itself, so I wait for
+ * their END before I return (or, in place, before I overwrite it). */
 template <int DT>
-__device__ int oneshot(Blk &b, size_t at, size_t rb, size_t re) {
+__device__ int oneshot(Blk &b, size_t at, size_t n) {
   const ar_p2p_args *a = b.a;
   int peers[AR_CORE_MAX_RANKS], np = all_peers(a, peers);
-  size_t n = re - rb;
-  if (!a->reg) copy(slot(b, a->rank, a->lay.in_off) + rb * b.es, (const char *)a->in + (at + rb) * b.es, n * b.es, a->vec);
+  if (!a->reg) copy(slot(b, a->rank, a->lay.in_off), (const char *)a->in + at * b.es, n * b.es, a->vec);
   post(b, AR_FLAG_START);
   if (!wait_peers(b, AR_FLAG_START, peers, np, AR_P2P_PASS_START)) return 0;
   const char *src[AR_CORE_MAX_RANKS];
-  for (int q = 0; q < a->n; q++) src[q] = input_of(b, q, at, rb);
-  char *out = (char *)a->out + (at + rb) * b.es;
+  for (int q = 0; q < a->n; q++) src[q] = input_of(b, q, at);
   int inplace = a->reg && a->out == a->in;
-  char *tmp = slot(b, a->rank, a->lay.in_off) + rb * b.es; /* reg=1 in place: the result waits here */
-  reduce<DT>(src, a->n, inplace ? tmp : out, NULL, n, a->op, a->op == AR_CORE_AVG ? a->n : 0, a->vec);
+  char *tmp = slot(b, a->rank, a->lay.in_off); /* reg=1 in place: the result waits here */
+  reduce<DT>(src, a->n, inplace ? tmp : out_at(b, at), NULL, n, a->op, a->op == AR_CORE_AVG ? a->n : 0, a->vec);
   if (!a->reg) return 1;
   post(b, AR_FLAG_END);
   if (!wait_peers(b, AR_FLAG_END, peers, np, AR_P2P_PASS_END)) return 0;
-  if (inplace) {
-    __syncthreads();
-    copy(out, tmp, n * b.es, a->vec);
-  }
+  if (inplace) copy(out_at(b, at), tmp, n * b.es, a->vec);
   return 1;
 }
 
 /* All-gather of the two-shot family: every peer's reduced slice from its `res` slot. */
-__device__ int gather(Blk &b, size_t at, size_t rb, size_t n, int staged) {
+__device__ int gather(Blk &b, size_t at, size_t n, int staged) {
   const ar_p2p_args *a = b.a;
   int peers[AR_CORE_MAX_RANKS], np = 0;
   for (int k = 1; k < a->n; k++) peers[np++] = staged ? ar_staged_from(a->n, a->rank, k - 1) : (a->rank + k) % a->n;
   if (!wait_peers(b, AR_FLAG_END, peers, np, AR_P2P_PASS_GATHER)) return 0;
-  char *out = (char *)a->out + (at + rb) * b.es;
   for (int k = 0; k < np; k++) {
     struct ar_span sl = ar_part(n, b.es, a->n, peers[k]);
-    copy(out + sl.begin * b.es, slot(b, peers[k], a->lay.res_off) + (rb + sl.begin) * b.es, (sl.end - sl.begin) * b.es,
+    copy(out_at(b, at + sl.begin), slot(b, peers[k], a->lay.res_off) + sl.begin * b.es, (sl.end - sl.begin) * b.es,
          a->vec);
   }
   return 1;
 }
 
 /* reg=0: copy my input except my own slice (which only I read) into my `in` slot. */
-__device__ void copy_in(Blk &b, size_t at, size_t rb, size_t n, struct ar_span me) {
+__device__ void copy_in(Blk &b, size_t at, size_t n, struct ar_span me) {
   const ar_p2p_args *a = b.a;
-  char *dst = slot(b, a->rank, a->lay.in_off) + rb * b.es;
-  const char *in = (const char *)a->in + (at + rb) * b.es;
+  char *dst = slot(b, a->rank, a->lay.in_off);
+  const char *in = (const char *)a->in + at * b.es;
   copy(dst, in, me.begin * b.es, a->vec);
   copy(dst + me.end * b.es, in + me.end * b.es, (n - me.end) * b.es, a->vec);
 }
 
 /* Two-shot: reduce-scatter (I reduce my slice from every rank, in rank order), then all-gather. */
 template <int DT>
-__device__ int twoshot(Blk &b, size_t at, size_t rb, size_t re) {
+__device__ int twoshot(Blk &b, size_t at, size_t n) {
   const ar_p2p_args *a = b.a;
-  size_t n = re - rb;
   struct ar_span me = ar_part(n, b.es, a->n, a->rank);
-  if (!a->reg) copy_in(b, at, rb, n, me);
+  if (!a->reg) copy_in(b, at, n, me);
   post(b, AR_FLAG_START);
   int peers[AR_CORE_MAX_RANKS], np = all_peers(a, peers);
   if (!wait_peers(b, AR_FLAG_START, peers, np, AR_P2P_PASS_START)) return 0;
   const char *src[AR_CORE_MAX_RANKS];
-  for (int q = 0; q < a->n; q++) src[q] = input_of(b, q, at, rb) + me.begin * b.es;
-  char *out = (char *)a->out + (at + rb + me.begin) * b.es, *res = slot(b, a->rank, a->lay.res_off) + (rb + me.begin) * b.es;
-  reduce<DT>(src, a->n, out, res, me.end - me.begin, a->op, a->op == AR_CORE_AVG ? a->n : 0, a->vec);
+  for (int q = 0; q < a->n; q++) src[q] = input_of(b, q, at) + me.begin * b.es;
+  reduce<DT>(src, a->n, out_at(b, at + me.begin), slot(b, a->rank, a->lay.res_off) + me.begin * b.es,
+             me.end - me.begin, a->op, a->op == AR_CORE_AVG ? a->n : 0, a->vec);
   post(b, AR_FLAG_END);
-  return gather(b, at, rb, n, 0);
+  return gather(b, at, n, 0);
 }
 
 /* Staged two-shot: in pass p I read only from (r-1-p) mod n, accumulating in that fixed order (my own
- * slice, then r-1, r-2, ...) in the fp32/int32 accumulator, then all-gather in the same rotation. */
+ * slice, then r-1, r-2, ...) in this block's fp32/int32 accumulator, then all-gather in the same rotation. */
 template <int DT>
-__device__ int staged(Blk &b, size_t at, size_t rb, size_t re) {
+__device__ int staged(Blk &b, size_t at, size_t n) {
   const ar_p2p_args *a = b.a;
-  size_t n = re - rb;
   struct ar_span me = ar_part(n, b.es, a->n, a->rank);
   size_t len = me.end - me.begin;
-  if (!a->reg) copy_in(b, at, rb, n, me);
+  if (!a->reg) copy_in(b, at, n, me);
   post(b, AR_FLAG_START);
-  float *acc = (float *)a->acc + rb + me.begin; /* 4 bytes per element of the chunk */
-  accumulate<DT>(acc, input_of(b, a->rank, at, rb) + me.begin * b.es, len, a->op, 1);
+  float *acc = (float *)((char *)a->acc + (size_t)b.set * a->acc_stride); /* 4 bytes per element */
+  accumulate<DT>(acc, input_of(b, a->rank, at) + me.begin * b.es, len, a->op, 1);
   for (int p = 0; p < a->n - 1; p++) {
     int q = ar_staged_from(a->n, a->rank, p);
     if (!wait_peers(b, AR_FLAG_START, &q, 1, AR_P2P_PASS_STAGED)) return 0;
-    accumulate<DT>(acc, input_of(b, q, at, rb) + me.begin * b.es, len, a->op, 0);
+    accumulate<DT>(acc, input_of(b, q, at) + me.begin * b.es, len, a->op, 0);
   }
-  __syncthreads();
-  acc_store<DT>(acc, (char *)a->out + (at + rb + me.begin) * b.es, slot(b, a->rank, a->lay.res_off) + (rb + me.begin) * b.es,
-                len, a->op == AR_CORE_AVG ? a->n : 0);
+  acc_store<DT>(acc, out_at(b, at + me.begin), slot(b, a->rank, a->lay.res_off) + me.begin * b.es, len,
+                a->op == AR_CORE_AVG ? a->n : 0);
   post(b, AR_FLAG_END);
-  return gather(b, at, rb, n, 1);
+  return gather(b, at, n, 1);
 }
 
-/* At most 64 registers, so a block of 1024 threads (threads=1024) always fits an SM's register file. */
+/* Islands (two-level): reduce my island slice inside my island (step A, into my `part` slot), across
+ * islands from the rank of each island that owns those elements (B, into out and my `res` slot), then
+ * gather my island's slices (C). Partials stay undivided; avg divides once, in step B. */
+template <int DT>
+__device__ int islands(Blk &b, size_t at, size_t n) {
+  const ar_p2p_args *a = b.a;
+  const struct ar_islands *is = &a->isl;
+  size_t end;
+  int mine = is->of[a->rank], m = is->size[mine];
+  struct ar_span me = ar_island_slice(is, n, b.es, a->rank);
+  if (!a->reg) copy_in(b, at, n, me);
+  post(b, AR_FLAG_START);
+  int peers[AR_CORE_MAX_RANKS], np = 0;
+  for (int k = 0; k < m; k++)
+    if (ar_island_rank(is, mine, k) != a->rank) peers[np++] = ar_island_rank(is, mine, k);
+  if (!wait_peers(b, AR_FLAG_START, peers, np, AR_P2P_PASS_START)) return 0;
+  const char *src[AR_CORE_MAX_RANKS];
+  for (int k = 0; k < m; k++) src[k] = input_of(b, ar_island_rank(is, mine, k), at) + me.begin * b.es;
+  reduce<DT>(src, m, slot(b, a->rank, a->lay.part_off) + me.begin * b.es, NULL, me.end - me.begin,
+             a->op == AR_CORE_AVG ? AR_CORE_SUM : a->op, 0, a->vec);
+  post(b, AR_FLAG_MID);
+  np = 0; /* the ranks of other islands whose island slices overlap mine */
+  for (size_t e0 = me.begin; e0 < me.end; e0 = end) {
+    end = me.end;
+    for (int i = 0; i < is->n; i++) {
+      size_t e;
+      int q = ar_island_owner(is, n, b.es, i, e0, &e);
+      if (e < end) end = e;
+      int seen = i == mine;
+      for (int k = 0; k < np && !seen; k++) seen = peers[k] == q;
+      if (!seen) peers[np++] = q;
+    }
+  }
+  if (!wait_peers(b, AR_FLAG_MID, peers, np, AR_P2P_PASS_ISLANDS)) return 0;
+  for (size_t e0 = me.begin; e0 < me.end; e0 = end) {
+    end = me.end;
+    for (int i = 0; i < is->n; i++) {
+      size_t e;
+      int q = ar_island_owner(is, n, b.es, i, e0, &e);
+      if (e < end) end = e;
+      src[i] = slot(b, q, a->lay.part_off) + e0 * b.es;
+    }
+    reduce<DT>(src, is->n, out_at(b, at + e0), slot(b, a->rank, a->lay.res_off) + e0 * b.es, end - e0, a->op,
+               a->op == AR_CORE_AVG ? a->n : 0, a->vec);
+  }
+  post(b, AR_FLAG_END);
+  np = 0;
+  for (int k = 1; k < m; k++) peers[np++] = ar_island_rank(is, mine, (is->pos[a->rank] + k) % m);
+  if (!wait_peers(b, AR_FLAG_END, peers, np, AR_P2P_PASS_GATHER)) return 0;
+  for (int k = 0; k < np; k++) {
+    struct ar_span sl = ar_island_slice(is, n, b.es, peers[k]);
+    copy(out_at(b, at + sl.begin), slot(b, peers[k], a->lay.res_off) + sl.begin * b.es, (sl.end - sl.begin) * b.es,
+         a->vec);
+  }
+  return 1;
+}
+
+/* Block b takes its part of the call (ar_part over the blocks) and walks it in pieces of at most one
+ * chunk, each piece one generation of its own flag and slot set. Blocks with no elements return at once
+ * (the same on every rank: the shape depends only on the call). At most 64 registers, so a block of 1024
+ * threads (threads=1024) always fits an SM's register file. */
 template <int DT>
 __global__ void __maxnreg__(64) p2p_kernel(const __grid_constant__ ar_p2p_args a) {
   __shared__ uint32_t gen0;
@@ -314,20 +368,21 @@ __global__ void __maxnreg__(64) p2p_kernel(const __grid_constant__ ar_p2p_args a
   b.a = &a;
   b.set = blockIdx.x;
   b.es = Tr<DT>::ES;
+  struct ar_span mine = ar_part(a.count, b.es, (int)gridDim.x, b.set);
+  if (mine.begin == mine.end) return;
   /* My START flag of this set holds the last generation this block posted: continue from there. */
   if (threadIdx.x == 0) gen0 = *(volatile uint32_t *)ar_core_flag_of_set(a.region[a.rank], b.set, AR_FLAG_START);
   __syncthreads();
   b.g = gen0;
-  for (size_t at = 0; at < a.count; at += a.chunk) {
-    size_t cnt = a.count - at < a.chunk ? a.count - at : a.chunk;
-    struct ar_span mine = ar_part(cnt, b.es, (int)gridDim.x, b.set);
-    if (mine.begin == mine.end) continue; /* no elements for this block (same on every rank) */
+  for (size_t at = mine.begin; at < mine.end; at += a.chunk) {
+    size_t n = mine.end - at < a.chunk ? mine.end - at : a.chunk;
     b.g++;
     int ok;
     switch (a.algo) {
-    case AR_CORE_ONESHOT: ok = oneshot<DT>(b, at, mine.begin, mine.end); break;
-    case AR_CORE_TWOSHOT: ok = twoshot<DT>(b, at, mine.begin, mine.end); break;
-    default: ok = staged<DT>(b, at, mine.begin, mine.end); break;
+    case AR_CORE_ONESHOT: ok = oneshot<DT>(b, at, n); break;
+    case AR_CORE_TWOSHOT: ok = twoshot<DT>(b, at, n); break;
+    case AR_CORE_STAGED: ok = staged<DT>(b, at, n); break;
+    default: ok = islands<DT>(b, at, n); break;
     }
     if (!ok) return;
   }

@@ -10,7 +10,7 @@ extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_s
 #ifdef AR_HAVE_CUDA
 extern const struct ar_backend ar_be_nccl;
 #if AR_HAVE_NVCC
-extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged;
+extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
 #endif
 #endif
 
@@ -26,6 +26,7 @@ static const struct ar_backend *const registry[] = {
   &ar_be_p2p_oneshot,
   &ar_be_p2p_twoshot,
   &ar_be_p2p_staged,
+  &ar_be_p2p_islands,
 #endif
 #endif
 };

@@ -30,14 +30,14 @@ step() {
   [ "$rc" = "$want" ] || tail -5 "$tmp/$name.err"
 }
 
-ALL='p2p-oneshot;p2p-oneshot:reg=1;p2p-twoshot;p2p-twoshot:reg=1;p2p-staged;p2p-staged:reg=1'
+ALL='p2p-oneshot;p2p-oneshot:reg=1;p2p-twoshot;p2p-twoshot:reg=1;p2p-staged;p2p-staged:reg=1;p2p-islands;p2p-islands:reg=1'
 D=float,half,bf16,int32
 C=1,7,1023,4097,65536,1048577
 step np2-dtypes 0 2 -- --backend "$ALL" --counts $C -d $D -n 5 -w 1 -c 2 --inplace both -T 60
 for op in prod max min avg; do
   step "np2-$op" 0 2 -- --backend "$ALL" --counts 7,4097,1048577 -d $D -o $op -n 3 -w 1 -c 1 --inplace both -T 60
 done
-step np4-dtypes 0 4 -- --backend "$ALL" --counts 1,1023,65536,1048577 -d $D -n 3 -w 1 -c 1 --inplace both -T 120
+step np4-dtypes 0 4 -- --islands 2 --backend "$ALL" --counts 1,1023,65536,1048577 -d $D -n 3 -w 1 -c 1 --inplace both -T 120
 step np2-graph 0 2 -- --backend "$ALL" --counts 7,65536,1048577 -d float,bf16 -n 20 -w 2 -G 5 -c 1 --inplace both -T 60
 step np2-shapes 0 2 -- --backend 'p2p-oneshot:blocks=1,threads=64;p2p-twoshot:blocks=64,threads=1024;p2p-staged:blocks=3,threads=96' \
   --counts 1,4097,1048577 -d half -n 3 -c 1 --inplace both -T 60

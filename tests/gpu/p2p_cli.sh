@@ -4,7 +4,7 @@
 # reason. On a machine with GPUs the device check runs them for real (device-check.sh).
 source "$(dirname "$0")/../lib/common.sh"
 list=$("$ARBENCH" list)
-for b in p2p-oneshot p2p-twoshot p2p-staged; do
+for b in p2p-oneshot p2p-twoshot p2p-staged p2p-islands; do
   line=$(grep -E "^$b " <<<"$list") || fail "no $b line in arbench list"
   grep -Eq "^$b +gpu +(available|unavailable: .+|not compiled in: .+) +custom" <<<"$line" || fail "bad line: $line"
 done
@@ -23,7 +23,7 @@ if [ $compiled = 1 ]; then
 fi
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if [ "${gpus:-0}" -gt 0 ]; then echo "p2p_cli: ok (GPUs present: device-check.sh runs the kernels)"; exit 0; fi
-expect_status 0 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-twoshot;p2p-staged:blocks=4' --sizes 8,1M \
+expect_status 0 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-twoshot;p2p-staged:blocks=4;p2p-islands' --sizes 8,1M \
   -J "$TMP/r.jsonl"
 "$PY" - "$TMP/r.jsonl" "$compiled" <<'PY' || fail "skip records"
 import json, sys
@@ -31,7 +31,7 @@ recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 skips = {r["backend"]: r for r in recs if r.get("type") == "skip"}
 assert not [r for r in recs if r.get("type") == "result"], "results without a GPU"
 if sys.argv[2] == "1":
-    for b in ("p2p-oneshot", "p2p-twoshot", "p2p-staged"):
+    for b in ("p2p-oneshot", "p2p-twoshot", "p2p-staged", "p2p-islands"):
         assert b in skips and "no CUDA device" in skips[b]["reason"], (b, skips.get(b))
 PY
 echo "p2p_cli: ok"

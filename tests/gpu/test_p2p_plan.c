@@ -88,6 +88,11 @@ static void test_access(void **st) {
   acc[1 * 4 + 3] = 0; /* GPU 1 cannot reach GPU 3 */
   assert_int_equal(ar_p2p_access_verdict(4, dev, bus, acc, why, sizeof why), -AR_EUNAVAIL);
   assert_string_equal(why, "no P2P between rank 1 (GPU 0000:41:00.0) and rank 3 (GPU 0000:c1:00.0)");
+  acc[1 * 4 + 3] = 1;
+  acc[2 * 4 + 0] = -1; /* rank 2 cannot see rank 0's GPU */
+  assert_int_equal(ar_p2p_access_verdict(4, dev, bus, acc, why, sizeof why), -AR_EUNAVAIL);
+  assert_string_equal(why, "cannot check P2P between rank 2 (GPU 0000:81:00.0) and rank 0 (GPU 0000:01:00.0): "
+                           "rank 2 does not see that GPU (CUDA_VISIBLE_DEVICES per rank?)");
   int shared[2] = {0, 0}, none[4] = {1, 0, 0, 1}; /* two ranks on one GPU need no peer access */
   assert_int_equal(ar_p2p_access_verdict(2, shared, NULL, none, why, sizeof why), 0);
 }

@@ -6,16 +6,17 @@
 #include "backends/gpu/priv.h"
 #include "ar_p2p.h"
 #include "opts.h"
+#include "topo.h"
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define P2P_DEFAULT_CHUNK ((size_t)8 << 20) /* staging bytes per generation */
+#define P2P_DEFAULT_CHUNK ((size_t)256 << 10) /* staging bytes per block and generation */
 #define P2P_DEFAULT_TIMEOUT 300.0           /* seconds, when -T 0 turned the watchdog off */
 #define P2P_BUSID 32
 
-extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged;
+extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
 
 /* One allocation shared with every local rank: mine, and each peer's opened through IPC. */
 struct p2p_shared {
@@ -29,12 +30,15 @@ struct ar_p2p {
   struct ar_p2p_variant v;
   MPI_Comm comm; /* duplicate of the node communicator */
   int rank, n, sm_count, world_rank;
+  int per_gpu;              /* most ranks sharing one GPU (--shared-gpu) */
   int atomics_all;          /* every pair reports native atomics (recorded, not used) */
   int perf_rank_max;        /* worst cudaDevP2PAttrPerformanceRank over the pairs */
   struct p2p_shared region; /* flags + staging slots */
   struct p2p_shared pool;   /* reg=1: the engine's buffers */
-  void *acc;                /* staged: fp32 accumulator of one chunk */
+  void *acc;                /* staged: one fp32/int32 accumulator of a chunk per block */
+  size_t acc_stride;
   struct ar_core_layout lay;
+  struct ar_islands isl;    /* p2p-islands */
   struct ar_p2p_status *status; /* mapped host memory, AR_P2P_MAX_BLOCKS entries */
   double timeout_s;
   int broken;               /* a kernel gave up: the flags no longer agree, refuse further calls */
@@ -48,7 +52,10 @@ struct ar_p2p {
 static const char *cuerr(cudaError_t e) { return cudaGetErrorString(e); }
 
 static int algo_of(const struct ar_backend *be) {
-  return be == &ar_be_p2p_oneshot ? AR_CORE_ONESHOT : be == &ar_be_p2p_twoshot ? AR_CORE_TWOSHOT : AR_CORE_STAGED;
+  return be == &ar_be_p2p_oneshot   ? AR_CORE_ONESHOT
+         : be == &ar_be_p2p_twoshot ? AR_CORE_TWOSHOT
+         : be == &ar_be_p2p_staged  ? AR_CORE_STAGED
+                                    : AR_CORE_ISLANDS;
 }
 
 static int p2p_available(const struct ar_env *env, char *why, size_t len) {
@@ -80,7 +87,8 @@ static int check_access(struct ar_p2p *s, int dev, char *err, size_t len) {
   for (int q = 0; q < s->n; q++) {
     int d = -1, can = 0, perf = 0, atom = 0;
     if (cudaDeviceGetByPCIBusId(&d, busid[q]) != cudaSuccess) cudaGetLastError(), d = -1;
-    if (d == dev) can = 1, atom = 1;
+    if (d < 0) can = -1; /* not visible here (CUDA_VISIBLE_DEVICES): peer access cannot be checked */
+    else if (d == dev) can = 1, atom = 1;
     else if (d >= 0 && cudaDeviceCanAccessPeer(&can, dev, d) == cudaSuccess && can) {
       cudaDeviceGetP2PAttribute(&perf, cudaDevP2PAttrPerformanceRank, dev, d);
       cudaDeviceGetP2PAttribute(&atom, cudaDevP2PAttrNativeAtomicSupported, dev, d);
@@ -93,11 +101,14 @@ static int check_access(struct ar_p2p *s, int dev, char *err, size_t len) {
   const char *names[AR_CORE_MAX_RANKS];
   s->atomics_all = 1;
   s->perf_rank_max = 0;
+  s->per_gpu = 1;
   for (int r = 0; r < s->n; r++) {
     names[r] = busid[r];
     devs[r] = r; /* distinct unless two ranks name one bus id */
+    int sharing = 1;
     for (int j = 0; j < r; j++)
-      if (!strcmp(busid[j], busid[r])) devs[r] = devs[j];
+      if (!strcmp(busid[j], busid[r])) devs[r] = devs[j], sharing++;
+    if (sharing > s->per_gpu) s->per_gpu = sharing;
     for (int q = 0; q < s->n; q++) {
       access[r * s->n + q] = all[r * 3 * s->n + q];
       int perf = all[r * 3 * s->n + s->n + q];
@@ -106,6 +117,34 @@ static int check_access(struct ar_p2p *s, int dev, char *err, size_t len) {
     }
   }
   return ar_p2p_access_verdict(s->n, devs, names, access, err, len);
+}
+
+/* Island of every local rank: --islands N splits them evenly, else the NUMA node of each rank's GPU
+ * (from the topology, by PCI bus id); unknown anywhere -> one island. Collective over s->comm. */
+static int build_islands(struct ar_p2p *s, const struct ar_env *env, char *err, size_t len) {
+  int key[AR_CORE_MAX_RANKS];
+  int forced = env->opts ? env->opts->islands : 0;
+  if (forced > s->n) {
+    snprintf(err, len, "--islands %d exceeds the %d ranks on this node (allowed: 1 to %d)", forced, s->n, s->n);
+    return -AR_EINVAL;
+  }
+  if (forced > 0) {
+    ar_islands_even_keys(key, s->n, forced);
+  } else {
+    char busid[P2P_BUSID] = "";
+    int numa = -1;
+    if (env->topo && cudaDeviceGetPCIBusId(busid, P2P_BUSID, env->device) == cudaSuccess) {
+      int g = ar_topo_gpu_of_busid(env->topo, busid);
+      if (g >= 0) numa = ar_topo_gpu(env->topo, g)->numa;
+    }
+    cudaGetLastError();
+    MPI_Allgather(&numa, 1, MPI_INT, key, 1, MPI_INT, s->comm);
+    int unknown = 0;
+    for (int r = 0; r < s->n; r++) unknown |= key[r] < 0;
+    for (int r = 0; unknown && r < s->n; r++) key[r] = 0;
+  }
+  ar_islands_build(&s->isl, key, s->n);
+  return 0;
 }
 
 static int p2p_check_variant(const char *variant, char *err, size_t len, int algo) {
@@ -137,6 +176,10 @@ static int p2p_init(const struct ar_env *env, const char *variant, void **state,
   MPI_Allreduce(&sm, &s->sm_count, 1, MPI_INT, MPI_MIN, s->comm);
   if (s->sm_count > AR_P2P_MAX_BLOCKS) s->sm_count = AR_P2P_MAX_BLOCKS;
   rc = check_access(s, env->device, err, len);
+  /* Ranks sharing a GPU (MPS) compete for its SMs: every block of every rank must still be resident. */
+  s->sm_count /= s->per_gpu;
+  if (s->sm_count < 1) s->sm_count = 1;
+  if (!rc && s->v.algo == AR_CORE_ISLANDS) rc = build_islands(s, env, err, len);
   double t = env->opts ? env->opts->timeout : 0;
   /* Give up a little before the watchdog (-T) would end the run, so the error names the peer. */
   s->timeout_s = t > 0 ? 0.9 * t : P2P_DEFAULT_TIMEOUT;
@@ -178,15 +221,14 @@ static int share(struct ar_p2p *s, struct p2p_shared *sh, size_t bytes, char *er
   return -AR_ERUNTIME;
 }
 
-/* Close the peers' mappings on every rank before anyone frees its allocation (collective). */
-static void unshare_all(struct ar_p2p *s, struct p2p_shared *sh) {
+/* Close my mappings of the peers' allocations (local). Each owner frees its own allocation only in
+ * fini, after a barrier that every rank reaches: freeing memory a peer still maps is undefined. */
+static void unmap_peers(struct ar_p2p *s, struct p2p_shared *sh) {
+  cudaDeviceSynchronize();
   for (int q = 0; q < s->n; q++)
     if (q != s->rank && sh->peer[q]) cudaIpcCloseMemHandle(sh->peer[q]);
-  cudaDeviceSynchronize();
-  MPI_Barrier(s->comm);
-  if (sh->mine) cudaFree(sh->mine);
+  for (int q = 0; q < s->n; q++) sh->peer[q] = NULL;
   cudaGetLastError();
-  memset(sh, 0, sizeof *sh);
 }
 
 /* Flags of every set: START/MID/END/INLINE one generation before the first, ABORT clear. */
@@ -207,15 +249,24 @@ static int p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct ar_p2p *s = state;
   size_t chunk = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
   if (chunk > P2P_DEFAULT_CHUNK) chunk = P2P_DEFAULT_CHUNK;
-  ar_core_layout_init_sets(&s->lay, s->v.algo, chunk, AR_P2P_MAX_BLOCKS);
+  ar_core_layout_init_sets(&s->lay, s->v.algo, chunk, s->sm_count); /* one flag and slot set per block */
+  s->acc_stride = 2 * s->lay.chunk_bytes; /* 4 bytes per element of a 2-byte type's chunk */
   int rc = share(s, &s->region, s->lay.region_bytes, err, len);
   if (!rc) rc = flags_init(s, err, len);
-  if (!rc && s->v.algo == AR_CORE_STAGED && cudaMalloc(&s->acc, 2 * s->lay.chunk_bytes + AR_CORE_ALIGN) != cudaSuccess) {
-    snprintf(err, len, "%s: cannot allocate the %zu-byte accumulator", s->be->name, 2 * s->lay.chunk_bytes);
+  if (!rc && s->v.algo == AR_CORE_STAGED &&
+      cudaMalloc(&s->acc, (size_t)s->sm_count * s->acc_stride) != cudaSuccess) {
+    snprintf(err, len, "%s: cannot allocate the %zu-byte accumulators", s->be->name, (size_t)s->sm_count * s->acc_stride);
     rc = -AR_ERUNTIME;
   }
   cudaGetLastError();
-  MPI_Barrier(s->comm); /* every region's flags are set before any kernel reads them */
+  /* Every region's flags are set before any kernel reads them, and every rank returns the same status:
+   * the engine's next step (alloc) is collective for reg=1. */
+  int bad = rc != 0, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, s->comm);
+  if (any && !rc) {
+    snprintf(err, len, "%s: setup failed on another rank of this node", s->be->name);
+    rc = -AR_ERUNTIME;
+  }
   return rc;
 }
 
@@ -232,14 +283,25 @@ static int p2p_alloc(void *state, size_t bytes, void **p, char *err, size_t len)
     snprintf(err, len, "%s: reg=1 shares one buffer pool per backend", s->be->name);
     return -AR_ERUNTIME;
   }
+  /* Peers find my input at the offset of theirs: every rank's pool must be laid out alike. */
+  unsigned long long mine = bytes, lo = 0, hi = 0;
+  MPI_Allreduce(&mine, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
+  MPI_Allreduce(&mine, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
+  if (lo != hi) {
+    snprintf(err, len, "%s:reg=1 needs the same buffer pool on every rank (%llu to %llu bytes: GPUs with different L2 "
+             "sizes); use reg=0", s->be->name, lo, hi);
+    return -AR_EUNAVAIL;
+  }
   int rc = share(s, &s->pool, bytes, err, len);
   *p = s->pool.mine;
   return rc;
 }
 
+/* Not collective (the engine may release on some ranks only after a failed alloc): the shared pool is
+ * unmapped here and freed in fini. */
 static void p2p_release(void *state, void *p) {
   struct ar_p2p *s = state;
-  if (s->v.reg && p == s->pool.mine) unshare_all(s, &s->pool);
+  if (s->v.reg && p == s->pool.mine) unmap_peers(s, &s->pool);
   else cudaFree(p);
 }
 
@@ -257,6 +319,7 @@ static const char *pass_name(uint32_t pass) {
   case AR_P2P_PASS_START: return "start";
   case AR_P2P_PASS_END: return "end";
   case AR_P2P_PASS_STAGED: return "staged reduce-scatter";
+  case AR_P2P_PASS_ISLANDS: return "islands exchange";
   default: return "all-gather";
   }
 }
@@ -306,8 +369,10 @@ static int p2p_allreduce(void *state, const void *in, void *out, size_t count, e
   a.in = in;
   a.out = out;
   a.acc = s->acc;
+  a.acc_stride = s->acc_stride;
   a.status = s->status;
   a.lay = s->lay;
+  a.isl = s->isl;
   a.count = count;
   a.chunk = ar_chunk_count(s->lay.chunk_bytes, es);
   a.timeout_ns = (unsigned long long)(s->timeout_s * 1e9);
@@ -331,7 +396,9 @@ static int p2p_allreduce(void *state, const void *in, void *out, size_t count, e
 }
 
 int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t len) {
-  if (!state || (be != &ar_be_p2p_oneshot && be != &ar_be_p2p_twoshot && be != &ar_be_p2p_staged)) return 0;
+  if (!state || (be != &ar_be_p2p_oneshot && be != &ar_be_p2p_twoshot && be != &ar_be_p2p_staged &&
+                 be != &ar_be_p2p_islands))
+    return 0;
   struct ar_p2p *s = state;
   int rc = failed(s);
   if (rc) snprintf(err, len, "%s", s->msg);
@@ -343,6 +410,11 @@ static int p2p_describe(void *state, json_t *rec) {
   char v[96];
   ar_p2p_variant_text(&s->v, v, sizeof v);
   json_object_set_new(rec, "impl", json_string(ar_core_algo_name(s->v.algo)));
+  if (s->v.algo == AR_CORE_ISLANDS) {
+    json_t *sizes = json_array();
+    for (int i = 0; i < s->isl.n; i++) json_array_append_new(sizes, json_integer(s->isl.size[i]));
+    json_object_set_new(rec, "island_sizes", sizes);
+  }
   json_object_set_new(rec, "p2p", json_pack("{s:s, s:s, s:i, s:i, s:I, s:i, s:b}", "variant", v, "memory",
                                             s->v.reg ? "registered (zero copy)" : "staging copy", "blocks",
                                             s->last_shape.blocks, "threads", s->last_shape.threads, "chunk_bytes",
@@ -354,7 +426,11 @@ static int p2p_describe(void *state, json_t *rec) {
 static void p2p_fini(void *state) {
   struct ar_p2p *s = state;
   if (!s) return;
-  if (s->region.mine) unshare_all(s, &s->region);
+  unmap_peers(s, &s->pool);
+  unmap_peers(s, &s->region);
+  MPI_Barrier(s->comm); /* every rank reaches it: nobody maps my allocations any more */
+  if (s->pool.mine) cudaFree(s->pool.mine);
+  if (s->region.mine) cudaFree(s->region.mine);
   if (s->acc) cudaFree(s->acc);
   if (s->status) cudaFreeHost(s->status);
   cudaGetLastError();
@@ -382,3 +458,5 @@ P2P_BACKEND(ar_be_p2p_twoshot, "p2p-twoshot", AR_CORE_TWOSHOT,
             "custom two-shot kernel over CUDA IPC (reduce-scatter + all-gather)");
 P2P_BACKEND(ar_be_p2p_staged, "p2p-staged", AR_CORE_STAGED,
             "custom staged two-shot kernel (one inbound, one outbound peer per pass)");
+P2P_BACKEND(ar_be_p2p_islands, "p2p-islands", AR_CORE_ISLANDS,
+            "custom two-level kernel (reduce in each NUMA island, one exchange across; --islands N)");

@@ -124,7 +124,13 @@ int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const
                           size_t len) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
-      if (i == j || dev[i] == dev[j] || access[i * n + j]) continue;
+      if (i == j || dev[i] == dev[j] || access[i * n + j] > 0) continue;
+      if (access[i * n + j] < 0) {
+        snprintf(why, len, "cannot check P2P between rank %d (GPU %s) and rank %d (GPU %s): rank %d does not see "
+                 "that GPU (CUDA_VISIBLE_DEVICES per rank?)", i, busid && busid[i] ? busid[i] : "?", j,
+                 busid && busid[j] ? busid[j] : "?", i);
+        return -AR_EUNAVAIL;
+      }
       snprintf(why, len, "no P2P between rank %d (GPU %s) and rank %d (GPU %s)", i,
                busid && busid[i] ? busid[i] : "?", j, busid && busid[j] ? busid[j] : "?");
       return -AR_EUNAVAIL;

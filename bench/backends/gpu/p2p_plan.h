@@ -36,7 +36,7 @@ struct ar_p2p_shape {
 struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, int nranks, int sm_count);
 
 /* Peer access of every pair of ranks: access[i * n + j] = cudaDeviceCanAccessPeer from rank i's GPU to
- * rank j's; dev[i] identifies rank i's GPU (equal for ranks sharing one, which need no peer access),
+ * rank j's, or -1 when rank i's process cannot see rank j's GPU; dev[i] identifies rank i's GPU (equal for ranks sharing one, which need no peer access),
  * busid[i] names it. 0 when every pair can, else -AR_EUNAVAIL with the first failing pair in why:
  * "no P2P between rank 0 (GPU 0000:01:00.0) and rank 3 (GPU 0000:c1:00.0)". */
 int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
