@@ -3,8 +3,7 @@
 #ifndef AR_CORE_H
 #define AR_CORE_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "ar_core_types.h"
 
 #if defined(__CUDACC__)
 #define AR_CORE_FN static __host__ __device__ __forceinline__

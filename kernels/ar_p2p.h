@@ -39,6 +39,7 @@ struct ar_p2p_args {
   int vec;                      /* every buffer is 16-byte aligned: vector loads and stores */
 };
 
+#if !defined(__CUDACC_RTC__) /* the host launcher; NVRTC compiles device code only */
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,6 +48,7 @@ extern "C" {
 int ar_cu_p2p(const struct ar_p2p_args *a, int blocks, int threads, void *stream);
 #ifdef __cplusplus
 }
+#endif
 #endif
 
 #endif
