@@ -3,8 +3,7 @@
 #ifndef AR_CORE_H
 #define AR_CORE_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "ar_core_types.h"
 
 #if defined(__CUDACC__)
 #define AR_CORE_FN static __host__ __device__ __forceinline__
@@ -191,15 +190,23 @@ AR_CORE_FN int ar_island_owner(const struct ar_islands *is, size_t count, size_t
  * g+2 once it has seen every reader of slot s post a flag of generation g+1. */
 struct ar_core_layout {
   size_t chunk_bytes;
+  int nsets;                                 /* flag sets and slot sets (GPU: one each per block) */
+  size_t set_stride;                         /* bytes of one slot set */
   size_t in_off[2], part_off[2], res_off[2]; /* byte offsets from the region base; 0 = unused */
   size_t region_bytes;
 };
 
 AR_CORE_FN size_t ar_core_round(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t chunk_bytes) {
+/* The region: nsets flag sets (AR_CORE_NFLAGS lines each), then nsets private slot sets of
+ * set_stride bytes (two parity slots each). The host runs one set. A GPU call runs its blocks side by
+ * side, block b with flag set b and slot set b, so a block's slot parity rule involves only its own flags
+ * and blocks never wait on each other, only on the same block of their peers; the offsets in in_off,
+ * part_off and res_off are those of slot set 0 (add set * set_stride for set b). */
+AR_CORE_FN void ar_core_layout_init_sets(struct ar_core_layout *l, int algo, size_t chunk_bytes, int nsets) {
   size_t cb = ar_core_round(chunk_bytes ? chunk_bytes : AR_CORE_ALIGN, AR_CORE_LINE);
-  size_t at = (size_t)AR_CORE_NFLAGS * AR_CORE_LINE;
+  size_t flags = (size_t)(nsets > 0 ? nsets : 1) * AR_CORE_NFLAGS * AR_CORE_LINE, at = flags;
+  l->nsets = nsets > 0 ? nsets : 1;
   l->chunk_bytes = cb;
   for (int s = 0; s < 2; s++) {
     l->in_off[s] = at;
@@ -215,12 +222,20 @@ AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t c
       at += cb;
     }
   }
-  l->region_bytes = at;
+  l->set_stride = at - flags;
+  l->region_bytes = flags + (size_t)l->nsets * l->set_stride;
 }
 
-AR_CORE_FN uint32_t *ar_core_flag(void *region, int which) {
-  return (uint32_t *)((char *)region + (size_t)which * AR_CORE_LINE);
+AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t chunk_bytes) {
+  ar_core_layout_init_sets(l, algo, chunk_bytes, 1);
 }
+
+/* Flag `which` of flag set `set` (GPU block `set`). */
+AR_CORE_FN uint32_t *ar_core_flag_of_set(void *region, int set, int which) {
+  return (uint32_t *)((char *)region + ((size_t)set * AR_CORE_NFLAGS + (size_t)which) * AR_CORE_LINE);
+}
+
+AR_CORE_FN uint32_t *ar_core_flag(void *region, int which) { return ar_core_flag_of_set(region, 0, which); }
 
 #include "ar_core_elem.h"
 #include "ar_core_wait.h"

@@ -3,9 +3,7 @@
 #ifndef AR_CORE_ELEM_H
 #define AR_CORE_ELEM_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "ar_core_types.h"
 
 /* dtype and op codes: the values of enum ar_dtype and enum ar_op in bench/ar.h. */
 #define AR_CORE_FLOAT 0

@@ -3,7 +3,7 @@
 #ifndef AR_CORE_WAIT_H
 #define AR_CORE_WAIT_H
 
-#include <stdint.h>
+#include "ar_core_types.h"
 #if !defined(__CUDA_ARCH__)
 #include <sched.h>
 #include <time.h>

@@ -1,5 +1,6 @@
 /* list.c — `arbench list`: every backend compiled in, whether it can run here and why not.
  * Runs as a single MPI process (no mpirun needed); needs no GPU. */
+#include "ar_config.h"
 #include "backend.h"
 #include "commands.h"
 #include "backends/gpu/gpu.h"
@@ -44,6 +45,17 @@ int ar_cmd_list(int argc, char **argv) {
     }
 #ifndef AR_HAVE_CUDA
     printf("%-14s %-6s %-52s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
+#endif
+#if !defined(AR_HAVE_CUDA) || !AR_HAVE_NVCC
+    static const char *const custom[] = {"p2p-oneshot", "p2p-twoshot", "p2p-staged", "p2p-islands"};
+    for (int i = 0; i < 4; i++)
+      printf("%-14s %-6s %-52s %s\n", custom[i], "gpu",
+#ifdef AR_HAVE_CUDA
+             "not compiled in: no nvcc in this stack",
+#else
+             "not compiled in: built without CUDA",
+#endif
+             "custom allreduce kernel over CUDA IPC");
 #endif
     json_t *st = ar_stack_describe();
     const char *archs = json_string_value(json_object_get(st, "archs"));

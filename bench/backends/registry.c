@@ -1,5 +1,6 @@
 /* registry.c — the backends compiled into this binary, in display order.
  * Adding a backend: one file with its ops table, one line here. */
+#include "ar_config.h"
 #include "backend.h"
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,9 @@ extern const struct ar_backend ar_be_mpi;
 extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_staged, ar_be_shm_islands;
 #ifdef AR_HAVE_CUDA
 extern const struct ar_backend ar_be_nccl;
+#if AR_HAVE_NVCC
+extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
+#endif
 #endif
 
 static const struct ar_backend *const registry[] = {
@@ -18,6 +22,12 @@ static const struct ar_backend *const registry[] = {
   &ar_be_shm_islands,
 #ifdef AR_HAVE_CUDA
   &ar_be_nccl,
+#if AR_HAVE_NVCC
+  &ar_be_p2p_oneshot,
+  &ar_be_p2p_twoshot,
+  &ar_be_p2p_staged,
+  &ar_be_p2p_islands,
+#endif
 #endif
 };
 

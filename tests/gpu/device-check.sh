@@ -2,8 +2,8 @@
 # device-check.sh — the first thing to run on a GPU box: build arbench for the local GPU, then in a few
 # minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), a bad
 # variant, duplicate GPUs, the watchdog; with >= 2 GPUs also nccl on several ranks (sizes, graphs,
-# variants, symm=1, one GPU visible per rank); it prints what that covers and a summary table.
-# No GPU: 'skipped: no CUDA device'.
+# variants, symm=1, one GPU visible per rank); then the p2p-* kernels (device-check-p2p.sh). It prints
+# what that covers and a summary table each. No GPU: 'skipped: no CUDA device'.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -85,3 +85,9 @@ if [ "$multi" -ge 2 ]; then
 fi
 
 python3 "$src/tests/gpu/device_check_report.py" "$tmp"
+nccl_rc=$?
+echo
+ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-p2p.sh"
+p2p_rc=$?
+[ "$p2p_rc" = 77 ] && echo "(p2p-* skipped)" && p2p_rc=0
+exit $(( nccl_rc != 0 || p2p_rc != 0 ))

@@ -169,6 +169,16 @@ static void layout(void **st) {
   assert_int_equal(l.res_off[0], 0);
   assert_int_equal(l.part_off[1], 0);
   assert_int_equal(l.region_bytes, AR_CORE_NFLAGS * AR_CORE_LINE + 2 * 128);
+  /* GPU: one flag set per block, each set on its own lines, slots after the last set */
+  ar_core_layout_init_sets(&l, AR_CORE_TWOSHOT, 4096, 3); /* private slots per set: in, res for 2 parities */
+  assert_int_equal(l.nsets, 3);
+  assert_int_equal(l.in_off[0], 3 * AR_CORE_NFLAGS * AR_CORE_LINE);
+  assert_int_equal(l.res_off[1], l.in_off[0] + 3 * 4096);
+  assert_int_equal(l.set_stride, 4 * 4096);
+  assert_int_equal(l.region_bytes, l.in_off[0] + 3 * 4 * 4096);
+  for (int b = 0; b < 3; b++)
+    for (int f = 0; f < AR_CORE_NFLAGS; f++)
+      assert_int_equal((char *)ar_core_flag_of_set(base, b, f) - base, (b * AR_CORE_NFLAGS + f) * AR_CORE_LINE);
 }
 
 static void conversions(void **st) {

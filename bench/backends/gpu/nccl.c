@@ -403,14 +403,14 @@ static int nccl_allreduce(void *state, const void *in, void *out, size_t count, 
 }
 
 int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len) {
-  if (be != &ar_be_nccl || !state) return 0;
+  if (be != &ar_be_nccl || !state) return ar_p2p_health(be, state, err, len);
   struct ar_nccl *s = state;
   if (!ar_guard_aborted(&s->guard)) return 0; /* the timed loop asks every launch: no lock when not */
   return ar_guard_message(&s->guard, err, len);
 }
 
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len) {
-  if (be != &ar_be_nccl || !state) return 0;
+  if (be != &ar_be_nccl || !state) return ar_p2p_health(be, state, err, len);
   struct ar_nccl *s = state;
   pthread_mutex_lock(&s->guard.lock); /* the loop drained the stream: stop watching it until the next call */
   __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);

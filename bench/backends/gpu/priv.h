@@ -32,6 +32,9 @@ int ar_gpu_list_parse(const char *text, int *list, int cap, int *n, char *err, s
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len);
 /* -AR_ETIMEOUT with the message when the backend's watchdog aborted it (no side effects), else 0. */
 int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len);
+/* The p2p-* backends' part of the two hooks above: 0 for other backends or a healthy state, else
+ * -AR_ETIMEOUT with the message of the kernel that gave up (bench/backends/gpu/p2p.c; 0 without nvcc). */
+int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t len);
 /* Graph capture begins (quiet = 1) or ends (0): a watchdog must not touch the capturing stream. */
 void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet);
 

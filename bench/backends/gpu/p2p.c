@@ -1,0 +1,462 @@
+/* p2p.c — the p2p-oneshot, p2p-twoshot and p2p-staged backends: kernels/ar_p2p.cu over regions shared
+ * with CUDA IPC between the ranks of one node (peer access checked for every pair first). */
+#include "ar_config.h"
+#include "backends/gpu/gpu.h"
+#include "backends/gpu/p2p_plan.h"
+#include "backends/gpu/priv.h"
+#include "ar_p2p.h"
+#include "opts.h"
+#include "topo.h"
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P2P_DEFAULT_CHUNK ((size_t)256 << 10) /* staging bytes per block and generation */
+#define P2P_DEFAULT_TIMEOUT 300.0           /* seconds, when -T 0 turned the watchdog off */
+#define P2P_BUSID 32
+
+extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
+
+/* One allocation shared with every local rank: mine, and each peer's opened through IPC. */
+struct p2p_shared {
+  char *mine;
+  char *peer[AR_CORE_MAX_RANKS]; /* peer[rank] == mine */
+  size_t bytes;
+};
+
+struct ar_p2p {
+  const struct ar_backend *be;
+  struct ar_p2p_variant v;
+  MPI_Comm comm; /* duplicate of the node communicator */
+  int rank, n, sm_count, world_rank;
+  int per_gpu;              /* most ranks sharing one GPU (--shared-gpu) */
+  int atomics_all;          /* every pair reports native atomics (recorded, not used) */
+  int perf_rank_max;        /* worst cudaDevP2PAttrPerformanceRank over the pairs */
+  struct p2p_shared region; /* flags + staging slots */
+  struct p2p_shared pool;   /* reg=1: the engine's buffers */
+  void *acc;                /* staged: one fp32/int32 accumulator of a chunk per block */
+  size_t acc_stride;
+  struct ar_core_layout lay;
+  struct ar_islands isl;    /* p2p-islands */
+  struct ar_p2p_status *status; /* mapped host memory, AR_P2P_MAX_BLOCKS entries */
+  double timeout_s;
+  int broken;               /* a kernel gave up: the flags no longer agree, refuse further calls */
+  int stall;                /* ARBENCH_P2P_STALL names this rank: it never launches (device-check) */
+  size_t last_bytes;
+  int last_dtype;
+  struct ar_p2p_shape last_shape;
+  char msg[AR_ERRLEN];
+};
+
+static const char *cuerr(cudaError_t e) { return cudaGetErrorString(e); }
+
+static int algo_of(const struct ar_backend *be) {
+  return be == &ar_be_p2p_oneshot   ? AR_CORE_ONESHOT
+         : be == &ar_be_p2p_twoshot ? AR_CORE_TWOSHOT
+         : be == &ar_be_p2p_staged  ? AR_CORE_STAGED
+                                    : AR_CORE_ISLANDS;
+}
+
+static int p2p_available(const struct ar_env *env, char *why, size_t len) {
+  if (env->nnodes > 1) {
+    snprintf(why, len, "ranks span %d nodes (p2p-* needs every rank on one node)", env->nnodes);
+    return -AR_EUNAVAIL;
+  }
+  if (env->local_nranks > AR_CORE_MAX_RANKS) {
+    snprintf(why, len, "%d ranks on this node, at most %d supported", env->local_nranks, AR_CORE_MAX_RANKS);
+    return -AR_EUNAVAIL;
+  }
+  int count = ar_gpu_count(why, len);
+  if (!count) return -AR_EUNAVAIL;
+  if (env->device < 0) { /* ar_gpu_select decided, from every local rank's PCI bus ids */
+    snprintf(why, len, "rank %d has no GPU: %d ranks on this node, %d GPU%s visible to it (use --devices or --shared-gpu)",
+             env->rank, env->local_nranks, count, count == 1 ? "" : "s");
+    return -AR_EUNAVAIL;
+  }
+  return 0;
+}
+
+/* Peer access of every pair, by PCI bus id (ranks may see different device numberings). Collective over
+ * s->comm; every rank gets the same verdict. */
+static int check_access(struct ar_p2p *s, int dev, char *err, size_t len) {
+  char busid[AR_CORE_MAX_RANKS][P2P_BUSID], mine[P2P_BUSID] = "";
+  cudaDeviceGetPCIBusId(mine, P2P_BUSID, dev);
+  MPI_Allgather(mine, P2P_BUSID, MPI_CHAR, busid, P2P_BUSID, MPI_CHAR, s->comm);
+  int row[3 * AR_CORE_MAX_RANKS], all[3 * AR_CORE_MAX_RANKS * AR_CORE_MAX_RANKS], devs[AR_CORE_MAX_RANKS];
+  for (int q = 0; q < s->n; q++) {
+    int d = -1, can = 0, perf = 0, atom = 0;
+    if (cudaDeviceGetByPCIBusId(&d, busid[q]) != cudaSuccess) cudaGetLastError(), d = -1;
+    if (d < 0) can = -1; /* not visible here (CUDA_VISIBLE_DEVICES): peer access cannot be checked */
+    else if (d == dev) can = 1, atom = 1;
+    else if (d >= 0 && cudaDeviceCanAccessPeer(&can, dev, d) == cudaSuccess && can) {
+      cudaDeviceGetP2PAttribute(&perf, cudaDevP2PAttrPerformanceRank, dev, d);
+      cudaDeviceGetP2PAttribute(&atom, cudaDevP2PAttrNativeAtomicSupported, dev, d);
+    }
+    cudaGetLastError();
+    row[q] = can, row[s->n + q] = perf, row[2 * s->n + q] = atom;
+  }
+  MPI_Allgather(row, 3 * s->n, MPI_INT, all, 3 * s->n, MPI_INT, s->comm);
+  int access[AR_CORE_MAX_RANKS * AR_CORE_MAX_RANKS];
+  const char *names[AR_CORE_MAX_RANKS];
+  s->atomics_all = 1;
+  s->perf_rank_max = 0;
+  s->per_gpu = 1;
+  for (int r = 0; r < s->n; r++) {
+    names[r] = busid[r];
+    devs[r] = r; /* distinct unless two ranks name one bus id */
+    int sharing = 1;
+    for (int j = 0; j < r; j++)
+      if (!strcmp(busid[j], busid[r])) devs[r] = devs[j], sharing++;
+    if (sharing > s->per_gpu) s->per_gpu = sharing;
+    for (int q = 0; q < s->n; q++) {
+      access[r * s->n + q] = all[r * 3 * s->n + q];
+      int perf = all[r * 3 * s->n + s->n + q];
+      if (perf > s->perf_rank_max) s->perf_rank_max = perf;
+      s->atomics_all &= all[r * 3 * s->n + 2 * s->n + q];
+    }
+  }
+  return ar_p2p_access_verdict(s->n, devs, names, access, err, len);
+}
+
+/* Island of every local rank: --islands N splits them evenly, else the NUMA node of each rank's GPU
+ * (from the topology, by PCI bus id); unknown anywhere -> one island. Collective over s->comm. */
+static int build_islands(struct ar_p2p *s, const struct ar_env *env, char *err, size_t len) {
+  int key[AR_CORE_MAX_RANKS];
+  int forced = env->opts ? env->opts->islands : 0;
+  if (forced > s->n) {
+    snprintf(err, len, "--islands %d exceeds the %d ranks on this node (allowed: 1 to %d)", forced, s->n, s->n);
+    return -AR_EINVAL;
+  }
+  if (forced > 0) {
+    ar_islands_even_keys(key, s->n, forced);
+  } else {
+    char busid[P2P_BUSID] = "";
+    int numa = -1;
+    if (env->topo && cudaDeviceGetPCIBusId(busid, P2P_BUSID, env->device) == cudaSuccess) {
+      int g = ar_topo_gpu_of_busid(env->topo, busid);
+      if (g >= 0) numa = ar_topo_gpu(env->topo, g)->numa;
+    }
+    cudaGetLastError();
+    MPI_Allgather(&numa, 1, MPI_INT, key, 1, MPI_INT, s->comm);
+    int unknown = 0;
+    for (int r = 0; r < s->n; r++) unknown |= key[r] < 0;
+    for (int r = 0; unknown && r < s->n; r++) key[r] = 0;
+  }
+  ar_islands_build(&s->isl, key, s->n);
+  return 0;
+}
+
+static int p2p_check_variant(const char *variant, char *err, size_t len, int algo) {
+  struct ar_p2p_variant v;
+  int rc = ar_p2p_variant_parse(algo, variant, &v, err, len);
+  if (!rc && v.push) {
+    snprintf(err, len, "p2p-oneshot variant mode=push: not built yet in this version (allowed: mode=pull)");
+    return -AR_EINVAL;
+  }
+  return rc;
+}
+
+static int p2p_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
+                    const struct ar_backend *be) {
+  int rc = p2p_check_variant(variant, err, len, algo_of(be));
+  if (rc) return rc;
+  struct ar_p2p *s = calloc(1, sizeof *s);
+  if (!s) return -AR_ERUNTIME;
+  s->be = be;
+  ar_p2p_variant_parse(algo_of(be), variant, &s->v, err, len);
+  s->world_rank = env->rank;
+  MPI_Comm_dup(env->node_comm, &s->comm);
+  MPI_Comm_rank(s->comm, &s->rank);
+  MPI_Comm_size(s->comm, &s->n);
+  int sm = 0;
+  cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, env->device);
+  cudaGetLastError();
+  /* Blocks of one index wait on each other across GPUs: every rank must launch the same shape. */
+  MPI_Allreduce(&sm, &s->sm_count, 1, MPI_INT, MPI_MIN, s->comm);
+  if (s->sm_count > AR_P2P_MAX_BLOCKS) s->sm_count = AR_P2P_MAX_BLOCKS;
+  rc = check_access(s, env->device, err, len);
+  /* Ranks sharing a GPU (MPS) compete for its SMs: every block of every rank must still be resident. */
+  s->sm_count /= s->per_gpu;
+  if (s->sm_count < 1) s->sm_count = 1;
+  if (!rc && s->v.algo == AR_CORE_ISLANDS) rc = build_islands(s, env, err, len);
+  double t = env->opts ? env->opts->timeout : 0;
+  /* Give up a little before the watchdog (-T) would end the run, so the error names the peer. */
+  s->timeout_s = t > 0 ? 0.9 * t : P2P_DEFAULT_TIMEOUT;
+  if (!rc && cudaHostAlloc((void **)&s->status, AR_P2P_MAX_BLOCKS * sizeof *s->status, cudaHostAllocMapped) !=
+                 cudaSuccess) {
+    snprintf(err, len, "%s: cannot allocate mapped host memory for the kernel status", be->name);
+    rc = -AR_ERUNTIME;
+  }
+  if (rc) {
+    cudaGetLastError();
+    MPI_Comm_free(&s->comm);
+    free(s);
+    return rc;
+  }
+  memset(s->status, 0, AR_P2P_MAX_BLOCKS * sizeof *s->status);
+  /* Test hook: ARBENCH_P2P_STALL=R makes world rank R skip every launch, as a rank stuck on its host
+   * would, so the device check proves that its peers end in a timeout naming it instead of hanging. */
+  const char *stall = getenv("ARBENCH_P2P_STALL");
+  s->stall = stall && *stall && atoi(stall) == env->rank;
+  *state = s;
+  return 0;
+}
+
+/* Allocate bytes and open every peer's allocation (collective over s->comm). */
+static int share(struct ar_p2p *s, struct p2p_shared *sh, size_t bytes, char *err, size_t len) {
+  memset(sh, 0, sizeof *sh);
+  cudaError_t e = cudaMalloc((void **)&sh->mine, bytes);
+  cudaIpcMemHandle_t h, all[AR_CORE_MAX_RANKS];
+  memset(&h, 0, sizeof h);
+  if (e == cudaSuccess) e = cudaIpcGetMemHandle(&h, sh->mine);
+  MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, s->comm);
+  for (int q = 0; q < s->n && e == cudaSuccess; q++)
+    if (q == s->rank) sh->peer[q] = sh->mine;
+    else e = cudaIpcOpenMemHandle((void **)&sh->peer[q], all[q], cudaIpcMemLazyEnablePeerAccess);
+  sh->bytes = bytes;
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError();
+  snprintf(err, len, "%s: sharing %zu bytes of device memory through CUDA IPC failed: %s", s->be->name, bytes, cuerr(e));
+  return -AR_ERUNTIME;
+}
+
+/* Close my mappings of the peers' allocations (local). Each owner frees its own allocation only in
+ * fini, after a barrier that every rank reaches: freeing memory a peer still maps is undefined. */
+static void unmap_peers(struct ar_p2p *s, struct p2p_shared *sh) {
+  cudaDeviceSynchronize();
+  for (int q = 0; q < s->n; q++)
+    if (q != s->rank && sh->peer[q]) cudaIpcCloseMemHandle(sh->peer[q]);
+  for (int q = 0; q < s->n; q++) sh->peer[q] = NULL;
+  cudaGetLastError();
+}
+
+/* Flags of every set: START/MID/END/INLINE one generation before the first, ABORT clear. */
+static int flags_init(struct ar_p2p *s, char *err, size_t len) {
+  size_t bytes = (size_t)s->lay.nsets * AR_CORE_NFLAGS * AR_CORE_LINE;
+  char *h = calloc(1, bytes);
+  if (!h) return -AR_ERUNTIME;
+  for (int b = 0; b < s->lay.nsets; b++)
+    for (int f = 0; f < AR_CORE_NFLAGS; f++) *ar_core_flag_of_set(h, b, f) = f == AR_FLAG_ABORT ? 0u : AR_CORE_GEN0 - 1u;
+  cudaError_t e = cudaMemcpy(s->region.mine, h, bytes, cudaMemcpyHostToDevice);
+  free(h);
+  if (e == cudaSuccess) return 0;
+  snprintf(err, len, "%s: initialising the flags failed: %s", s->be->name, cuerr(e));
+  return -AR_ERUNTIME;
+}
+
+static int p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
+  struct ar_p2p *s = state;
+  size_t chunk = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
+  if (chunk > P2P_DEFAULT_CHUNK) chunk = P2P_DEFAULT_CHUNK;
+  ar_core_layout_init_sets(&s->lay, s->v.algo, chunk, s->sm_count); /* one flag and slot set per block */
+  s->acc_stride = 2 * s->lay.chunk_bytes; /* 4 bytes per element of a 2-byte type's chunk */
+  int rc = share(s, &s->region, s->lay.region_bytes, err, len);
+  if (!rc) rc = flags_init(s, err, len);
+  if (!rc && s->v.algo == AR_CORE_STAGED &&
+      cudaMalloc(&s->acc, (size_t)s->sm_count * s->acc_stride) != cudaSuccess) {
+    snprintf(err, len, "%s: cannot allocate the %zu-byte accumulators", s->be->name, (size_t)s->sm_count * s->acc_stride);
+    rc = -AR_ERUNTIME;
+  }
+  cudaGetLastError();
+  /* Every region's flags are set before any kernel reads them, and every rank returns the same status:
+   * the engine's next step (alloc) is collective for reg=1. */
+  int bad = rc != 0, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, s->comm);
+  if (any && !rc) {
+    snprintf(err, len, "%s: setup failed on another rank of this node", s->be->name);
+    rc = -AR_ERUNTIME;
+  }
+  return rc;
+}
+
+/* reg=1: the engine's buffers are shared too, so peers read my input where the engine wrote it. */
+static int p2p_alloc(void *state, size_t bytes, void **p, char *err, size_t len) {
+  struct ar_p2p *s = state;
+  if (!s->v.reg) {
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaSuccess) return 0;
+    snprintf(err, len, "%s: cudaMalloc of %zu bytes failed: %s", s->be->name, bytes, cuerr(e));
+    return -AR_ERUNTIME;
+  }
+  if (s->pool.mine) {
+    snprintf(err, len, "%s: reg=1 shares one buffer pool per backend", s->be->name);
+    return -AR_ERUNTIME;
+  }
+  /* Peers find my input at the offset of theirs: every rank's pool must be laid out alike. */
+  unsigned long long mine = bytes, lo = 0, hi = 0;
+  MPI_Allreduce(&mine, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, s->comm);
+  MPI_Allreduce(&mine, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, s->comm);
+  if (lo != hi) {
+    snprintf(err, len, "%s:reg=1 needs the same buffer pool on every rank (%llu to %llu bytes: GPUs with different L2 "
+             "sizes); use reg=0", s->be->name, lo, hi);
+    return -AR_EUNAVAIL;
+  }
+  int rc = share(s, &s->pool, bytes, err, len);
+  *p = s->pool.mine;
+  return rc;
+}
+
+/* Not collective (the engine may release on some ranks only after a failed alloc): the shared pool is
+ * unmapped here and freed in fini. */
+static void p2p_release(void *state, void *p) {
+  struct ar_p2p *s = state;
+  if (s->v.reg && p == s->pool.mine) unmap_peers(s, &s->pool);
+  else cudaFree(p);
+}
+
+static int p2p_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why, size_t len) {
+  (void)state;
+  if ((unsigned)dt >= AR_NDTYPES || (unsigned)op >= AR_NOPS) {
+    snprintf(why, len, "unknown dtype %d or op %d", (int)dt, (int)op);
+    return -AR_EUNAVAIL;
+  }
+  return 0;
+}
+
+static const char *pass_name(uint32_t pass) {
+  switch (pass) {
+  case AR_P2P_PASS_START: return "start";
+  case AR_P2P_PASS_END: return "end";
+  case AR_P2P_PASS_STAGED: return "staged reduce-scatter";
+  case AR_P2P_PASS_ISLANDS: return "islands exchange";
+  default: return "all-gather";
+  }
+}
+
+/* Did a kernel give up? Then the message (once) and the backend refuses further calls. */
+static int failed(struct ar_p2p *s) {
+  if (s->broken) return -AR_ETIMEOUT;
+  for (int b = 0; b < AR_P2P_MAX_BLOCKS; b++) {
+    const volatile struct ar_p2p_status *st = &s->status[b];
+    uint32_t code = __atomic_load_n(&st->code, __ATOMIC_ACQUIRE);
+    if (code == AR_P2P_OK) continue;
+    char v[96];
+    ar_p2p_variant_text(&s->v, v, sizeof v);
+    if (code == AR_P2P_TIMEOUT)
+      snprintf(s->msg, sizeof s->msg, "%s:%s %s size %zu: rank %d: timeout after %g s in pass %s (generation %u, block %d) "
+               "waiting for rank %u", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype), s->last_bytes,
+               s->world_rank, s->timeout_s, pass_name(st->pass), st->gen, b, st->peer);
+    else
+      snprintf(s->msg, sizeof s->msg, "%s:%s %s size %zu: rank %d: gave up in pass %s (generation %u, block %d) "
+               "waiting for rank %u: rank %u timed out", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype),
+               s->last_bytes, s->world_rank, pass_name(st->pass), st->gen, b, st->peer, st->aborter);
+    fprintf(stderr, "arbench: %s\n", s->msg);
+    fflush(stderr);
+    s->broken = 1;
+    return -AR_ETIMEOUT;
+  }
+  return 0;
+}
+
+static int p2p_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
+                         void *stream) {
+  struct ar_p2p *s = state;
+  int rc = failed(s);
+  if (rc) return rc;
+  if (!count) return 0;
+  struct ar_p2p_args a;
+  memset(&a, 0, sizeof a);
+  size_t es = ar_dtype_size(dt), off = (size_t)((const char *)in - s->pool.mine);
+  if (s->v.reg && (!s->pool.mine || (const char *)in < s->pool.mine || off + count * es > s->pool.bytes)) {
+    fprintf(stderr, "arbench: %s: reg=1 input %p is not in the shared pool\n", s->be->name, in);
+    return -AR_ERUNTIME;
+  }
+  for (int q = 0; q < s->n; q++) {
+    a.region[q] = s->region.peer[q];
+    a.peer_in[q] = s->v.reg ? s->pool.peer[q] + off : NULL;
+  }
+  a.in = in;
+  a.out = out;
+  a.acc = s->acc;
+  a.acc_stride = s->acc_stride;
+  a.status = s->status;
+  a.lay = s->lay;
+  a.isl = s->isl;
+  a.count = count;
+  a.chunk = ar_chunk_count(s->lay.chunk_bytes, es);
+  a.timeout_ns = (unsigned long long)(s->timeout_s * 1e9);
+  a.rank = s->rank;
+  a.n = s->n;
+  a.algo = s->v.algo;
+  a.dtype = (int)dt;
+  a.op = (int)op;
+  a.reg = s->v.reg;
+  a.vec = !(((uintptr_t)in | (uintptr_t)out | off) % AR_CORE_ALIGN);
+  s->last_bytes = count * es;
+  s->last_dtype = (int)dt;
+  size_t call = count * es < s->lay.chunk_bytes ? count * es : s->lay.chunk_bytes;
+  s->last_shape = ar_p2p_shape(&s->v, call, s->n, s->sm_count);
+  if (s->stall) return 0;
+  int e = ar_cu_p2p(&a, s->last_shape.blocks, s->last_shape.threads, stream);
+  if (e == cudaSuccess) return 0;
+  fprintf(stderr, "arbench: rank %d: %s: kernel launch failed: %s\n", s->world_rank, s->be->name,
+          cuerr((cudaError_t)e));
+  return -AR_ERUNTIME;
+}
+
+int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t len) {
+  if (!state || (be != &ar_be_p2p_oneshot && be != &ar_be_p2p_twoshot && be != &ar_be_p2p_staged &&
+                 be != &ar_be_p2p_islands))
+    return 0;
+  struct ar_p2p *s = state;
+  int rc = failed(s);
+  if (rc) snprintf(err, len, "%s", s->msg);
+  return rc;
+}
+
+static int p2p_describe(void *state, json_t *rec) {
+  struct ar_p2p *s = state;
+  char v[96];
+  ar_p2p_variant_text(&s->v, v, sizeof v);
+  json_object_set_new(rec, "impl", json_string(ar_core_algo_name(s->v.algo)));
+  if (s->v.algo == AR_CORE_ISLANDS) {
+    json_t *sizes = json_array();
+    for (int i = 0; i < s->isl.n; i++) json_array_append_new(sizes, json_integer(s->isl.size[i]));
+    json_object_set_new(rec, "island_sizes", sizes);
+  }
+  json_object_set_new(rec, "p2p", json_pack("{s:s, s:s, s:i, s:i, s:I, s:i, s:b}", "variant", v, "memory",
+                                            s->v.reg ? "registered (zero copy)" : "staging copy", "blocks",
+                                            s->last_shape.blocks, "threads", s->last_shape.threads, "chunk_bytes",
+                                            (json_int_t)s->lay.chunk_bytes, "perf_rank_max", s->perf_rank_max,
+                                            "native_atomics", s->atomics_all));
+  return 0;
+}
+
+static void p2p_fini(void *state) {
+  struct ar_p2p *s = state;
+  if (!s) return;
+  unmap_peers(s, &s->pool);
+  unmap_peers(s, &s->region);
+  MPI_Barrier(s->comm); /* every rank reaches it: nobody maps my allocations any more */
+  if (s->pool.mine) cudaFree(s->pool.mine);
+  if (s->region.mine) cudaFree(s->region.mine);
+  if (s->acc) cudaFree(s->acc);
+  if (s->status) cudaFreeHost(s->status);
+  cudaGetLastError();
+  MPI_Comm_free(&s->comm);
+  free(s);
+}
+
+#define P2P_BACKEND(SYM, NAME, ALGO, SUMMARY)                                                                  \
+  static int SYM##_check(const char *variant, char *err, size_t len) {                                       \
+    return p2p_check_variant(variant, err, len, ALGO);                                                       \
+  }                                                                                                          \
+  static int SYM##_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) { \
+    return p2p_init(env, variant, state, err, len, &SYM);                                                    \
+  }                                                                                                          \
+  const struct ar_backend SYM = {                                                                            \
+    .name = NAME, .summary = SUMMARY, .flags = AR_BE_DEVICE | AR_BE_GRAPH, .check_variant = SYM##_check,     \
+    .available = p2p_available, .init = SYM##_init, .setup = p2p_setup, .supports = p2p_supports,            \
+    .allreduce = p2p_allreduce, .describe = p2p_describe, .fini = p2p_fini, .alloc = p2p_alloc,              \
+    .release = p2p_release,                                                                                  \
+  }
+
+P2P_BACKEND(ar_be_p2p_oneshot, "p2p-oneshot", AR_CORE_ONESHOT,
+            "custom one-shot kernel over CUDA IPC peer memory (every rank reduces all inputs)");
+P2P_BACKEND(ar_be_p2p_twoshot, "p2p-twoshot", AR_CORE_TWOSHOT,
+            "custom two-shot kernel over CUDA IPC (reduce-scatter + all-gather)");
+P2P_BACKEND(ar_be_p2p_staged, "p2p-staged", AR_CORE_STAGED,
+            "custom staged two-shot kernel (one inbound, one outbound peer per pass)");
+P2P_BACKEND(ar_be_p2p_islands, "p2p-islands", AR_CORE_ISLANDS,
+            "custom two-level kernel (reduce in each NUMA island, one exchange across; --islands N)");

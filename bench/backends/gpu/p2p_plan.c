@@ -1,0 +1,229 @@
+/* p2p_plan.c — variant parsing, launch shapes and the peer-access verdict of the custom GPU backends,
+ * and the fp64 reference of the fused allreduce + residual add + RMSNorm. Pure C (no CUDA). */
+#include "backends/gpu/p2p_plan.h"
+#include "ar_core.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integer value of key=val in lo..hi; -AR_EINVAL with a message otherwise. */
+static int int_value(const char *who, const char *key, const char *val, int lo, int hi, int *out, char *err,
+                     size_t len) {
+  char *end;
+  errno = 0;
+  long x = strtol(val, &end, 10);
+  if (!*val || *end || errno || x < lo || x > hi) {
+    snprintf(err, len, "%s variant %s=%s: expected an integer %d..%d", who, key, val, lo, hi);
+    return -AR_EINVAL;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+/* Split text at commas into key=value pairs and hand each to fn; -AR_EINVAL on malformed pairs. */
+typedef int (*ar_kv_fn)(void *ctx, const char *key, const char *val, char *err, size_t len);
+static int each_pair(const char *who, const char *keys, const char *text, ar_kv_fn fn, void *ctx, char *err,
+                     size_t len) {
+  char buf[256];
+  if (strlen(text) >= sizeof buf) {
+    snprintf(err, len, "%s variant '%.60s...': too long", who, text);
+    return -AR_EINVAL;
+  }
+  if (*text && (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))) {
+    snprintf(err, len, "%s variant '%s': empty key=value between commas", who, text);
+    return -AR_EINVAL;
+  }
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || !eq[1]) {
+      snprintf(err, len, "%s variant '%s': expected key=value (keys: %s)", who, kv, keys);
+      return -AR_EINVAL;
+    }
+    *eq = 0;
+    int rc = fn(ctx, kv, eq + 1, err, len);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static const char *p2p_name(int algo) {
+  switch (algo) {
+  case AR_CORE_ONESHOT: return "p2p-oneshot";
+  case AR_CORE_TWOSHOT: return "p2p-twoshot";
+  case AR_CORE_STAGED: return "p2p-staged";
+  default: return "p2p-islands";
+  }
+}
+
+static int p2p_key(void *ctx, const char *key, const char *val, char *err, size_t len) {
+  struct ar_p2p_variant *v = ctx;
+  const char *who = p2p_name(v->algo);
+  if (!strcmp(key, "mode")) {
+    if (v->algo != AR_CORE_ONESHOT) {
+      snprintf(err, len, "%s variant mode=%s: only p2p-oneshot has a mode (pull|push)", who, val);
+      return -AR_EINVAL;
+    }
+    if (strcmp(val, "pull") && strcmp(val, "push")) {
+      snprintf(err, len, "%s variant mode=%s: expected pull or push", who, val);
+      return -AR_EINVAL;
+    }
+    v->push = !strcmp(val, "push");
+    return 0;
+  }
+  if (!strcmp(key, "reg")) return int_value(who, key, val, 0, 1, &v->reg, err, len);
+  if (!strcmp(key, "blocks")) return int_value(who, key, val, 1, AR_P2P_MAX_BLOCKS, &v->blocks, err, len);
+  if (!strcmp(key, "threads")) {
+    int rc = int_value(who, key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, &v->threads, err, len);
+    if (!rc && v->threads % 32) {
+      snprintf(err, len, "%s variant threads=%s: expected a multiple of 32 in %d..%d", who, val,
+               AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS);
+      return -AR_EINVAL;
+    }
+    return rc;
+  }
+  snprintf(err, len, "%s variant: unknown key '%s' (known: %sreg, blocks, threads)", who, key,
+           v->algo == AR_CORE_ONESHOT ? "mode, " : "");
+  return -AR_EINVAL;
+}
+
+int ar_p2p_variant_parse(int algo, const char *text, struct ar_p2p_variant *v, char *err, size_t len) {
+  memset(v, 0, sizeof *v);
+  v->algo = algo;
+  const char *keys = algo == AR_CORE_ONESHOT ? "mode, reg, blocks, threads" : "reg, blocks, threads";
+  return each_pair(p2p_name(algo), keys, text ? text : "", p2p_key, v, err, len);
+}
+
+void ar_p2p_variant_text(const struct ar_p2p_variant *v, char *buf, size_t len) {
+  char b[16] = "auto", t[16] = "auto";
+  if (v->blocks) snprintf(b, sizeof b, "%d", v->blocks);
+  if (v->threads) snprintf(t, sizeof t, "%d", v->threads);
+  snprintf(buf, len, "%s%sreg=%d,blocks=%s,threads=%s", v->algo == AR_CORE_ONESHOT ? "mode=" : "",
+           v->algo == AR_CORE_ONESHOT ? (v->push ? "push," : "pull,") : "", v->reg, b, t);
+}
+
+/* Default blocks: one block per 8 vectors per thread of the bytes each rank reduces (the whole message
+ * for one-shot, its 1/n slice for the two-shot family), at least 1, at most 32 and at most sm_count. */
+struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, int nranks, int sm_count) {
+  struct ar_p2p_shape s;
+  s.threads = v->threads ? v->threads : 512;
+  size_t work = v->algo == AR_CORE_ONESHOT || nranks < 2 ? bytes : bytes / (size_t)nranks;
+  size_t per_block = (size_t)s.threads * AR_P2P_VEC * 8;
+  size_t want = (work + per_block - 1) / per_block;
+  if (want < 1) want = 1;
+  if (want > 32) want = 32;
+  s.blocks = v->blocks ? v->blocks : (int)want;
+  if (sm_count > 0 && s.blocks > sm_count) s.blocks = sm_count;
+  return s;
+}
+
+int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
+                          size_t len) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (i == j || dev[i] == dev[j] || access[i * n + j] > 0) continue;
+      if (access[i * n + j] < 0) {
+        snprintf(why, len, "cannot check P2P between rank %d (GPU %s) and rank %d (GPU %s): rank %d does not see "
+                 "that GPU (CUDA_VISIBLE_DEVICES per rank?)", i, busid && busid[i] ? busid[i] : "?", j,
+                 busid && busid[j] ? busid[j] : "?", i);
+        return -AR_EUNAVAIL;
+      }
+      snprintf(why, len, "no P2P between rank %d (GPU %s) and rank %d (GPU %s)", i,
+               busid && busid[i] ? busid[i] : "?", j, busid && busid[j] ? busid[j] : "?");
+      return -AR_EUNAVAIL;
+    }
+  return 0;
+}
+
+/* ---- fused ---- */
+
+static int fused_key(void *ctx, const char *key, const char *val, char *err, size_t len) {
+  struct ar_fused_variant *v = ctx;
+  if (!strcmp(key, "hidden")) {
+    int rc = int_value("fused", key, val, 8, 1 << 16, &v->hidden, err, len);
+    if (!rc && v->hidden % 8) {
+      snprintf(err, len, "fused variant hidden=%s: expected a multiple of 8 (one 16-byte vector) in 8..65536",
+               val);
+      return -AR_EINVAL;
+    }
+    return rc;
+  }
+  if (!strcmp(key, "eps")) {
+    char *end;
+    errno = 0;
+    double e = strtod(val, &end);
+    if (!*val || *end || errno || !(e > 0.0) || e > 1.0) {
+      snprintf(err, len, "fused variant eps=%s: expected a number in (0, 1]", val);
+      return -AR_EINVAL;
+    }
+    v->eps = e;
+    return 0;
+  }
+  if (!strcmp(key, "unfused")) {
+    if (!strcmp(val, "nccl")) v->unfused = AR_FUSED_NCCL;
+    else if (!strcmp(val, "p2p")) v->unfused = AR_FUSED_P2P;
+    else {
+      snprintf(err, len, "fused variant unfused=%s: expected nccl or p2p", val);
+      return -AR_EINVAL;
+    }
+    return 0;
+  }
+  snprintf(err, len, "fused variant: unknown key '%s' (known: hidden, eps, unfused)", key);
+  return -AR_EINVAL;
+}
+
+int ar_fused_variant_parse(const char *text, struct ar_fused_variant *v, char *err, size_t len) {
+  v->hidden = 4096;
+  v->eps = 1e-6;
+  v->unfused = AR_FUSED_FUSED;
+  return each_pair("fused", "hidden, eps, unfused", text ? text : "", fused_key, v, err, len);
+}
+
+int ar_fused_rows(size_t bytes, enum ar_dtype dt, int hidden, size_t *tokens, char *why, size_t len) {
+  if (dt != AR_BF16) {
+    snprintf(why, len, "fused works on bfloat16 only, not %s", ar_dtype_name(dt));
+    return -AR_EUNAVAIL;
+  }
+  size_t row = (size_t)hidden * 2;
+  if (!bytes || bytes % row) {
+    snprintf(why, len, "%zu bytes is not a whole number of rows of hidden=%d bf16 (%zu bytes each)", bytes,
+             hidden, row);
+    return -AR_EUNAVAIL;
+  }
+  *tokens = bytes / row;
+  return 0;
+}
+
+void ar_fused_reference(const uint16_t *const *x, int nranks, const uint16_t *residual, const uint16_t *weight,
+                        size_t tokens, int hidden, double eps, double *out, double *res_out) {
+  for (size_t t = 0; t < tokens; t++) {
+    size_t at = t * (size_t)hidden;
+    double ss = 0.0;
+    for (int h = 0; h < hidden; h++) {
+      double v = ar_core_bf16_to_f32(residual[at + h]);
+      for (int r = 0; r < nranks; r++) v += ar_core_bf16_to_f32(x[r][at + h]);
+      res_out[at + h] = v;
+      ss += v * v;
+    }
+    double scale = 1.0 / sqrt(ss / hidden + eps);
+    for (int h = 0; h < hidden; h++) out[at + h] = res_out[at + h] * scale * ar_core_bf16_to_f32(weight[h]);
+  }
+}
+
+static int outside(uint16_t got, double ref, double tol) {
+  double g = ar_core_bf16_to_f32(got);
+  if (isnan(g) || isnan(ref)) return !(isnan(g) && isnan(ref));
+  return fabs(g - ref) > tol * fabs(ref) + 1e-30;
+}
+
+uint64_t ar_fused_compare(const uint16_t *got_out, const uint16_t *got_res, const double *ref_out,
+                          const double *ref_res, size_t n) {
+  uint64_t wrong = 0;
+  for (size_t i = 0; i < n; i++)
+    wrong += (uint64_t)(outside(got_out[i], ref_out[i], AR_FUSED_TOL_OUT) |
+                        outside(got_res[i], ref_res[i], AR_FUSED_TOL_RES));
+  return wrong;
+}

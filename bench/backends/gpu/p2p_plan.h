@@ -1,0 +1,71 @@
+/* p2p_plan.h — the pure-C decisions of the custom GPU backends (p2p-*, fused): variant text, launch
+ * shape per message size, the peer-access verdict, fused row shape. No CUDA here: unit-tested anywhere. */
+#ifndef AR_P2P_PLAN_H
+#define AR_P2P_PLAN_H
+
+#include "ar.h"
+#include "ar_p2p.h"
+#include <stddef.h>
+
+#define AR_P2P_MIN_THREADS 64
+#define AR_P2P_MAX_THREADS 1024
+#define AR_P2P_VEC 16           /* bytes per vector load/store */
+
+/* One variant of a p2p-* backend; 0 in blocks/threads = the per-size default of ar_p2p_shape. */
+struct ar_p2p_variant {
+  int algo;    /* enum ar_core_algo: given by the backend's name */
+  int push;    /* p2p-oneshot: 0 = pull (read every peer's input), 1 = push (write into every peer) */
+  int reg;     /* 0 = copy the input into a pre-shared staging buffer; 1 = share the engine's buffers */
+  int blocks;  /* CUDA blocks per call, 1..AR_P2P_MAX_BLOCKS */
+  int threads; /* threads per block, a multiple of 32 in AR_P2P_MIN_THREADS..AR_P2P_MAX_THREADS */
+};
+
+/* Parse "mode=push,reg=1,blocks=8,threads=512" for the backend of algorithm algo. Keys: mode (p2p-oneshot
+ * only: pull|push), reg (0|1), blocks, threads. 0 or -AR_EINVAL with one line naming the bad key or value
+ * and what is allowed. */
+int ar_p2p_variant_parse(int algo, const char *text, struct ar_p2p_variant *v, char *err, size_t len);
+/* The variant as canonical text ("mode=pull,reg=0,blocks=auto,threads=auto") for records. */
+void ar_p2p_variant_text(const struct ar_p2p_variant *v, char *buf, size_t len);
+
+/* Launch shape of one call of bytes over nranks ranks on a GPU with sm_count SMs: the variant's values
+ * where given, else enough 16-byte vectors per thread to hide latency, never more blocks than SMs (every
+ * block of a call must be resident at once: blocks wait on peers' blocks of the same index). */
+struct ar_p2p_shape {
+  int blocks, threads;
+};
+struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, int nranks, int sm_count);
+
+/* Peer access of every pair of ranks: access[i * n + j] = cudaDeviceCanAccessPeer from rank i's GPU to
+ * rank j's, or -1 when rank i's process cannot see rank j's GPU; dev[i] identifies rank i's GPU (equal for ranks sharing one, which need no peer access),
+ * busid[i] names it. 0 when every pair can, else -AR_EUNAVAIL with the first failing pair in why:
+ * "no P2P between rank 0 (GPU 0000:01:00.0) and rank 3 (GPU 0000:c1:00.0)". */
+int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
+                          size_t len);
+
+/* fused: one-shot allreduce + residual add + RMSNorm over rows of `hidden` bf16 elements. */
+struct ar_fused_variant {
+  int hidden;      /* elements per row (token), a multiple of 8 (one 16-byte vector) */
+  double eps;      /* RMSNorm epsilon */
+  int unfused;     /* 0 = the fused kernel; 1 = ncclAllReduce + norm kernel; 2 = p2p one-shot + norm */
+};
+enum { AR_FUSED_FUSED = 0, AR_FUSED_NCCL = 1, AR_FUSED_P2P = 2 };
+int ar_fused_variant_parse(const char *text, struct ar_fused_variant *v, char *err, size_t len);
+/* Rows of a message: 0 with *tokens, or -AR_EUNAVAIL with why when bytes is not whole bf16 rows. */
+int ar_fused_rows(size_t bytes, enum ar_dtype dt, int hidden, size_t *tokens, char *why, size_t len);
+
+/* The fp64 reference of the fused operation on bf16 data (uint16_t bit patterns):
+ *   sum = Σ_r x[r] (the allreduce), res' = sum + residual, out = res' / sqrt(mean(res'^2) + eps) * w
+ * per row of hidden elements; results as doubles. */
+void ar_fused_reference(const uint16_t *const *x, int nranks, const uint16_t *residual, const uint16_t *weight,
+                        size_t tokens, int hidden, double eps, double *out, double *res_out);
+/* Tolerances (relative) of the kernel's bf16 outputs against the fp64 reference. The kernel sums in
+ * fp32 and rounds each output once to bf16 (2^-9 relative); the normalised output also carries the
+ * bf16 rounding of res' that some kernels read back, fp32 sums over a row (hidden * 2^-24) and rsqrtf
+ * (2 ulp of fp32): 2^-8 bounds the residual output, 2^-7 the normalised one, for hidden <= 2^15. */
+#define AR_FUSED_TOL_RES (1.0 / 256.0)
+#define AR_FUSED_TOL_OUT (1.0 / 128.0)
+/* Count outputs outside the tolerances; got_* are the kernel's bf16 outputs. */
+uint64_t ar_fused_compare(const uint16_t *got_out, const uint16_t *got_res, const double *ref_out,
+                          const double *ref_res, size_t n);
+
+#endif

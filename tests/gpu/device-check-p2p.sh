@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# device-check-p2p.sh — the p2p-* kernels on a GPU box, called by device-check.sh (ARBENCH set): 2 and 4
+# ranks sharing GPU 0 through CUDA IPC (correctness, not PCIe speed: without MPS the ranks' kernels are
+# time-sliced, so counts stay small and -T generous), then 2+ GPUs when present. Prints one table.
+# Usage: ARBENCH=build/arbench tests/gpu/device-check-p2p.sh
+set -u
+: "${ARBENCH:?ARBENCH must point at the arbench binary}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
+[ "${gpus:-0}" -gt 0 ] || { echo "skipped: no CUDA device"; exit 77; }
+"$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in' && { echo "skipped: p2p-* not compiled in"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# step NAME WANT NP [ENV=V...] -- run arguments
+step() {
+  local name=$1 want=$2 np=$3; shift 3
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  local t0=$SECONDS devs=0
+  for ((i = 1; i < np; i++)); do devs+=",$(( gpus > 1 && ${MULTI:-0} = 1 ? i % gpus : 0 ))"; done
+  local shared=(--shared-gpu)
+  [ "${MULTI:-0}" = 1 ] && shared=()
+  env "${envs[@]}" timeout 300 mpirun -np "$np" "$ARBENCH" run --devices "$devs" "${shared[@]}" -J "$tmp/$name.jsonl" \
+    "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local rc=$?
+  echo "$name $want $rc $((SECONDS - t0))" >>"$tmp/steps"
+  echo "== $name: exit $rc (want $want), $((SECONDS - t0)) s"
+  [ "$rc" = "$want" ] || tail -5 "$tmp/$name.err"
+}
+
+ALL='p2p-oneshot;p2p-oneshot:reg=1;p2p-twoshot;p2p-twoshot:reg=1;p2p-staged;p2p-staged:reg=1;p2p-islands;p2p-islands:reg=1'
+D=float,half,bf16,int32
+C=1,7,1023,4097,65536,1048577
+step np2-dtypes 0 2 -- --backend "$ALL" --counts $C -d $D -n 5 -w 1 -c 2 --inplace both -T 60
+for op in prod max min avg; do
+  step "np2-$op" 0 2 -- --backend "$ALL" --counts 7,4097,1048577 -d $D -o $op -n 3 -w 1 -c 1 --inplace both -T 60
+done
+step np4-dtypes 0 4 -- --islands 2 --backend "$ALL" --counts 1,1023,65536,1048577 -d $D -n 3 -w 1 -c 1 --inplace both -T 120
+step np2-graph 0 2 -- --backend "$ALL" --counts 7,65536,1048577 -d float,bf16 -n 20 -w 2 -G 5 -c 1 --inplace both -T 60
+step np2-shapes 0 2 -- --backend 'p2p-oneshot:blocks=1,threads=64;p2p-twoshot:blocks=64,threads=1024;p2p-staged:blocks=3,threads=96' \
+  --counts 1,4097,1048577 -d half -n 3 -c 1 --inplace both -T 60
+step np2-10k 0 2 -- --backend 'p2p-oneshot;p2p-twoshot:reg=1' --sizes 4K -d float -n 10 -w 0 -c 10000 -T 120
+step np2-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend p2p-oneshot --sizes 1M -n 5 -c 1 -T 4
+if [ "$gpus" -ge 2 ]; then
+  MULTI=1 step gpus-np2 0 2 -- --backend "$ALL" --counts $C -d $D -n 20 -w 5 -c 1 --inplace both -T 60
+fi
+
+python3 - "$tmp" <<'PY'
+import json, os, sys
+tmp = sys.argv[1]
+def recs(name):
+    p = os.path.join(tmp, name + ".jsonl")
+    out = []
+    for line in open(p) if os.path.exists(p) else []:
+        try: out.append(json.loads(line))
+        except ValueError: pass
+    return out
+def err(name):
+    p = os.path.join(tmp, name + ".err")
+    return open(p).read() if os.path.exists(p) else ""
+print("\n%-12s %5s %3s %7s %6s %5s %6s %5s  %s" % ("step", "want", "rc", "results", "wrong", "skips", "errors", "secs", "verdict"))
+bad = 0
+for line in open(os.path.join(tmp, "steps")):
+    name, want, rc, secs = line.split()
+    r = recs(name)
+    res = [x for x in r if x.get("type") == "result"]
+    wrong = sum(x.get("wrong", 0) for x in res)
+    skips = [x for x in r if x.get("type") == "skip"]
+    nerr = sum(1 for x in r if x.get("type") == "error")
+    if name == "np2-stall":  # the live rank must name the stalled one, within -T
+        ok = rc == want and "timeout after 3.6 s" in err(name) and "waiting for rank 1" in err(name)
+    else:
+        ok = rc == want and wrong == 0 and nerr == 0 and not skips and res and all(x["checked"] for x in res)
+    bad += not ok
+    print("%-12s %5s %3s %7d %6d %5d %6d %5s  %s" % (name, want, rc, len(res), wrong, len(skips), nerr, secs,
+                                                     "PASS" if ok else "FAIL"))
+print("\ndevice-check-p2p: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
+sys.exit(1 if bad else 0)
+PY

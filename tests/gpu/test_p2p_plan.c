@@ -1,0 +1,181 @@
+/* test_p2p_plan.c — the custom GPU backends' pure-C decisions: variant text and its errors, launch
+ * shapes per size, the peer-access verdict, fused rows and the fp64 fused reference with its tolerances. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "ar_core.h"
+#include "backends/gpu/p2p_plan.h"
+
+static void test_variant_defaults(void **st) {
+  (void)st;
+  struct ar_p2p_variant v;
+  char err[256] = "", txt[128];
+  assert_int_equal(ar_p2p_variant_parse(AR_CORE_ONESHOT, "", &v, err, sizeof err), 0);
+  assert_int_equal(v.push, 0);
+  assert_int_equal(v.reg, 0);
+  ar_p2p_variant_text(&v, txt, sizeof txt);
+  assert_string_equal(txt, "mode=pull,reg=0,blocks=auto,threads=auto");
+  assert_int_equal(ar_p2p_variant_parse(AR_CORE_ONESHOT, "mode=push,reg=1,blocks=8,threads=256", &v, err,
+                                        sizeof err), 0);
+  assert_int_equal(v.push, 1);
+  assert_int_equal(v.reg, 1);
+  assert_int_equal(v.blocks, 8);
+  assert_int_equal(v.threads, 256);
+  ar_p2p_variant_text(&v, txt, sizeof txt);
+  assert_string_equal(txt, "mode=push,reg=1,blocks=8,threads=256");
+  assert_int_equal(ar_p2p_variant_parse(AR_CORE_STAGED, "blocks=4", &v, err, sizeof err), 0);
+  ar_p2p_variant_text(&v, txt, sizeof txt);
+  assert_string_equal(txt, "reg=0,blocks=4,threads=auto");
+}
+
+static void bad(int algo, const char *text, const char *want) {
+  struct ar_p2p_variant v;
+  char err[256] = "";
+  assert_int_equal(ar_p2p_variant_parse(algo, text, &v, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, want);
+}
+
+static void test_variant_errors(void **st) {
+  (void)st;
+  bad(AR_CORE_TWOSHOT, "mode=push", "p2p-twoshot variant mode=push: only p2p-oneshot has a mode (pull|push)");
+  bad(AR_CORE_ONESHOT, "mode=both", "p2p-oneshot variant mode=both: expected pull or push");
+  bad(AR_CORE_ONESHOT, "threads=100", "p2p-oneshot variant threads=100: expected a multiple of 32 in 64..1024");
+  bad(AR_CORE_ONESHOT, "threads=2048", "p2p-oneshot variant threads=2048: expected an integer 64..1024");
+  bad(AR_CORE_ISLANDS, "blocks=65", "p2p-islands variant blocks=65: expected an integer 1..64");
+  bad(AR_CORE_ISLANDS, "blocks=0", "p2p-islands variant blocks=0: expected an integer 1..64");
+  bad(AR_CORE_ONESHOT, "reg=2", "p2p-oneshot variant reg=2: expected an integer 0..1");
+  bad(AR_CORE_ONESHOT, "foo=1", "p2p-oneshot variant: unknown key 'foo' (known: mode, reg, blocks, threads)");
+  bad(AR_CORE_TWOSHOT, "foo=1", "p2p-twoshot variant: unknown key 'foo' (known: reg, blocks, threads)");
+  bad(AR_CORE_ONESHOT, "reg", "p2p-oneshot variant 'reg': expected key=value (keys: mode, reg, blocks, threads)");
+  bad(AR_CORE_ONESHOT, "reg=1,", "p2p-oneshot variant 'reg=1,': empty key=value between commas");
+  bad(AR_CORE_ONESHOT, "blocks=", "p2p-oneshot variant 'blocks=': expected key=value (keys: mode, reg, blocks, threads)");
+}
+
+static void test_shape(void **st) {
+  (void)st;
+  struct ar_p2p_variant one = {.algo = AR_CORE_ONESHOT}, two = {.algo = AR_CORE_TWOSHOT};
+  struct ar_p2p_shape s = ar_p2p_shape(&one, 8, 8, 132);
+  assert_int_equal(s.blocks, 1);
+  assert_int_equal(s.threads, 512);
+  s = ar_p2p_shape(&one, 1 << 20, 8, 132); /* 1 MiB / (512 threads * 16 B * 8) = 16 blocks */
+  assert_int_equal(s.blocks, 16);
+  s = ar_p2p_shape(&one, 64u << 20, 8, 132);
+  assert_int_equal(s.blocks, 32);
+  s = ar_p2p_shape(&one, 64u << 20, 8, 20); /* never more blocks than SMs */
+  assert_int_equal(s.blocks, 20);
+  s = ar_p2p_shape(&two, 1 << 20, 4, 132); /* two-shot reduces a quarter: 4 blocks */
+  assert_int_equal(s.blocks, 4);
+  two.blocks = 40;
+  two.threads = 128;
+  s = ar_p2p_shape(&two, 8, 4, 132);
+  assert_int_equal(s.blocks, 40);
+  assert_int_equal(s.threads, 128);
+  s = ar_p2p_shape(&two, 8, 4, 24);
+  assert_int_equal(s.blocks, 24);
+}
+
+static void test_access(void **st) {
+  (void)st;
+  int dev[4] = {0, 1, 2, 3}, acc[16];
+  const char *bus[4] = {"0000:01:00.0", "0000:41:00.0", "0000:81:00.0", "0000:c1:00.0"};
+  char why[256] = "";
+  for (int i = 0; i < 16; i++) acc[i] = 1;
+  assert_int_equal(ar_p2p_access_verdict(4, dev, bus, acc, why, sizeof why), 0);
+  acc[1 * 4 + 3] = 0; /* GPU 1 cannot reach GPU 3 */
+  assert_int_equal(ar_p2p_access_verdict(4, dev, bus, acc, why, sizeof why), -AR_EUNAVAIL);
+  assert_string_equal(why, "no P2P between rank 1 (GPU 0000:41:00.0) and rank 3 (GPU 0000:c1:00.0)");
+  acc[1 * 4 + 3] = 1;
+  acc[2 * 4 + 0] = -1; /* rank 2 cannot see rank 0's GPU */
+  assert_int_equal(ar_p2p_access_verdict(4, dev, bus, acc, why, sizeof why), -AR_EUNAVAIL);
+  assert_string_equal(why, "cannot check P2P between rank 2 (GPU 0000:81:00.0) and rank 0 (GPU 0000:01:00.0): "
+                           "rank 2 does not see that GPU (CUDA_VISIBLE_DEVICES per rank?)");
+  int shared[2] = {0, 0}, none[4] = {1, 0, 0, 1}; /* two ranks on one GPU need no peer access */
+  assert_int_equal(ar_p2p_access_verdict(2, shared, NULL, none, why, sizeof why), 0);
+}
+
+static void test_fused_variant(void **st) {
+  (void)st;
+  struct ar_fused_variant v;
+  char err[256] = "";
+  size_t t = 0;
+  assert_int_equal(ar_fused_variant_parse("", &v, err, sizeof err), 0);
+  assert_int_equal(v.hidden, 4096);
+  assert_int_equal(v.unfused, AR_FUSED_FUSED);
+  assert_int_equal(ar_fused_variant_parse("hidden=7168,unfused=nccl,eps=1e-5", &v, err, sizeof err), 0);
+  assert_int_equal(v.hidden, 7168);
+  assert_int_equal(v.unfused, AR_FUSED_NCCL);
+  assert_true(v.eps == 1e-5);
+  assert_int_equal(ar_fused_variant_parse("hidden=4100", &v, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "fused variant hidden=4100: expected a multiple of 8 (one 16-byte vector) in 8..65536");
+  assert_int_equal(ar_fused_variant_parse("unfused=mpi", &v, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "fused variant unfused=mpi: expected nccl or p2p");
+  assert_int_equal(ar_fused_variant_parse("eps=0", &v, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "fused variant eps=0: expected a number in (0, 1]");
+  assert_int_equal(ar_fused_rows(3 * 4096 * 2, AR_BF16, 4096, &t, err, sizeof err), 0);
+  assert_int_equal(t, 3);
+  assert_int_equal(ar_fused_rows(4096, AR_BF16, 4096, &t, err, sizeof err), -AR_EUNAVAIL);
+  assert_string_equal(err, "4096 bytes is not a whole number of rows of hidden=4096 bf16 (8192 bytes each)");
+  assert_int_equal(ar_fused_rows(8192, AR_FLOAT, 4096, &t, err, sizeof err), -AR_EUNAVAIL);
+  assert_string_equal(err, "fused works on bfloat16 only, not float");
+}
+
+#define BF(x) ar_core_f32_to_bf16((float)(x))
+
+static void test_fused_reference(void **st) {
+  (void)st;
+  enum { H = 8, T = 2 };
+  uint16_t x0[T * H], x1[T * H], res[T * H], w[H];
+  double out[T * H], rout[T * H];
+  for (int h = 0; h < H; h++) {
+    w[h] = BF(h + 1);
+    x0[h] = BF(1);        /* row 0: 1 + 2 + residual 1 = 4 everywhere: rms 4, out = w */
+    x1[h] = BF(2);
+    res[h] = BF(1);
+    x0[H + h] = BF(h % 2 ? -3 : 3); /* row 1: +-3 + 0 + residual 0 = +-3: rms 3, out = +-w */
+    x1[H + h] = BF(0);
+    res[H + h] = BF(0);
+  }
+  const uint16_t *xs[2] = {x0, x1};
+  ar_fused_reference(xs, 2, res, w, T, H, 0.0, out, rout);
+  for (int h = 0; h < H; h++) {
+    assert_true(rout[h] == 4.0);
+    assert_true(out[h] == h + 1.0);
+    assert_true(rout[H + h] == (h % 2 ? -3.0 : 3.0));
+    assert_true(out[H + h] == (h % 2 ? -(h + 1.0) : h + 1.0));
+  }
+  /* eps enters under the root: row 0 with eps 9 gives rms 5, out = 0.8 w */
+  ar_fused_reference(xs, 2, res, w, 1, H, 9.0, out, rout);
+  assert_true(out[3] == 4.0 * 4.0 / 5.0);
+}
+
+static void test_fused_compare(void **st) {
+  (void)st;
+  enum { N = 4 };
+  double ref_out[N] = {1.0, -2.5, 1e-3, 100.0}, ref_res[N] = {4.0, 4.0, -4.0, 0.5};
+  uint16_t go[N], gr[N];
+  for (int i = 0; i < N; i++) {
+    go[i] = BF(ref_out[i]);
+    gr[i] = BF(ref_res[i]);
+  }
+  assert_int_equal(ar_fused_compare(go, gr, ref_out, ref_res, N), 0);
+  go[0] = (uint16_t)(go[0] + 1); /* one bf16 ulp at 1.0 is 2^-7: exactly the tolerance, accepted */
+  assert_int_equal(ar_fused_compare(go, gr, ref_out, ref_res, N), 0);
+  go[0] = (uint16_t)(go[0] + 1); /* two ulps: outside */
+  assert_int_equal(ar_fused_compare(go, gr, ref_out, ref_res, N), 1);
+  gr[2] = (uint16_t)(gr[2] + 1); /* residual -4 - 2^-5: relative 2^-7 > 2^-8 */
+  assert_int_equal(ar_fused_compare(go, gr, ref_out, ref_res, N), 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_variant_defaults), cmocka_unit_test(test_variant_errors),
+      cmocka_unit_test(test_shape),            cmocka_unit_test(test_access),
+      cmocka_unit_test(test_fused_variant),    cmocka_unit_test(test_fused_reference),
+      cmocka_unit_test(test_fused_compare),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
