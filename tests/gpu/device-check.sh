@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # device-check.sh — the first thing to run on a GPU box: build arbench for the local GPU, then in a few
-# minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), a bad
-# variant, duplicate GPUs, the watchdog; with >= 2 GPUs also nccl on several ranks (sizes, graphs,
-# variants, symm=1, one GPU visible per rank); then the p2p-* kernels (device-check-p2p.sh). It prints
-# what that covers and a summary table each. No GPU: 'skipped: no CUDA device'.
+# minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), --timing
+# loop (plain and graphs), --buffers cold with --repeat, a bad variant, duplicate GPUs, the watchdog; with
+# >= 2 GPUs also nccl on several ranks (sizes, graphs, variants, symm=1, one GPU visible per rank); then
+# the p2p-* kernels (device-check-p2p.sh). It prints what that covers and a summary table each.
+# No GPU: 'skipped: no CUDA device'.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -71,6 +72,9 @@ done
 step graph 0 -- --backend nccl -b 8 -e 64M -f 4 -d $D -n 100 -w 10 -G 10 -c 1 --inplace both
 step variants-1rank 0 -- --backend 'nccl:proto=Simple' --backend 'nccl:ctas=2' --backend 'nccl:reg=1' \
   -b 8 -e 4M -f 16 -n 10 -c 1
+step loop 0 -- --backend nccl -b 8 -e 64M -f 64 -d float -n 20 -w 5 -c 1 --timing loop -a 1
+step loop-graph 0 -- --backend nccl --sizes 8,1M -d float -n 100 -w 10 -G 10 -c 1 --timing loop
+step cold 0 -- --backend nccl --sizes 8,1M,256M -d float -n 20 -w 5 -c 1 --buffers cold --repeat 2
 step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
 NP=2 step shared-gpu 0 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8
 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4

@@ -22,6 +22,12 @@ VARIANTS = {
                        "nccl:symm=1"),
 }
 extra = {
+    "loop": lambda r, e: all(x["samples_n"] == 1 and x["timing"] == "loop" and x["average"] == "mean"
+                             for x in r if x.get("type") == "result"),
+    "loop-graph": lambda r, e: all(x["samples_n"] == 1 and x["graph"] == 10 for x in r if x.get("type") == "result"),
+    "cold": lambda r, e: all(x["buffers"] == "cold" and (x["nsets"] > 1 or x["size"] > 1 << 27)
+                             for x in r if x.get("type") == "result")
+                         and sorted({x["repeat"] for x in r if x.get("type") == "result"}) == [0, 1],
     "bad-variant": lambda r, e: "Bogus" in e and "allowed" in e,
     "shared-gpu": lambda r, e: any(x.get("type") == "skip" and "share one GPU" in x.get("reason", "") for x in r),
     "watchdog": lambda r, e: "timeout: nccl" in e and "1048576 bytes" in e and "aborted the NCCL communicator" in e
@@ -46,7 +52,8 @@ for line in open(os.path.join(tmp, "steps")):
     wrong = sum(x.get("wrong", 0) for x in res)
     nerr = sum(1 for x in r if x.get("type") == "error")
     ok = rc == want and (wrong == 0 or name == "watchdog") and extra.get(name, lambda r, e: True)(r, e)
-    if name in ("sizes", "graph", "multi-sizes", "multi-graph", "multi-pertask") or name.startswith("op-"):
+    if name in ("sizes", "graph", "loop", "loop-graph", "cold", "multi-sizes", "multi-graph", "multi-pertask") \
+            or name.startswith("op-"):
         ok = ok and len(res) > 0 and all(x["checked"] for x in res) and nerr == 0
     if name in VARIANTS:
         specs = {x.get("spec") for x in res if x.get("checked")}
@@ -61,6 +68,15 @@ for x in recs("sizes"):
 for x in recs("graph"):
     if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] == 8:
         print("  graph -G 10, 8 B: p50 %.2f us per allreduce" % x["time_us"]["p50"])
+hot = {x["size"]: x["time_us"]["p50"] for x in recs("sizes") if x.get("type") == "result" and x["dtype"] == "float"
+       and x["placement"] == "out"}
+for x in recs("cold"):
+    if x.get("type") == "result" and x["repeat"] == 0 and x["size"] in hot:
+        print("  %10d B  p50 cold %9.2f us, hot %9.2f us (cold/hot %.2f)" % (x["size"], x["time_us"]["p50"],
+              hot[x["size"]], x["time_us"]["p50"] / hot[x["size"]]))
+for x in recs("loop"):
+    if x.get("type") == "result" and x["size"] in hot:
+        print("  %10d B  loop mean %9.2f us, iter p50 %9.2f us" % (x["size"], x["time_us"]["p50"], hot[x["size"]]))
 for x in recs("multi-sizes"):
     if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
         n = x.get("nccl", {})
