@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # samples.sh — what a result record says about its samples, on a quick run: every statistic recomputed
-# from the samples, the buffer-set count (check_table.py), and --max-samples capping the samples kept.
+# from the samples, the buffer-set count of --buffers cold (check_table.py), and --max-samples capping the
+# samples kept.
 source "$(dirname "$0")/../lib/common.sh"
 J=$TMP/r.jsonl
-ar_mpirun 2 run --backend mpi --counts 7,4097 -d float,half --inplace both -n 12 -w 1 -J "$J" >"$TMP/t" \
+ar_mpirun 2 run --backend mpi --counts 7,4097 -d float,half --inplace both -n 12 -w 1 --buffers cold -J "$J" >"$TMP/t" \
   || { cat "$TMP/t"; fail "run failed"; }
 "$PY" "$ARBENCH_SRC/tests/integration/check_table.py" "$TMP/t" "$J" 2 2 2 2 || fail "records disagree"
 # --max-samples caps the samples kept (evenly spaced), not the iterations the statistics cover.
