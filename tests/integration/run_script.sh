@@ -16,8 +16,8 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 assert recs[0]["type"] == "run" and 2 <= recs[0]["ranks"] <= 8, recs[0]
 res = [r for r in recs if r["type"] == "result"]
-got = sorted((r["backend"], r["size"]) for r in res)
-assert got == sorted((b, s) for b in ("mpi", "shm-oneshot") for s in (8, 32, 128)), got
+got = sorted((r["backend"], r["size"], r["repeat"]) for r in res)  # run.sh measures 3 runs (--repeat 3)
+assert got == sorted((b, s, k) for b in ("mpi", "shm-oneshot") for s in (8, 32, 128) for k in range(3)), got
 assert all(r["checked"] and r["wrong"] == 0 and r["dtype"] == "float" for r in res), res
 PY
 # The table: the header names both backends, one row per size, one best (bold) per row.
