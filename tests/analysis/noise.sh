@@ -30,6 +30,6 @@ eq "csv: tie flags at 16K" "shm-oneshot 1;shm-twoshot 1;shm-staged 1;mpi 0" \
 # with --drift 10 (the allowance for drift between runs that a single run cannot show).
 eq "drift 10: 512K tie" "1" "$("$ARBENCH" table --drift 10 --ranks 8 --backend nccl --format csv "$FIX/tune.jsonl" | awk -F, '$5 == 524288 && $6 == "nccl" { print $NF }')"
 eq "drift 5: 512K decided" "0" "$("$ARBENCH" table --ranks 8 --backend nccl --format csv "$FIX/tune.jsonl" | awk -F, '$5 == 524288 && $6 == "nccl" { print $NF }')"
-bad "bad --drift" "$ARBENCH" tune --drift 200 "$N"
-bad "bad --drift (table)" "$ARBENCH" table --drift x "$N"
+bad "bad --drift" "bad --drift '200' (expected a percentage from 0 to 100" "$ARBENCH" tune --drift 200 "$N"
+bad "bad --drift (table)" "bad --drift 'x' (expected a percentage from 0 to 100" "$ARBENCH" table --drift x "$N"
 finish
