@@ -58,8 +58,8 @@ mkdir -p "$TMP/empty"
 eq "empty root: exit 0" 0 $?
 has "empty root: PCI skipped" "$TMP/empty.txt" "[skip] GPUs: no NVIDIA GPU under $TMP/empty/sys/bus/pci/devices: PCI checks skipped"
 
-bad "--sysfs-root missing" "$ARBENCH" doctor --sysfs-root "$TMP/none"
-bad "--format bad" "$ARBENCH" doctor --format xml
-bad "unknown option" "$ARBENCH" doctor --bogus
-bad "extra argument" "$ARBENCH" doctor extra
+bad "--sysfs-root missing" "--sysfs-root $TMP/none: not a directory" "$ARBENCH" doctor --sysfs-root "$TMP/none"
+bad "--format bad" "--format xml: allowed text or json" "$ARBENCH" doctor --format xml
+bad "unknown option" "unknown option '--bogus'" "$ARBENCH" doctor --bogus
+bad "extra argument" "unexpected argument 'extra'" "$ARBENCH" doctor extra
 finish

@@ -30,7 +30,7 @@ grep -q 'shm-oneshot' "$TMP/tab.txt" && echo "ok: table: measured results still 
 "$ARBENCH" model --xml "$DS" -b 1K -e 1K --algo oneshot-pull -J "$TMP/ds.jsonl" >/dev/null
 "$ARBENCH" compare "$TMP/sw.jsonl" "$TMP/ds.jsonl" >"$TMP/cmp.txt" 2>&1
 eq "compare predictions: exit 0" 0 $?
-eq "compare predictions: ratio" 1 "$(grep -c '| model | oneshot-pull |.*| 1K | 7.87 | 9.82 | 1.248 |' "$TMP/cmp.txt")"
+eq "compare predictions: ratio" 1 "$(grep -c '| model | oneshot-pull |.*| 1K | 0/0 | 7.87 | 9.82 | 1.248 |' "$TMP/cmp.txt")"
 
 # --fit on measured NCCL results with exact linear times (20 us + 0.0001 us per byte), then --calib.
 python3 - "$TMP/meas.jsonl" <<'PY'
@@ -73,17 +73,17 @@ eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%json.l
 eq "trained-down link noted" 1 "$(grep -c '^# note: a link on the GPU paths reports 2.00 GB/s, below the GPUs. 15.75' "$TMP/phb.txt")"
 
 # Bad input: one line, exit 2.
-bad "--np too many" "$ARBENCH" model --xml "$SW" --np 9
-bad "--np not a number" "$ARBENCH" model --xml "$SW" --np x
-bad "--algo unknown" "$ARBENCH" model --xml "$SW" --algo ring
-bad "-f 1" "$ARBENCH" model --xml "$SW" -f 1
-bad "--format xml" "$ARBENCH" model --xml "$SW" --format xml
-bad "--calib missing" "$ARBENCH" model --xml "$SW" --calib "$TMP/none.json"
-bad "--fit no files" "$ARBENCH" model --fit
-bad "--fit nothing fits" "$ARBENCH" model --fit "$TMP/shm.jsonl"
+bad "--np too many" "--np 9: the topology has 8 GPUs (allowed: 2..8)" "$ARBENCH" model --xml "$SW" --np 9
+bad "--np not a number" "--np: need an integer >= 2, got 'x'" "$ARBENCH" model --xml "$SW" --np x
+bad "--algo unknown" "--algo ring: unknown algorithm (known: nccl-ring-ll" "$ARBENCH" model --xml "$SW" --algo ring
+bad "-f 1" "-f: the factor must be a number > 1, got '1'" "$ARBENCH" model --xml "$SW" -f 1
+bad "--format xml" "--format: allowed text or json, got 'xml'" "$ARBENCH" model --xml "$SW" --format xml
+bad "--calib missing" "--calib $TMP/none.json: not a JSON object" "$ARBENCH" model --xml "$SW" --calib "$TMP/none.json"
+bad "--fit no files" "--fit needs results files" "$ARBENCH" model --fit
+bad "--fit nothing fits" "--fit: no algorithm family with results at two or more sizes in $TMP/shm.jsonl" "$ARBENCH" model --fit "$TMP/shm.jsonl"
 grep shm-oneshot "$TMP/shm.jsonl" >"$TMP/host.jsonl"
-bad "--against nothing to compare" "$ARBENCH" model --against "$TMP/host.jsonl" --xml "$DS"
-bad "--np with --against" "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --np 4
-bad "unknown option" "$ARBENCH" model --bogus
-bad "--xml missing" "$ARBENCH" model --xml "$TMP/none.xml"
+bad "--against nothing to compare" "--against: no GPU result in $TMP/host.jsonl that the model covers" "$ARBENCH" model --against "$TMP/host.jsonl" --xml "$DS"
+bad "--np with --against" "--np: --against takes each result's own rank count; drop '--np'" "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --np 4
+bad "unknown option" "unknown option '--bogus'" "$ARBENCH" model --bogus
+bad "--xml missing" "cannot open topology XML '$TMP/none.xml'" "$ARBENCH" model --xml "$TMP/none.xml"
 finish
