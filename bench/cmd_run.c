@@ -184,11 +184,15 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     }
     ar_engine_emit(&e, "run", runrec);
   }
-  ar_watchdog_start(&e.dog, o->timeout, env.rank);
+  struct ar_peers peers;
+  ar_peers_open(&peers, env.node_comm, env.rank);
+  env.dog = &e.dog;
+  ar_watchdog_start(&e.dog, o->timeout, env.rank, &peers);
   int status = AR_EXIT_OK;
   for (int i = 0; i < o->nbackends; i++)
     if (ar_engine_backend(&e, o->backends[i]) == -AR_EINVAL) status = AR_EXIT_USAGE;
   ar_watchdog_stop(&e.dog);
+  env.dog = NULL;
   uint64_t wrong = e.wrong_total; /* already summed over ranks per result */
   if (env.rank == 0) {
     ar_report_footer(&report);
@@ -201,6 +205,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   json_decref(bindings);
   json_decref(point);
   if (env.topo) ar_topo_destroy(env.topo);
+  ar_peers_close(&peers);
   MPI_Comm_free(&env.node_comm);
   return status;
 }
