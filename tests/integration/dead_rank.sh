@@ -5,7 +5,7 @@
 # size and rank for a stop; not -q, which silences mpirun's line), no rank is left behind, and every complete record stays valid and readable.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/ranks.sh"
-T=${DEAD_RANK_T:-8}
+T=${DEAD_RANK_T:-15}
 SLACK=${DEAD_RANK_SLACK:-12}
 case_() { # case_ BACKEND SIGNAL RANK
   local be=$1 sig=$2 victim=$3 tag="dr$$-$1-$2-$3" J="$TMP/$1-$2-$3.jsonl"
