@@ -157,12 +157,16 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   if (*o->point && !json_is_object(point)) {
     if (env.rank == 0) fprintf(stderr, "arbench: bad --point '%.200s' (expected a JSON object)\n", o->point);
     json_decref(point);
+    json_decref(bindings);
+    ar_topo_destroy(env.topo); /* LeakSanitizer found these early returns leaking the topology */
     return AR_EXIT_USAGE;
   }
   struct ar_writer writer = {0};
   rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
   if (agree_print(env.comm, rc, msg)) {
     json_decref(point);
+    json_decref(bindings);
+    ar_topo_destroy(env.topo);
     return AR_EXIT_USAGE;
   }
   char run_id[32];
