@@ -12,6 +12,8 @@ struct ar_opts;
 struct ar_topo;
 
 /* What a backend sees of the run. */
+struct ar_watchdog;
+
 struct ar_env {
   MPI_Comm comm;      /* all ranks of the run */
   int rank, nranks;
@@ -22,6 +24,7 @@ struct ar_env {
   struct ar_topo *topo; /* NULL when discovery failed */
   int device;           /* CUDA device of this rank, -1 when none */
   int device_shared;    /* another rank of this node uses the same physical GPU (by PCI bus id) */
+  struct ar_watchdog *dog; /* the run's watchdog (status exchanges are watched), NULL outside a run */
 };
 
 enum ar_backend_flags {

@@ -161,12 +161,16 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   if (*o->point && !json_is_object(point)) {
     if (env.rank == 0) fprintf(stderr, "arbench: bad --point '%.200s' (expected a JSON object)\n", o->point);
     json_decref(point);
+    json_decref(bindings);
+    ar_topo_destroy(env.topo); /* LeakSanitizer found these early returns leaking the topology */
     return AR_EXIT_USAGE;
   }
   struct ar_writer writer = {0};
   rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
   if (agree_print(env.comm, rc, msg)) {
     json_decref(point);
+    json_decref(bindings);
+    ar_topo_destroy(env.topo);
     return AR_EXIT_USAGE;
   }
   char run_id[32];
@@ -192,11 +196,15 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     }
     ar_engine_emit(&e, "run", runrec);
   }
-  ar_watchdog_start(&e.dog, o->timeout, env.rank);
+  struct ar_peers peers;
+  ar_peers_open(&peers, env.node_comm, env.rank);
+  env.dog = &e.dog;
+  ar_watchdog_start(&e.dog, o->timeout, env.rank, &peers);
   int status = AR_EXIT_OK;
   for (int i = 0; i < o->nbackends; i++)
     if (ar_engine_backend(&e, o->backends[i]) == -AR_EINVAL) status = AR_EXIT_USAGE;
   ar_watchdog_stop(&e.dog);
+  env.dog = NULL;
   uint64_t wrong = e.wrong_total; /* already summed over ranks per result */
   if (env.rank == 0) {
     ar_report_footer(&report);
@@ -209,6 +217,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   json_decref(bindings);
   json_decref(point);
   if (env.topo) ar_topo_destroy(env.topo);
+  ar_peers_close(&peers);
   MPI_Comm_free(&env.node_comm);
   return status;
 }

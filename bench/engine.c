@@ -16,6 +16,7 @@
 static int agree(const struct ar_env *env, int rc, char *msg, size_t len) {
   int *all = malloc(sizeof(int) * (size_t)env->nranks);
   if (!all) return -AR_ERUNTIME;
+  ar_watchdog_exchange(env->dog, 1); /* a stopped or dead peer must not hang us here either */
   MPI_Allgather(&rc, 1, MPI_INT, all, 1, MPI_INT, env->comm);
   int root = -1, nfail = 0;
   for (int r = 0; r < env->nranks; r++)
@@ -25,10 +26,14 @@ static int agree(const struct ar_env *env, int rc, char *msg, size_t len) {
     }
   int out = root < 0 ? 0 : all[root];
   free(all);
-  if (root < 0) return 0;
+  if (root < 0) {
+    ar_watchdog_exchange(env->dog, 0);
+    return 0;
+  }
   char buf[AR_ERRLEN];
   snprintf(buf, sizeof buf, "%s", env->rank == root ? msg : "");
   MPI_Bcast(buf, sizeof buf, MPI_CHAR, root, env->comm);
+  ar_watchdog_exchange(env->dog, 0);
   /* Name the rank only when it matters: some ranks failed and others did not. */
   if (nfail < env->nranks && !strstr(buf, "rank ")) snprintf(msg, len, "rank %d: %.480s", root, buf);
   else snprintf(msg, len, "%s", buf);

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "fault.h"
+#include "peers.h"
 #include "results.h"
 #include <pthread.h>
 
@@ -15,9 +16,13 @@ struct ar_watchdog {
   pthread_mutex_t lock;
   uint64_t heartbeat;   /* bumped by the timed loops */
   char phase[256];      /* what is running ("" = idle) */
+  char last[256];       /* the last phase that was not idle, for status exchanges between phases */
+  uint64_t seq;         /* bumped by every phase change (progress) */
   double timeout;       /* seconds without progress before aborting, 0 = off */
   int per_unit;         /* collectives behind one heartbeat step (K of a CUDA graph replay), reset by phase */
+  const struct ar_peers *peers; /* node-local pids: who stopped or died, who reports; may be NULL */
   int rank;
+  int exchange;         /* 1 while a status exchange runs in what was an idle phase */
   int stop, started;
 };
 
@@ -36,11 +41,14 @@ struct ar_engine {
   size_t fill_fail_bytes;   /* size fails (tests the agreement before checked calls); -1 = off */
 };
 
-int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank);
+int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank, const struct ar_peers *peers);
 void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...);
 /* The current phase's work finishes in units of per collectives (a graph replay): the timeout is
  * per collective, so one unit may take per x -T. */
 void ar_watchdog_unit(struct ar_watchdog *d, int per);
+/* Around a status exchange (a collective between phases): watched, named after the last phase, and
+ * not counted as progress. on=1 enters, on=0 leaves; d may be NULL. */
+void ar_watchdog_exchange(struct ar_watchdog *d, int on);
 void ar_watchdog_stop(struct ar_watchdog *d);
 
 /* Run one backend spec ("name" or "name:variant") over all dtypes, sizes and placements.

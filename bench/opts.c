@@ -396,7 +396,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
   bool have_range = false, have_factor = false;
   int rc = 0, c;
   opterr = 0;
-  optind = 1;
+  optind = 0; /* glibc: 0 also forgets a half-read "-xyz" cluster of an earlier parse (fuzz_opts) */
   while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:a:h", long_opts, NULL)) != -1) {
     switch (c) {
     case 'b': rc = ar_size_parse(optarg, &minb, err, errlen); have_range = true; break;

@@ -1,5 +1,5 @@
-/* watchdog.c — a thread per rank that aborts the process when a collective makes no progress for
- * -T seconds, naming what ran; mpirun then takes the other ranks down. It never calls MPI. */
+/* watchdog.c — a thread per rank that aborts the job (MPI_Abort) when a collective makes no progress
+ * for -T seconds: one line per node naming the phase (backend, variant, size, rank) and the culprit. */
 #include "engine.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,40 +13,58 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static void nap_ms(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+/* Fire: the first rank of the node to claim reports and aborts the job; the others wait for the
+ * abort to reach them and leave quietly if it does not (their reporter may be the stuck one). */
+static void fire(struct ar_watchdog *d, const char *phase, double limit) {
+  if (ar_peers_claim(d->peers, d->rank)) {
+    char who[512];
+    ar_peers_culprits(d->peers, who, sizeof who);
+    fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; aborting\n",
+            d->rank, phase, limit, d->timeout, who);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, AR_EXIT_FAIL);
+    _exit(AR_EXIT_FAIL);
+  }
+  double grace = d->timeout < 2 ? 2 : d->timeout > 10 ? 10 : d->timeout;
+  nap_ms((long)(grace * 1000));
+  _exit(AR_EXIT_FAIL);
+}
+
 static void *watch(void *arg) {
   struct ar_watchdog *d = arg;
-  uint64_t last = __atomic_load_n(&d->heartbeat, __ATOMIC_RELAXED);
+  uint64_t last_hb = __atomic_load_n(&d->heartbeat, __ATOMIC_RELAXED), last_seq = 0;
   double since = now_s();
-  char phase[256], last_phase[256] = "";
+  char phase[256];
   for (;;) {
-    struct timespec nap = {0, 50 * 1000 * 1000};
-    nanosleep(&nap, NULL);
+    nap_ms(50);
     pthread_mutex_lock(&d->lock);
     int stop = d->stop, per = d->per_unit > 1 ? d->per_unit : 1;
+    uint64_t seq = d->seq;
     memcpy(phase, d->phase, sizeof phase);
     pthread_mutex_unlock(&d->lock);
     if (stop) return NULL;
     uint64_t hb = __atomic_load_n(&d->heartbeat, __ATOMIC_RELAXED);
-    if (hb != last || strcmp(phase, last_phase) || !*phase) {
-      last = hb;
-      memcpy(last_phase, phase, sizeof phase);
+    if (hb != last_hb || seq != last_seq || !*phase) {
+      last_hb = hb;
+      last_seq = seq;
       since = now_s();
       continue;
     }
-    if (now_s() - since > d->timeout * per) {
-      fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); aborting\n",
-              d->rank, phase, d->timeout * per, d->timeout);
-      fflush(stderr);
-      _exit(AR_EXIT_FAIL);
-    }
+    if (now_s() - since > d->timeout * per) fire(d, phase, d->timeout * per);
   }
 }
 
-int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank) {
+int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank, const struct ar_peers *peers) {
   memset(d, 0, sizeof *d);
   pthread_mutex_init(&d->lock, NULL);
   d->timeout = timeout;
   d->rank = rank;
+  d->peers = peers;
   if (timeout <= 0) return 0;
   if (pthread_create(&d->thread, NULL, watch, d)) return -AR_ERUNTIME;
   d->started = 1;
@@ -61,13 +79,31 @@ void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...) {
   va_end(ap);
   pthread_mutex_lock(&d->lock);
   memcpy(d->phase, buf, sizeof buf);
+  if (*buf) memcpy(d->last, buf, sizeof buf);
+  d->exchange = 0;
+  d->seq++;
   d->per_unit = 1;
   pthread_mutex_unlock(&d->lock);
 }
 
+/* The current phase's work finishes in units of per collectives (a CUDA graph replay of K): the timeout
+ * is per collective, so one unit may take per x -T. Reset by the next phase. */
 void ar_watchdog_unit(struct ar_watchdog *d, int per) {
   pthread_mutex_lock(&d->lock);
   d->per_unit = per;
+  pthread_mutex_unlock(&d->lock);
+}
+
+void ar_watchdog_exchange(struct ar_watchdog *d, int on) {
+  if (!d) return;
+  pthread_mutex_lock(&d->lock);
+  if (on && !*d->phase) {
+    snprintf(d->phase, sizeof d->phase, "status exchange after %.200s", *d->last ? d->last : "start");
+    d->exchange = 1;
+  } else if (!on && d->exchange) {
+    *d->phase = 0;
+    d->exchange = 0;
+  }
   pthread_mutex_unlock(&d->lock);
 }
 

@@ -14,6 +14,7 @@ struct load_ctx {
   struct ar_ana *a;
   char *err;
   size_t len;
+  int drop_samples; /* keep statistics, not per-iteration samples (table, tune) */
 };
 
 static int bad_result(json_t *rec, const char *path, int line, char *err, size_t len) {
@@ -44,6 +45,7 @@ static int on_record(json_t *rec, const char *path, int line, void *arg) {
   }
   if (!strcmp(type, "result") || !strcmp(type, "prediction")) { /* predictions: `arbench model` */
     int rc = bad_result(rec, path, line, c->err, c->len);
+    if (c->drop_samples) json_object_del(rec, "samples_us"); /* up to 1,000 numbers a record */
     return rc ? rc : json_array_append(c->a->results, rec) ? -AR_ERUNTIME : 0;
   }
   return json_array_append(c->a->notes, rec) ? -AR_ERUNTIME : 0;
@@ -82,11 +84,11 @@ static size_t drop_incomplete(struct ar_ana *a) {
   return dropped;
 }
 
-int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
+static int load(struct ar_ana *a, int nfiles, char **paths, int drop_samples, char *err, size_t len) {
   a->results = json_array();
   a->runs = json_object();
   a->notes = json_array();
-  struct load_ctx c = {a, err, len};
+  struct load_ctx c = {a, err, len, drop_samples};
   for (int i = 0; i < nfiles; i++) {
     int rc = ar_results_read(paths[i], on_record, &c, err, len);
     if (rc) return rc < 0 ? rc : -AR_EINVAL;
@@ -95,6 +97,14 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
   if (dropped)
     fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
   return 0;
+}
+
+int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
+  return load(a, nfiles, paths, 0, err, len);
+}
+
+int ar_ana_load_stats(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
+  return load(a, nfiles, paths, 1, err, len);
 }
 
 void ar_ana_free(struct ar_ana *a) {

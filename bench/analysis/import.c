@@ -243,7 +243,8 @@ static json_t *result_rec(struct nt *p, long long size, long long count, const c
   json_object_set_new(r, "nodes", json_integer(0));
   json_object_set(r, "iters", json_object_get(opts, "iters") ? json_object_get(opts, "iters") : json_null());
   json_object_set(r, "warmup", json_object_get(opts, "warmup") ? json_object_get(opts, "warmup") : json_null());
-  json_object_set(r, "graph", json_object_get(opts, "graph") ? json_object_get(opts, "graph") : json_integer(0));
+  json_t *graph = json_object_get(opts, "graph");
+  json_object_set_new(r, "graph", graph ? json_incref(graph) : json_integer(0));
   json_object_set_new(r, "samples_n", json_integer(0));
   json_object_set_new(r, "source", json_string("nccl-tests"));
   json_object_set_new(r, "checked", json_boolean(ar_rec_num(opts, "validation", 1) > 0 && !h->err_na));
@@ -433,7 +434,7 @@ int ar_cmd_import(int argc, char **argv) {
   const char *json = "-";
   struct nt p = {.time_scale = 1};
   int c;
-  optind = 1;
+  optind = 0; /* glibc: 0 also forgets a half-read "-xyz" cluster of an earlier parse (fuzz_opts) */
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hJ:", lo, NULL)) != -1) {
     char *end;

@@ -421,7 +421,7 @@ static int parse_options(struct ar_sweep_cfg *c, int argc, char **argv, const ch
                          const char **backend, const char **launcher, char *err, size_t len) {
   int ch, rc = 0;
   opterr = 0;
-  optind = 1;
+  optind = 0; /* glibc: 0 also forgets a half-read "-xyz" cluster of an earlier parse (fuzz_opts) */
   while (!rc && (ch = getopt_long(argc, argv, "+:vJ:h", sweep_opts, NULL)) != -1) {
     switch (ch) {
     case O_NP: rc = parse_np(c, optarg, err, len); break;

@@ -80,6 +80,10 @@ fi
 # --- bad input: one line, exit 2
 usage_error missing-file "/nonexistent/x.xml" --xml /nonexistent/x.xml
 usage_error nccl-fixture "NCCL topology file" --xml "$FIX/nccl-format.xml"
+# hwloc 2.9 segfaults on this fuzzer-found XML (a mangled complete_cpuset); arbench says so in one line.
+for crasher in "$ARBENCH_SRC"/tests/fuzz/crashers/topo/*; do
+  usage_error hwloc-crash "hwloc crashed" --xml "$crasher"
+done
 for f in "${ARBENCH_SHARED:-/nonexistent}"/topologies/nccl/*.xml; do
   [ -f "$f" ] && usage_error "nccl $(basename "$f")" "NCCL topology file" --xml "$f"
 done

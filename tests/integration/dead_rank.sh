@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# dead_rank.sh — one of 4 ranks is killed (SIGKILL) or stopped (SIGSTOP) in the middle of a run on each
+# host backend family (mpi, shm-*): the job ends within -T (plus slack for a loaded CI box), exit != 0,
+# one line names the dead or stopped rank (mpirun's for a death, the watchdog's with backend, variant,
+# size and rank for a stop; not -q, which silences mpirun's line), no rank is left behind, and every complete record stays valid and readable.
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/ranks.sh"
+T=${DEAD_RANK_T:-15}
+SLACK=${DEAD_RANK_SLACK:-12}
+case_() { # case_ BACKEND SIGNAL RANK
+  local be=$1 sig=$2 victim=$3 tag="dr$$-$1-$2-$3" J="$TMP/$1-$2-$3.jsonl"
+  ARBENCH_TEST_TAG=$tag mpirun --oversubscribe -x ARBENCH_TEST_TAG -np 4 "$ARBENCH" run --backend "$be" \
+    -b 8 -e 64K -n 4000 -w 10 -T "$T" -J "$J" >"$TMP/out" 2>"$TMP/err" &
+  local job=$!
+  poll 120 results_in "$J" 2
+  local pid; pid=$(rank_pid "$tag" "$victim") || fail "$be: no rank $victim"
+  local t0; t0=$(date +%s.%N)
+  kill "-$sig" "$pid"
+  local rc=0; wait "$job" || rc=$?
+  local took; took=$(echo "$(date +%s.%N) - $t0" | bc)
+  echo "$be SIG$sig rank $victim: job ended after $took s (-T $T), exit $rc"
+  [ "$rc" != 0 ] || fail "$be SIG$sig: exit 0"
+  [ "$(echo "$took <= $T + $SLACK" | bc)" = 1 ] || fail "$be SIG$sig: took $took s, -T $T"
+  local left; left=$(tagged_pids "$tag")
+  [ -z "$left" ] || { kill -KILL $left; fail "$be SIG$sig: processes left behind: $left"; }
+  if [ "$sig" = STOP ]; then
+    local re="^arbench: rank [0-9]: timeout: .*backend $be float size [0-9]+ .* made no progress for $T s \(-T $T\); rank $victim \(pid $pid\) is stopped; aborting\$"
+    [ "$(grep -Ec "$re" "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "$be SIGSTOP: not one watchdog line naming rank $victim"; }
+    [ "$(grep -c 'made no progress' "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "$be SIGSTOP: more than one timeout report"; }
+  else
+    [ "$(grep -Ec "rank $victim .*exited on signal 9" "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "$be SIGKILL: not one line naming rank $victim"; }
+    ! grep -q 'made no progress' "$TMP/err" || { cat "$TMP/err"; fail "$be SIGKILL: the survivors hung until -T"; }
+  fi
+  # Every complete line is a valid record; a torn last line (rank 0 killed mid-write) is the only other.
+  "$PY" - "$J" <<'PY'
+import json, sys
+data = open(sys.argv[1]).read()
+lines = data.split("\n")
+whole = lines[:-1]
+recs = [json.loads(l) for l in whole]
+assert recs[0]["type"] == "run", recs[0]
+res = [r for r in recs if r["type"] == "result"]
+assert len(res) >= 2 and all(r["wrong"] == 0 and r["samples_n"] == 4000 for r in res), res[:1]
+PY
+  expect_status 0 "$ARBENCH" table "$J"
+  grep -q "^| *8 " "$TMP/out" || { cat "$TMP/out"; fail "$be SIG$sig: table does not show the finished sizes"; }
+}
+case_ mpi KILL 2
+case_ mpi STOP 2
+case_ shm-oneshot STOP 1
+case_ shm-twoshot KILL 3
+case_ mpi KILL 0
+echo "dead_rank: ok"
