@@ -19,7 +19,11 @@ for n in "${names[@]}"; do
   [ -x "$exe" ] || { echo "fuzz.sh: no $exe (configure $build with -Dfuzz=true)" >&2; exit 2; }
   mkdir -p "$work/$n" "$work/$n.art" "tests/fuzz/crashers/$n"
   cp tests/fuzz/corpus/"$n"/* "$work/$n/"
-  (cd "$work" && "$OLDPWD/$exe" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -close_fd_mask=3 \
+  # hwloc's XML plugin leaks on some malformed files (found by fuzz_topo; third-party, one XML per
+  # process in arbench, and its frames are unloaded before LSan can name them): no leak check there.
+  leaks=1
+  [ "$n" = topo ] && leaks=0
+  (cd "$work" && "$OLDPWD/$exe" -detect_leaks=$leaks -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -close_fd_mask=3 \
      -artifact_prefix="$work/$n.art/" -print_final_stats=1 "$work/$n" >"$work/$n.log" 2>&1)
   status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$n.log")

@@ -247,8 +247,10 @@ static json_t *result_rec(struct nt *p, long long size, long long count, const c
   json_object_set_new(r, "graph", graph ? json_incref(graph) : json_integer(0));
   json_object_set_new(r, "samples_n", json_integer(0));
   json_object_set_new(r, "source", json_string("nccl-tests"));
-  json_object_set_new(r, "checked", json_boolean(ar_rec_num(opts, "validation", 1) > 0 && !h->err_na));
-  if (p->wrong_col) json_object_set_new(r, "wrong", h->err_na ? json_null() : json_integer((json_int_t)h->err));
+  /* A #wrong that is no count (inf, nan, 1e300: fuzz_import) is no check; the cast would be UB. */
+  int bad_count = p->wrong_col && !h->err_na && !(h->err >= 0 && h->err <= 9.0e15);
+  json_object_set_new(r, "checked", json_boolean(ar_rec_num(opts, "validation", 1) > 0 && !h->err_na && !bad_count));
+  if (p->wrong_col) json_object_set_new(r, "wrong", h->err_na || bad_count ? json_null() : json_integer((json_int_t)h->err));
   else {
     json_object_set_new(r, "wrong", json_null());
     json_object_set_new(r, "max_error", h->err_na ? json_null() : json_real(h->err));
