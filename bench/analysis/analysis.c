@@ -103,10 +103,6 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
   return load(a, nfiles, paths, 0, err, len);
 }
 
-int ar_ana_load_stats(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
-  return load(a, nfiles, paths, 1, err, len);
-}
-
 void ar_ana_free(struct ar_ana *a) {
   json_decref(a->results);
   json_decref(a->runs);

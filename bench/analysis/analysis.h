@@ -15,9 +15,6 @@ struct ar_ana {
 };
 
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len);
-/* The same without the per-iteration samples (samples_us) of result records, for readers that use only
- * the statistics (table, tune): a record then costs about 1 KB of memory whatever its -n. */
-int ar_ana_load_stats(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len);
 void ar_ana_free(struct ar_ana *a);
 
 #define AR_FILTER_MAX 16

@@ -203,7 +203,7 @@ int ar_cmd_table(int argc, char **argv) {
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   struct ar_ana a;
   char err[AR_ERRLEN];
-  if (ar_ana_load_stats(&a, argc - optind, argv + optind, err, sizeof err) ||
+  if (ar_ana_load(&a, argc - optind, argv + optind, err, sizeof err) ||
       ar_filter_check(&o.filter, a.results, err, sizeof err)) {
     fprintf(stderr, "arbench table: %s\n", err);
     ar_ana_free(&a);

@@ -676,7 +676,7 @@ int ar_cmd_tune(int argc, char **argv) {
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   struct ar_ana a;
   char err[AR_ERRLEN];
-  if (ar_ana_load_stats(&a, o.nfiles, o.files, err, sizeof err) || ar_filter_check(&o.filter, a.results, err, sizeof err)) {
+  if (ar_ana_load(&a, o.nfiles, o.files, err, sizeof err) || ar_filter_check(&o.filter, a.results, err, sizeof err)) {
     fprintf(stderr, "arbench tune: %s\n", err);
     ar_ana_free(&a);
     return AR_EXIT_USAGE;
