@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 J="$TMP/k.jsonl"
 sw=(--np 2,3 --env A=1,2 -J "$J")
-run=(-- --backend mpi -b 8 -e 128K -n 10 -w 1)
+run=(-- --backend mpi -b 8 -e 128K -n 10 -w 1 --buffers cold) # cold: filling cache-sized sets keeps each launch long enough to be killed midway
 "$ARBENCH" sweep "${sw[@]}" "${run[@]}" >/dev/null 2>"$TMP/k1.err" &
 pid=$!
 midway() { # a point is done and the next launch has written its run record but not finished
