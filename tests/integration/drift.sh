@@ -1,6 +1,6 @@
 #!/bin/bash
 # drift.sh — two "sides" that are the same binary on the same host, launched interleaved three times
-# each, compare as "same" at every size (runs resampled as well as iterations); with one launch per
+# each, compare as "same" (runs resampled as well as iterations; see the 95% caveat below); with one launch per
 # side a difference beyond the iteration interval is "unresolved", never a claimed winner.
 . "$(dirname "$0")/../lib/common.sh"
 eq() { [ "$2" = "$3" ] || fail "$1: expected [$2], got [$3]"; echo "ok: $1"; }
@@ -9,7 +9,10 @@ for i in 1 2 3; do run "$TMP/a.jsonl"; run "$TMP/b.jsonl"; done
 "$ARBENCH" compare --format json "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/c.json" || fail "compare exited $?"
 jq -r '.matches[] | "\(.size) B/A \(.ratio) [\(.lo), \(.hi)] \(.verdict)"' "$TMP/c.json"
 eq "three runs per side" "3" "$(jq -r '[.matches[].runs_a, .matches[].runs_b] | unique | map(tostring) | join(" ")' "$TMP/c.json")"
-eq "same at every size" "same same same same" "$(jq -r '[.matches[].verdict] | join(" ")' "$TMP/c.json")"
+# An A/A comparison at 95% per size may still flag one size in twenty: at most one size may differ from
+# "same", and only by a ratio within 15% of 1 (a real difference between the sides would be larger).
+eq "same, but for at most one small difference" "ok" "$(jq -r '[.matches[] | select(.verdict != "same")] as $d
+  | if ($d | length) <= 1 and all($d[]; .ratio > 0.85 and .ratio < 1.15) then "ok" else ($d | tostring) end' "$TMP/c.json")"
 # One launch per side: whatever the intervals say, no size is called faster or slower.
 for side in a b; do
   jq -c --arg id "$(jq -r 'select(.type=="run") | .run_id' "$TMP/$side.jsonl" | head -1)" 'select(.run_id == $id)' \
