@@ -4,6 +4,7 @@
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/gpu/priv.h"
+#include "backends/islands.h"
 #include "ar_p2p.h"
 #include "opts.h"
 #include "topo.h"
@@ -122,29 +123,14 @@ static int check_access(struct ar_p2p *s, int dev, char *err, size_t len) {
 /* Island of every local rank: --islands N splits them evenly, else the NUMA node of each rank's GPU
  * (from the topology, by PCI bus id); unknown anywhere -> one island. Collective over s->comm. */
 static int build_islands(struct ar_p2p *s, const struct ar_env *env, char *err, size_t len) {
-  int key[AR_CORE_MAX_RANKS];
-  int forced = env->opts ? env->opts->islands : 0;
-  if (forced > s->n) {
-    snprintf(err, len, "--islands %d exceeds the %d ranks on this node (allowed: 1 to %d)", forced, s->n, s->n);
-    return -AR_EINVAL;
+  char busid[P2P_BUSID] = "";
+  int numa = -1;
+  if (env->topo && cudaDeviceGetPCIBusId(busid, P2P_BUSID, env->device) == cudaSuccess) {
+    int g = ar_topo_gpu_of_busid(env->topo, busid);
+    if (g >= 0) numa = ar_topo_gpu(env->topo, g)->numa;
   }
-  if (forced > 0) {
-    ar_islands_even_keys(key, s->n, forced);
-  } else {
-    char busid[P2P_BUSID] = "";
-    int numa = -1;
-    if (env->topo && cudaDeviceGetPCIBusId(busid, P2P_BUSID, env->device) == cudaSuccess) {
-      int g = ar_topo_gpu_of_busid(env->topo, busid);
-      if (g >= 0) numa = ar_topo_gpu(env->topo, g)->numa;
-    }
-    cudaGetLastError();
-    MPI_Allgather(&numa, 1, MPI_INT, key, 1, MPI_INT, s->comm);
-    int unknown = 0;
-    for (int r = 0; r < s->n; r++) unknown |= key[r] < 0;
-    for (int r = 0; unknown && r < s->n; r++) key[r] = 0;
-  }
-  ar_islands_build(&s->isl, key, s->n);
-  return 0;
+  cudaGetLastError();
+  return ar_islands_agree(s->comm, s->n, env->opts ? env->opts->islands : 0, numa, &s->isl, err, len);
 }
 
 static int p2p_check_variant(const char *variant, char *err, size_t len, int algo) {

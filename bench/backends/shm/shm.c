@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "opts.h"
 #include "backends/shm/algo.h"
+#include "backends/islands.h"
 #include "topo.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,23 +70,8 @@ static int parse_variant(struct shm_state *s, const char *variant, char *err, si
 /* Island of every local rank: --islands N splits them evenly, else the NUMA node of each rank's
  * binding; unknown anywhere -> one island. Collective over s->comm. */
 static int build_islands(struct shm_state *s, const struct ar_env *env, char *err, size_t len) {
-  int key[AR_CORE_MAX_RANKS];
-  int forced = env->opts ? env->opts->islands : 0;
-  if (forced > s->n) {
-    snprintf(err, len, "--islands %d exceeds the %d ranks on this node (allowed: 1 to %d)", forced, s->n, s->n);
-    return -AR_EINVAL;
-  }
-  if (forced > 0) {
-    ar_islands_even_keys(key, s->n, forced);
-  } else {
-    int numa = env->topo ? ar_topo_numa_of_self(env->topo) : -1;
-    MPI_Allgather(&numa, 1, MPI_INT, key, 1, MPI_INT, s->comm);
-    int unknown = 0;
-    for (int r = 0; r < s->n; r++) unknown |= key[r] < 0;
-    for (int r = 0; unknown && r < s->n; r++) key[r] = 0;
-  }
-  ar_islands_build(&s->isl, key, s->n);
-  return 0;
+  int numa = env->topo ? ar_topo_numa_of_self(env->topo) : -1;
+  return ar_islands_agree(s->comm, s->n, env->opts ? env->opts->islands : 0, numa, &s->isl, err, len);
 }
 
 static int shm_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
