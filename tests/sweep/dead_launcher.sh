@@ -1,7 +1,8 @@
 #!/bin/bash
 # dead_launcher.sh — a sweep test launcher: runs mpirun "$@" and, when the launch's environment sets
 # DEAD_RANK_SIGNAL to KILL or STOP (any other value: plain mpirun), sends it to rank 1 once the launch
-# has added two result records to its -J file (in the middle of the run).
+# has added two result records to its -J file (in the middle of the run). Rank 0 sleeps 20 ms after every
+# other timed call (ARBENCH_INJECT_DELAY) so that each size lasts seconds and the signal lands mid-run.
 source "$(dirname "$0")/../lib/ranks.sh"
 fail() { echo "dead_launcher: $*" >&2; exit 3; }
 sig=${DEAD_RANK_SIGNAL:-none}
@@ -10,8 +11,8 @@ J=; prev=
 for a in "$@"; do [ "$prev" = -J ] && J=$a; prev=$a; done
 [ -n "$J" ] || fail "no -J FILE among the arguments"
 n0=$(grep -c '"type":"result"' "$J" 2>/dev/null || true)
-export ARBENCH_TEST_TAG="dl$$"
-mpirun -x ARBENCH_TEST_TAG "$@" &
+export ARBENCH_TEST_TAG="dl$$" ARBENCH_INJECT_DELAY=0:20
+mpirun -x ARBENCH_TEST_TAG -x ARBENCH_INJECT_DELAY "$@" &
 job=$!
 poll 120 results_in "$J" $((${n0:-0} + 2))
 kill "-$sig" "$(rank_pid "$ARBENCH_TEST_TAG" 1)"

@@ -6,7 +6,8 @@
 source "$(dirname "$0")/lib.sh"
 J="$TMP/k.jsonl"
 sw=(--np 2,3 --env A=1,2 -J "$J")
-run=(-- --backend mpi -b 8 -e 128K -n 10 -w 1 --buffers cold) # cold: filling cache-sized sets keeps each launch long enough to be killed midway
+run=(-- --backend mpi -b 8 -e 128K -n 20 -w 1) # with rank 0 slowed, each launch lasts ~3 s: long enough to be killed midway
+export ARBENCH_INJECT_DELAY=0:20 # rank 0 sleeps 20 ms after every other timed call (the ranks inherit it)
 "$ARBENCH" sweep "${sw[@]}" "${run[@]}" >/dev/null 2>"$TMP/k1.err" &
 pid=$!
 midway() { # a point is done and the next launch has written its run record but not finished
