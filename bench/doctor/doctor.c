@@ -1,10 +1,11 @@
-/* doctor.c — `arbench doctor`: runs the check groups (PCI, P2P, NCCL env, CUDA stack) over the live
- * system or a fixture root, and prints each finding with what to do; checks it skipped say why. */
+/* doctor.c — `arbench doctor`: runs the check groups (PCI, NUMA of ranks, P2P, NCCL env, CUDA stack) over
+ * the live system or a fixture root, and prints each finding with what to do; checks it skipped say why. */
 #include "doctor/doctor.h"
 #include "ar.h"
 #include "commands.h"
 #include <dirent.h>
 #include <getopt.h>
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,8 @@ int ar_doc_read(const struct ar_doc *d, const char *path, char *buf, size_t len)
 
 static void usage(FILE *f) {
   fprintf(f,
-    "usage: arbench doctor [--sysfs-root DIR] [--format text|json]\n"
+    "usage: arbench doctor [--sysfs-root DIR] [--format text|json] [--rank-cpus LISTS | --results FILE]\n"
+    "       mpirun -np N [binding options] arbench doctor\n"
     "Checks that explain bad allreduce numbers, each with what it found and what to do: PCIe link speed\n"
     "and width of every GPU and bridge on its path (current vs maximum), ACS P2P redirect bits on those\n"
     "bridges, the IOMMU mode, NUMA locality, persistence mode, P2P access per GPU pair (needs CUDA), NCCL\n"
@@ -58,6 +60,11 @@ static void usage(FILE *f) {
     "binary's runtime vs the toolkits under /usr/local/cuda*, GPU compute capability vs archs compiled.\n"
     "  --sysfs-root DIR  read sys/, proc/, usr/local/ and run/ under DIR instead of / (fixture trees)\n"
     "  --format F        text (default) or json (one object with every finding)\n"
+    "NUMA locality of ranks: each rank's CPU affinity against the NUMA node of its GPU (sysfs numa_node, else\n"
+    "its local_cpulist); local rank i is taken to use GPU i mod N in PCI bus id order. Where ranks run:\n"
+    "  under mpirun      every rank's sched_getaffinity, gathered at rank 0 (launch it as you launch runs)\n"
+    "  --rank-cpus L     CPU lists of local ranks 0, 1, ... separated by ';' (\"0-15;16-31\"): what if\n"
+    "  --results FILE    the bindings recorded in the last run record of an arbench results file\n"
     "Exit status: 0 nothing wrong found, 1 a warning or failure found, 2 bad usage.\n");
 }
 
@@ -78,9 +85,15 @@ static void print_text(const struct ar_doc *d) {
          d->count[AR_D_WARN], d->count[AR_D_FAIL], d->count[AR_D_SKIP]);
 }
 
-static int parse(int argc, char **argv, const char **root, int *json) {
+struct doc_opts {
+  const char *root, *rank_cpus, *results;
+  int json;
+};
+
+static int parse(int argc, char **argv, struct doc_opts *o) {
   static const struct option lo[] = {{"sysfs-root", required_argument, 0, 'r'},
-                                     {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+                                     {"format", required_argument, 0, 'f'}, {"rank-cpus", required_argument, 0, 'c'},
+                                     {"results", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c;
   struct stat st;
@@ -92,13 +105,17 @@ static int parse(int argc, char **argv, const char **root, int *json) {
         fprintf(stderr, "arbench doctor: --sysfs-root %s: not a directory\n", optarg);
         return -AR_EINVAL;
       }
-      *root = optarg;
+      o->root = optarg;
     } else if (c == 'f') {
       if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
         fprintf(stderr, "arbench doctor: --format %s: allowed text or json\n", optarg);
         return -AR_EINVAL;
       }
-      *json = !strcmp(optarg, "json");
+      o->json = !strcmp(optarg, "json");
+    } else if (c == 'c') {
+      o->rank_cpus = optarg;
+    } else if (c == 'R') {
+      o->results = optarg;
     } else if (c == 'h') {
       usage(stdout);
       return 1;
@@ -112,27 +129,69 @@ static int parse(int argc, char **argv, const char **root, int *json) {
     fprintf(stderr, "arbench doctor: unexpected argument '%s'\n", argv[optind]);
     return -AR_EINVAL;
   }
+  if (o->rank_cpus && o->results) {
+    fprintf(stderr, "arbench doctor: --rank-cpus and --results: give one of them\n");
+    return -AR_EINVAL;
+  }
   return 0;
 }
 
-int ar_cmd_doctor(int argc, char **argv) {
-  const char *root = "";
-  int json = 0, rc = parse(argc, argv, &root, &json);
-  if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
+#define AR_DOC_MAXRANKS 1024
+
+/* Where ranks run: --rank-cpus, --results, or gathered under mpirun. Count; -1 bad input (said). Sets
+ * *quiet on ranks other than 0 of an mpirun launch, *none to why there are none. */
+static int gather_ranks(const struct doc_opts *o, int live, struct ar_doc_rank *r, int *quiet, const char **none) {
+  char err[512];
+  int n = 0, me = 0;
+  *none = "not under mpirun and no --rank-cpus/--results: run `mpirun -np N [your binding options] arbench doctor` "
+          "to check where ranks run";
+  if (o->rank_cpus) n = ar_doc_ranks_inject(o->rank_cpus, r, AR_DOC_MAXRANKS, err, sizeof err);
+  else if (o->results) n = ar_doc_ranks_results(o->results, live, r, AR_DOC_MAXRANKS, err, sizeof err);
+  else if (ar_doc_under_mpirun()) {
+    n = ar_doc_ranks_mpi(r, AR_DOC_MAXRANKS, &me);
+    *quiet = me != 0;
+  }
+  if (n < 0) fprintf(stderr, "arbench doctor: %s\n", err);
+  return n;
+}
+
+static int doctor(const struct doc_opts *o) {
+  const char *root = o->root ? o->root : "", *none;
   struct ar_doc d = {.root = root, .live = !*root, .items = json_array()};
   struct ar_doc_gpu g[64];
+  struct ar_doc_rank *r = calloc(AR_DOC_MAXRANKS, sizeof *r);
+  int quiet = 0, nr = r ? gather_ranks(o, d.live, r, &quiet, &none) : -1;
+  if (nr < 0 || quiet) {
+    free(r);
+    json_decref(d.items);
+    return nr < 0 ? AR_EXIT_USAGE : AR_EXIT_OK;
+  }
   int n = ar_doc_gpus(&d, g, 64);
   ar_doctor_pci(&d, g, n);
+  ar_doctor_ranks(&d, g, n, r, nr, none);
+  free(r);
   ar_doctor_p2p(&d, n);
   ar_doctor_env(&d, environ);
   ar_doctor_stack(&d, g, n);
-  if (json) {
-    json_t *o = json_pack("{s:s,s:i,s:O}", "root", *root ? root : "/", "gpus", n, "findings", d.items);
-    json_dumpf(o, stdout, JSON_INDENT(2));
+  if (o->json) {
+    json_t *j = json_pack("{s:s,s:i,s:O}", "root", *root ? root : "/", "gpus", n, "findings", d.items);
+    json_dumpf(j, stdout, JSON_INDENT(2));
     putchar('\n');
-    json_decref(o);
+    json_decref(j);
   } else
     print_text(&d);
   json_decref(d.items);
   return d.count[AR_D_WARN] || d.count[AR_D_FAIL] ? AR_EXIT_FAIL : AR_EXIT_OK;
+}
+
+int ar_cmd_doctor(int argc, char **argv) {
+  struct doc_opts o = {0};
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
+  int mpi = !o.rank_cpus && !o.results && ar_doc_under_mpirun();
+  if (mpi) MPI_Init(&argc, &argv);
+  rc = doctor(&o);
+  fflush(stdout);
+  if (mpi) MPI_Finalize();
+  return rc;
 }

@@ -35,10 +35,25 @@ struct ar_doc_gpu {
 /* NVIDIA GPUs under root/sys/bus/pci/devices, in bus id order; count (<= max). */
 int ar_doc_gpus(const struct ar_doc *d, struct ar_doc_gpu *g, int max);
 
+/* A rank for the NUMA locality check: where it may run (a CPU list, "" unknown with note saying why) and
+ * its GPU's bus id ("" : GPU local_rank mod n in bus id order). */
+struct ar_doc_rank {
+  int rank, local_rank; /* local_rank -1: unknown */
+  char host[64], cpus[256], gpu[16], note[200];
+};
+int ar_doc_ranks_inject(const char *arg, struct ar_doc_rank *r, int max, char *err, size_t len); /* count, -1 */
+int ar_doc_ranks_results(const char *file, int live, struct ar_doc_rank *r, int max, char *err,
+                         size_t len);                                      /* count, -1 */
+int ar_doc_under_mpirun(void);
+int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me); /* collective; count at rank 0 */
+
 /* Check groups. */
 void ar_doctor_pci(struct ar_doc *d, const struct ar_doc_gpu *g, int n);   /* pci.c */
+void ar_doctor_persistence(struct ar_doc *d, const struct ar_doc_gpu *g, int n); /* persist.c */
 void ar_doctor_p2p(struct ar_doc *d, int n);                               /* p2p.c */
 void ar_doctor_env(struct ar_doc *d, char **envp);                         /* env.c */
+void ar_doctor_ranks(struct ar_doc *d, const struct ar_doc_gpu *g, int n, struct ar_doc_rank *r, int nr,
+                     const char *none);                             /* ranks.c */
 void ar_doctor_stack(struct ar_doc *d, const struct ar_doc_gpu *g, int n); /* stack.c */
 
 /* Compute capability (e.g. 120) of an NVIDIA PCI device id from the table in stack.c, 0 unknown. */

@@ -1,5 +1,5 @@
 /* pci.c — doctor's PCI checks from sysfs under a root: the GPUs and the bridges above them, link speed and
- * width (current vs maximum), ACS P2P redirect bits (config space), IOMMU mode, NUMA locality, persistence. */
+ * width (current vs maximum), ACS P2P redirect bits (config space), IOMMU mode, NUMA node of each GPU; persistence is persist.c's. */
 #include "doctor/doctor.h"
 #include <dirent.h>
 #include <limits.h>
@@ -169,7 +169,7 @@ static void check_iommu(struct ar_doc *d, const struct ar_doc_gpu *g, int n) {
   }
 }
 
-/* ---- NUMA, persistence ---- */
+/* ---- NUMA ---- */
 
 static void check_numa(struct ar_doc *d, const struct ar_doc_gpu *g, int n) {
   int nodes = count_dir(d, "/sys/devices/system/node", "node");
@@ -193,21 +193,6 @@ static void check_numa(struct ar_doc *d, const struct ar_doc_gpu *g, int n) {
   }
 }
 
-static void check_persistence(struct ar_doc *d) {
-  char p[PATH_MAX], q[PATH_MAX];
-  struct stat st;
-  ar_doc_path(d, p, sizeof p, "/run/nvidia-persistenced/socket");
-  ar_doc_path(d, q, sizeof q, "/var/run/nvidia-persistenced/socket");
-  if (!stat(p, &st) || !stat(q, &st))
-    ar_doc_add(d, G, "persistence", AR_D_OK, "", "nvidia-persistenced is running (its socket exists)");
-  else
-    ar_doc_add(d, G, "persistence", AR_D_WARN,
-               "systemctl enable --now nvidia-persistenced (or nvidia-smi -pm 1): without it every process start "
-               "re-initialises each GPU, and idle GPUs drop their links",
-               "nvidia-persistenced is not running (no run/nvidia-persistenced/socket; persistence set with "
-               "nvidia-smi -pm is not visible here)");
-}
-
 void ar_doctor_pci(struct ar_doc *d, const struct ar_doc_gpu *g, int n) {
   char seen[256][16];
   int nseen = 0;
@@ -228,5 +213,5 @@ void ar_doctor_pci(struct ar_doc *d, const struct ar_doc_gpu *g, int n) {
     }
   check_iommu(d, g, n);
   check_numa(d, g, n);
-  check_persistence(d);
+  ar_doctor_persistence(d, g, n);
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # doctor_cli.sh — `arbench doctor --sysfs-root` on the fixture trees of tests/fixtures/sysfs: every PCI
-# finding (link training, ACS, IOMMU, NUMA, persistence), the CUDA stack verdicts, NCCL env checks,
+# finding (link training, ACS, IOMMU, NUMA, persistence), NUMA locality of ranks (given, from a results
+# file, gathered under mpirun), the CUDA stack verdicts, NCCL env checks,
 # what it skips and why, the JSON form, exit statuses and bad input.
 . "$ARBENCH_SRC/tests/analysis/common.sh"
 FX="$ARBENCH_SRC/tests/fixtures/sysfs"
@@ -19,23 +20,71 @@ has "ACS source validation only" "$TMP/bad.txt" "[ok  ] ACS: bridge 0000:02:01.0
 has "ACS skipped without root" "$TMP/bad.txt" "[skip] ACS: bridge 0000:00:01.0: config space beyond 256 bytes not readable (256 bytes)"
 has "IOMMU translating" "$TMP/bad.txt" "[warn] IOMMU: GPU 0000:04:00.0: IOMMU translates its DMA (group 31, type DMA-FQ); kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p2 ro quiet"
 has "NUMA unknown" "$TMP/bad.txt" "[warn] NUMA: GPU 0000:03:00.0: firmware reports no NUMA node on a 2-node machine (local CPUs 0-63)"
-has "no persistence" "$TMP/bad.txt" "[warn] persistence: nvidia-persistenced is not running (no run/nvidia-persistenced/socket; persistence set with nvidia-smi -pm is not visible here)"
+has "persistence unknown, stale socket" "$TMP/bad.txt" "[warn] persistence: persistence mode unknown: no nvidia-persistenced process in proc/*/comm (a stale run/nvidia-persistenced/socket), and nvidia-smi -pm is readable only through NVML (not asked: a fixture root has no driver)"
+has "ranks: none without mpirun" "$TMP/bad.txt" "[skip] NUMA: not under mpirun and no --rank-cpus/--results: run \`mpirun -np N [your binding options] arbench doctor\` to check where ranks run"
 has "P2P skipped on fixtures" "$TMP/bad.txt" "[skip] access: P2P needs the live GPUs; not read from a fixture root"
 has "driver CUDA" "$TMP/bad.txt" "[ok  ] driver: driver 590.44.01 supports CUDA up to 13.1"
 has "old toolkit" "$TMP/bad.txt" "[warn] toolkits: cuda-12.6: CUDA 12.6.3, nvcc missing; cannot build sm_120"
 has "linked toolkit" "$TMP/bad.txt" "[ok  ] toolkits: cuda-12.8: CUDA 12.8.1 (the cuda link points here), nvcc present"
 has "stack verdict" "$TMP/bad.txt" "[info] verdict: driver supports CUDA 13.1, toolkit 12.8.1: a CUDA 13 stack runs here without a driver change"
-eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 2 skipped$' "$TMP/bad.txt")"
+eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 3 skipped$' "$TMP/bad.txt")"
 
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" >"$TMP/ok.txt" 2>&1
 eq "direct-ok: exit 1 (driver too old for the toolkit)" 1 $?
 eq "direct-ok: no PCI warning" 0 "$(sed -n '/== PCI/,/== P2P/p' "$TMP/ok.txt" | grep -c '^\[warn\]')"
 has "no IOMMU" "$TMP/ok.txt" "[ok  ] IOMMU: no IOMMU enabled (sys/class/iommu empty); kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro"
 has "NUMA node 1" "$TMP/ok.txt" "[ok  ] NUMA: GPU 0000:81:00.0: NUMA node 1, local CPUs 32-63 (arbench run binds its rank there)"
+has "persistence daemon" "$TMP/ok.txt" "[ok  ] persistence: nvidia-persistenced runs (pid 2417): the GPUs stay in persistence mode (NVML not asked: a fixture root has no driver)"
 has "no ACS capability" "$TMP/ok.txt" "[ok  ] ACS: bridge 0000:80:01.0: no ACS capability (P2P not redirected)"
 has "driver 12.8" "$TMP/ok.txt" "[ok  ] driver: driver 570.124.06 supports CUDA up to 12.8"
 has "toolkit newer than driver" "$TMP/ok.txt" "[warn] toolkits: cuda-13.0: CUDA 13.0.1 (the cuda link points here), newer than the driver's, nvcc present"
 has "stack verdict: fails" "$TMP/ok.txt" "[FAIL] verdict: driver supports CUDA 12.8, toolkit 13.0.1: programs built with this toolkit will not start"
+
+# The daemon started with --no-persistence-mode keeps the driver open but not the GPUs initialised.
+cp -a "$FX/direct-ok" "$TMP/nopm"
+printf '/usr/bin/nvidia-persistenced\0--no-persistence-mode\0' >"$TMP/nopm/proc/2417/cmdline"
+"$ARBENCH" doctor --sysfs-root "$TMP/nopm" >"$TMP/nopm.txt" 2>&1
+has "persistenced --no-persistence-mode" "$TMP/nopm.txt" "[warn] persistence: nvidia-persistenced runs (pid 2417) with --no-persistence-mode: the GPUs are not kept initialised"
+
+# NUMA locality of ranks: given CPU lists (local rank i uses GPU i in bus id order).
+RANKW="       -> bind each rank next to its GPU: let arbench run bind (its default; drop --no-bind), or launch with mpirun --bind-to numa and a --map-by/rankfile that puts local rank i on the node of GPU i"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --rank-cpus "0-15;8,0-7,9-15" >"$TMP/r.txt" 2>&1
+has "rank on its GPU's node" "$TMP/r.txt" "[ok  ] NUMA: rank 0 runs on NUMA node 0 (PUs 0-15), its GPU 0000:01:00.0 is on node 0"
+has "rank on the other node" "$TMP/r.txt" "[warn] NUMA: rank 1 runs on NUMA node 0 (PUs 0-15), its GPU 0000:81:00.0 is on node 1"
+has "rank: what to do" "$TMP/r.txt" "$RANKW"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --rank-cpus "0-31;32-47,60" >"$TMP/r2.txt" 2>&1
+has "both ranks local" "$TMP/r2.txt" "[ok  ] NUMA: rank 1 runs on NUMA node 1 (PUs 32-47,60), its GPU 0000:81:00.0 is on node 1"
+eq "both ranks local: no ranks warning" 0 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r2.txt" | grep -c '^\[warn\]')"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --rank-cpus "0-63;40-47;0" >"$TMP/r3.txt" 2>&1
+has "unbound rank" "$TMP/r3.txt" "[info] NUMA: rank 0 may run on NUMA nodes 0,1 (PUs 0-63: not bound to one node), its GPU 0000:01:00.0 is on node 0"
+has "third rank wraps to GPU 0" "$TMP/r3.txt" "[ok  ] NUMA: rank 2 runs on NUMA node 0 (PUs 0), its GPU 0000:01:00.0 is on node 0"
+"$ARBENCH" doctor --sysfs-root "$FX/switch-bad" --rank-cpus "0-31;0-31" >"$TMP/r4.txt" 2>&1
+has "GPU node unknown" "$TMP/r4.txt" "[skip] NUMA: rank 0 (PUs 0-31): NUMA node of its GPU unknown"
+has "GPU node from local CPUs" "$TMP/r4.txt" "[warn] NUMA: rank 1 runs on NUMA node 0 (PUs 0-31), its GPU 0000:04:00.0 is on node 1 (from its local CPUs; numa_node is -1)"
+
+# From a results file: the bindings of its last run record.
+{
+  echo '{"type":"run","run_id":"old","rank_map":[{"rank":0,"host":"gpu1","local_rank":0,"device":0}],"binding":["gpu1 local rank 0 of 1 -> PUs 32-35 (NUMA 1, local cores of GPU 0000:01:00.0)"]}'
+  echo '{"type":"result","backend":"mpi","size":8}'
+  echo '{"type":"run","run_id":"new","rank_map":[{"rank":0,"host":"gpu1","local_rank":0,"device":0},{"rank":1,"host":"gpu1","local_rank":1,"device":1},{"rank":2,"host":"gpu1","local_rank":2,"device":-1}],"binding":["gpu1 local rank 0 of 3 -> PUs 0-15 (NUMA 0, local cores of GPU 0000:01:00.0)","gpu1 local rank 1 of 3 -> PUs 16-31 (NUMA 0, local cores of GPU 0000:81:00.0)","rank 2: not bound (--no-bind)"]}'
+} >"$TMP/runs.jsonl"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/runs.jsonl" >"$TMP/r5.txt" 2>&1
+eq "results: exit 1 (a rank far from its GPU)" 1 $?
+has "results: rank 0 bound locally" "$TMP/r5.txt" "[ok  ] NUMA: rank 0 on gpu1 runs on NUMA node 0 (PUs 0-15), its GPU 0000:01:00.0 is on node 0"
+has "results: rank 1 bound far" "$TMP/r5.txt" "[warn] NUMA: rank 1 on gpu1 runs on NUMA node 0 (PUs 16-31), its GPU 0000:81:00.0 is on node 1"
+has "results: unbound rank not recorded" "$TMP/r5.txt" "[skip] NUMA: rank 2 on gpu1: where it ran is not recorded (run record: rank 2: not bound (--no-bind))"
+eq "results: only the last run record" 3 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r5.txt" | grep -c '^\[')"
+
+# Live under mpirun: every rank's affinity gathered at rank 0 (taskset pins both ranks to CPU 0).
+if command -v mpirun >/dev/null && command -v taskset >/dev/null; then
+  taskset -c 0 mpirun -np 2 --oversubscribe --bind-to none "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" >"$TMP/r6.txt" 2>&1
+  H=$(hostname)
+  has "mpirun: rank 0 gathered" "$TMP/r6.txt" "[ok  ] NUMA: rank 0 on $H runs on NUMA node 0 (PUs 0), its GPU 0000:01:00.0 is on node 0"
+  has "mpirun: rank 1 gathered" "$TMP/r6.txt" "[warn] NUMA: rank 1 on $H runs on NUMA node 0 (PUs 0), its GPU 0000:81:00.0 is on node 1"
+  eq "mpirun: one report (rank 0 only)" 1 "$(grep -c '^== ranks$' "$TMP/r6.txt")"
+else
+  echo "skip: mpirun or taskset missing: live rank gathering not tested"
+fi
 
 # NCCL environment.
 NCCL_P2P_LEVEL=PIX NCCL_PROTO=LL128 NCCL_P2P_DISABLE=1 NCCL_MAX_NCHANNELS=2 \
@@ -62,4 +111,10 @@ bad "--sysfs-root missing" "--sysfs-root $TMP/none: not a directory" "$ARBENCH" 
 bad "--format bad" "--format xml: allowed text or json" "$ARBENCH" doctor --format xml
 bad "unknown option" "unknown option '--bogus'" "$ARBENCH" doctor --bogus
 bad "extra argument" "unexpected argument 'extra'" "$ARBENCH" doctor extra
+bad "--rank-cpus bad list" "--rank-cpus 0-15;x: 'x' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "0-15;x"
+bad "--rank-cpus reversed range" "--rank-cpus 7-3: '7-3' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "7-3"
+bad "--results missing" "--results $TMP/none.jsonl: cannot open" "$ARBENCH" doctor --results "$TMP/none.jsonl"
+echo '{"type":"result"}' >"$TMP/norun.jsonl"
+bad "--results without run record" "--results $TMP/norun.jsonl: no run record (a results file of arbench run is needed)" "$ARBENCH" doctor --results "$TMP/norun.jsonl"
+bad "--rank-cpus with --results" "--rank-cpus and --results: give one of them" "$ARBENCH" doctor --rank-cpus 0 --results "$TMP/runs.jsonl"
 finish
