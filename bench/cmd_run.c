@@ -7,6 +7,7 @@
 #include "provenance.h"
 #include "report.h"
 #include "topo.h"
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,22 @@ static void setup_env(struct ar_env *env, const struct ar_opts *o) {
   MPI_Allreduce(&leader, &env->nnodes, 1, MPI_INT, MPI_SUM, env->comm);
 }
 
+/* This process's CPU affinity as a list ("0-15,32"), "?" when unreadable: where an unbound rank runs, for
+ * the run record (doctor --results checks it against the GPU's NUMA node). */
+static void affinity_list(char *buf, size_t len) {
+  cpu_set_t cs;
+  size_t k = 0;
+  snprintf(buf, len, "?");
+  if (sched_getaffinity(0, sizeof cs, &cs)) return;
+  for (int i = 0; i < CPU_SETSIZE && k < len; i++) {
+    if (!CPU_ISSET(i, &cs)) continue;
+    int j = i;
+    while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, &cs)) j++;
+    k += (size_t)snprintf(buf + k, len - k, j > i ? "%s%d-%d" : "%s%d", k ? "," : "", i, j);
+    i = j;
+  }
+}
+
 /* Topology and binding; returns the binding descriptions (rank 0) or NULL. */
 static int setup_topo(struct ar_env *env, json_t **bindings) {
   char msg[AR_ERRLEN] = "", desc[512] = "";
@@ -86,7 +103,9 @@ static int setup_topo(struct ar_env *env, json_t **bindings) {
   } else if (env->device >= 0) {
     ar_topo_map_cuda(env->topo); /* fills each GPU's CUDA index for the run record */
   }
-  if (!o->bind) snprintf(desc, sizeof desc, "rank %d: not bound (--no-bind)", env->rank);
+  char cpus[256];
+  affinity_list(cpus, sizeof cpus);
+  if (!o->bind) snprintf(desc, sizeof desc, "rank %d: not bound (--no-bind) -> PUs %s (as launched)", env->rank, cpus);
   else if (!env->topo) snprintf(desc, sizeof desc, "rank %d: not bound (no topology)", env->rank);
   else if (*o->xml) snprintf(desc, sizeof desc, "rank %d: not bound (topology from --xml)", env->rank);
   else {

@@ -207,6 +207,18 @@ static void from_binding(struct ar_doc_rank *r, const char *b) {
   if (q) snprintf(r->gpu, sizeof r->gpu, "%.*s", (int)strcspn(q + 19, ")"), q + 19);
 }
 
+/* The bus id of CUDA device `dev` from the run record's topology (gpus[].cuda); "" when none. */
+static void gpu_of_device(json_t *run, json_t *dev, char *buf, size_t len) {
+  json_t *gpus = json_object_get(json_object_get(run, "topology"), "gpus"), *g;
+  size_t i;
+  if (!json_is_integer(dev) || json_integer_value(dev) < 0) return;
+  json_array_foreach(gpus, i, g) {
+    json_t *c = json_object_get(g, "cuda");
+    const char *bus = json_string_value(json_object_get(g, "busid"));
+    if (json_is_integer(c) && json_integer_value(c) == json_integer_value(dev) && bus) snprintf(buf, len, "%s", bus);
+  }
+}
+
 static json_t *last_run(const char *file, char *err, size_t len) {
   FILE *f = fopen(file, "r");
   char line[1 << 16];
@@ -246,6 +258,7 @@ int ar_doc_ranks_results(const char *file, int live, struct ar_doc_rank *r, int 
     snprintf(r[n].host, sizeof r[n].host, "%s", json_string_value(json_object_get(it, "host")) ?: "");
     const char *b = json_string_value(json_array_get(bind, i));
     if (b) from_binding(&r[n], b);
+    if (b && !*r[n].gpu) gpu_of_device(run, json_object_get(it, "device"), r[n].gpu, sizeof r[n].gpu);
     else snprintf(r[n].note, sizeof r[n].note, "the run record has no binding for it");
     n++;
   }

@@ -66,14 +66,15 @@ has "GPU node from local CPUs" "$TMP/r4.txt" "[warn] NUMA: rank 1 runs on NUMA n
 {
   echo '{"type":"run","run_id":"old","rank_map":[{"rank":0,"host":"gpu1","local_rank":0,"device":0}],"binding":["gpu1 local rank 0 of 1 -> PUs 32-35 (NUMA 1, local cores of GPU 0000:01:00.0)"]}'
   echo '{"type":"result","backend":"mpi","size":8}'
-  echo '{"type":"run","run_id":"new","rank_map":[{"rank":0,"host":"gpu1","local_rank":0,"device":0},{"rank":1,"host":"gpu1","local_rank":1,"device":1},{"rank":2,"host":"gpu1","local_rank":2,"device":-1}],"binding":["gpu1 local rank 0 of 3 -> PUs 0-15 (NUMA 0, local cores of GPU 0000:01:00.0)","gpu1 local rank 1 of 3 -> PUs 16-31 (NUMA 0, local cores of GPU 0000:81:00.0)","rank 2: not bound (--no-bind)"]}'
+  echo '{"type":"run","run_id":"new","rank_map":[{"rank":0,"host":"gpu1","local_rank":0,"device":0},{"rank":1,"host":"gpu1","local_rank":1,"device":1},{"rank":2,"host":"gpu1","local_rank":2,"device":-1},{"rank":3,"host":"gpu1","local_rank":3,"device":1}],"binding":["gpu1 local rank 0 of 4 -> PUs 0-15 (NUMA 0, local cores of GPU 0000:01:00.0)","gpu1 local rank 1 of 4 -> PUs 16-31 (NUMA 0, local cores of GPU 0000:81:00.0)","rank 2: not bound (--no-bind)","rank 3: not bound (--no-bind) -> PUs 0-7 (as launched)"],"topology":{"gpus":[{"busid":"0000:01:00.0","cuda":0},{"busid":"0000:81:00.0","cuda":1}]}}'
 } >"$TMP/runs.jsonl"
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/runs.jsonl" >"$TMP/r5.txt" 2>&1
 eq "results: exit 1 (a rank far from its GPU)" 1 $?
 has "results: rank 0 bound locally" "$TMP/r5.txt" "[ok  ] NUMA: rank 0 on gpu1 runs on NUMA node 0 (PUs 0-15), its GPU 0000:01:00.0 is on node 0"
 has "results: rank 1 bound far" "$TMP/r5.txt" "[warn] NUMA: rank 1 on gpu1 runs on NUMA node 0 (PUs 16-31), its GPU 0000:81:00.0 is on node 1"
 has "results: unbound rank not recorded" "$TMP/r5.txt" "[skip] NUMA: rank 2 on gpu1: where it ran is not recorded (run record: rank 2: not bound (--no-bind))"
-eq "results: only the last run record" 3 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r5.txt" | grep -c '^\[')"
+has "results: unbound rank where launched" "$TMP/r5.txt" "[warn] NUMA: rank 3 on gpu1 runs on NUMA node 0 (PUs 0-7), its GPU 0000:81:00.0 is on node 1"
+eq "results: only the last run record" 4 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r5.txt" | grep -c '^\[')"
 
 # Live under mpirun: every rank's affinity gathered at rank 0 (taskset pins both ranks to CPU 0).
 if command -v mpirun >/dev/null && command -v taskset >/dev/null; then
