@@ -61,9 +61,10 @@ static void usage(FILE *f) {
     "  --sysfs-root DIR  read sys/, proc/, usr/local/ and run/ under DIR instead of / (fixture trees)\n"
     "  --format F        text (default) or json (one object with every finding)\n"
     "NUMA locality of ranks: each rank's CPU affinity against the NUMA node of its GPU (sysfs numa_node, else\n"
-    "its local_cpulist); local rank i is taken to use GPU i mod N in PCI bus id order. Where ranks run:\n"
+    "its local_cpulist). Local rank i uses CUDA device i mod N (live, under mpirun), else GPU i mod N in\n"
+    "PCI bus id order. Where ranks run:\n"
     "  under mpirun      every rank's sched_getaffinity, gathered at rank 0 (launch it as you launch runs)\n"
-    "  --rank-cpus L     CPU lists of local ranks 0, 1, ... separated by ';' (\"0-15;16-31\"): what if\n"
+    "  --rank-cpus L     CPU lists of local ranks 0, 1, ... separated by ';' (\"0-15;16-31\"), e.g. a rankfile's\n"
     "  --results FILE    the bindings recorded in the last run record of an arbench results file\n"
     "Exit status: 0 nothing wrong found, 1 a warning or failure found, 2 bad usage.\n");
 }
@@ -148,7 +149,7 @@ static int gather_ranks(const struct doc_opts *o, int live, struct ar_doc_rank *
   if (o->rank_cpus) n = ar_doc_ranks_inject(o->rank_cpus, r, AR_DOC_MAXRANKS, err, sizeof err);
   else if (o->results) n = ar_doc_ranks_results(o->results, live, r, AR_DOC_MAXRANKS, err, sizeof err);
   else if (ar_doc_under_mpirun()) {
-    n = ar_doc_ranks_mpi(r, AR_DOC_MAXRANKS, &me);
+    n = ar_doc_ranks_mpi(r, AR_DOC_MAXRANKS, &me, live);
     *quiet = me != 0;
   }
   if (n < 0) fprintf(stderr, "arbench doctor: %s\n", err);

@@ -36,7 +36,7 @@ struct ar_doc_gpu {
 int ar_doc_gpus(const struct ar_doc *d, struct ar_doc_gpu *g, int max);
 
 /* A rank for the NUMA locality check: where it may run (a CPU list, "" unknown with note saying why) and
- * its GPU's bus id ("" : GPU local_rank mod n in bus id order). */
+ * its GPU's bus id ("": GPU local_rank mod n in PCI bus id order; live under mpirun, CUDA's device). */
 struct ar_doc_rank {
   int rank, local_rank; /* local_rank -1: unknown */
   char host[64], cpus[256], gpu[16], note[200];
@@ -45,7 +45,7 @@ int ar_doc_ranks_inject(const char *arg, struct ar_doc_rank *r, int max, char *e
 int ar_doc_ranks_results(const char *file, int live, struct ar_doc_rank *r, int max, char *err,
                          size_t len);                                      /* count, -1 */
 int ar_doc_under_mpirun(void);
-int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me); /* collective; count at rank 0 */
+int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me, int live); /* collective; count at rank 0 */
 
 /* Check groups. */
 void ar_doctor_pci(struct ar_doc *d, const struct ar_doc_gpu *g, int n);   /* pci.c */

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(AR_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
 
 #define G "ranks"
 #define AR_MAXCPU 4096
@@ -280,9 +283,25 @@ int ar_doc_under_mpirun(void) {
   return v != NULL;
 }
 
-/* Every rank's host, local rank and CPU affinity (sched_getaffinity), gathered at rank 0. Collective;
- * returns the count at rank 0, 0 elsewhere. *me is this rank. */
-int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me) {
+/* Live: the bus id of CUDA device local_rank mod count (as arbench run picks when every rank sees the same
+ * GPUs), so CUDA's device order and CUDA_VISIBLE_DEVICES are honoured; "" without CUDA or a device. */
+static void cuda_gpu(int live, int local_rank, char *buf, size_t len) {
+  *buf = 0;
+#if defined(AR_HAVE_CUDA)
+  int count = 0;
+  if (!live || cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return;
+  if (cudaDeviceGetPCIBusId(buf, (int)len, local_rank % count) != cudaSuccess) *buf = 0;
+  for (char *c = buf; *c; c++) *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+#else
+  (void)live;
+  (void)local_rank;
+  (void)len;
+#endif
+}
+
+/* Every rank's host, local rank, CPU affinity (sched_getaffinity) and, live, its GPU, gathered at rank 0.
+ * Collective; returns the count at rank 0, 0 elsewhere. *me is this rank. */
+int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me, int live) {
   struct ar_doc_rank mine;
   cpu_set_t cs;
   struct cpuset c = {{0}};
@@ -296,6 +315,7 @@ int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me) {
   MPI_Comm_free(&node);
   mine.rank = *me;
   gethostname(mine.host, sizeof mine.host - 1);
+  cuda_gpu(live, mine.local_rank, mine.gpu, sizeof mine.gpu);
   if (!sched_getaffinity(0, sizeof cs, &cs)) {
     for (int i = 0; i < CPU_SETSIZE && i < AR_MAXCPU; i++)
       if (CPU_ISSET(i, &cs)) c.w[i / 64] |= 1ull << (i % 64);
