@@ -1,5 +1,5 @@
 /* pci.c — doctor's PCI checks from sysfs under a root: the GPUs and the bridges above them, link speed and
- * width (current vs maximum), ACS P2P redirect bits (config space), IOMMU mode, NUMA node of each GPU; persistence is persist.c's. */
+ * width (current vs maximum), ACS P2P redirect bits (config space), IOMMU mode, each GPU's NUMA node. */
 #include "doctor/doctor.h"
 #include <dirent.h>
 #include <limits.h>

@@ -108,8 +108,9 @@ void ar_doctor_persistence(struct ar_doc *d, const struct ar_doc_gpu *g, int n) 
   ar_doc_path(d, p, sizeof p, "/run/nvidia-persistenced/socket");
   int sock = !stat(p, &st);
   ar_doc_add(d, G, "persistence", AR_D_WARN,
-             "check `nvidia-smi -q | grep Persistence`; enable with systemctl enable --now nvidia-persistenced (or "
-             "nvidia-smi -pm 1): without it every process start re-initialises each GPU, and idle GPUs drop their links",
+             "check `nvidia-smi -q | grep Persistence`; enable with systemctl enable --now nvidia-persistenced "
+             "(or nvidia-smi -pm 1): without it every process start re-initialises each GPU, and idle GPUs drop "
+             "their links",
              "persistence mode unknown: no nvidia-persistenced process in proc/*/comm%s, and nvidia-smi -pm is "
              "readable only through NVML (%s)", sock ? " (a stale run/nvidia-persistenced/socket)" : "", why);
 }
