@@ -9,6 +9,14 @@ RUN=(-- --backend mpi,shm-oneshot -b 8 -e 512 -f 8 -n 20 -w 2)
 expect_one_line_error "unknown stack 'zz' (known: " "$ARBENCH" sweep --np 2 --stacks "a=$ARBENCH,zz" -J "$J"
 expect_one_line_error "stack name 'a' given twice" "$ARBENCH" sweep --np 2 --stacks "a=$ARBENCH,a=$(dirname "$ARBENCH")" -J "$J"
 expect_one_line_error "is not an arbench binary" "$ARBENCH" sweep --np 2 --stacks "a=$TMP/none" -J "$J"
+# Each launch runs its stack's binary: a build-c directory (name from the path) holding a wrapper.
+mkdir -p "$TMP/build-c"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$ARBENCH" >"$TMP/build-c/arbench" && chmod +x "$TMP/build-c/arbench"
+# The stack is the innermost axis: with another axis X the stacks still alternate launch by launch.
+expect_status 0 "$ARBENCH" sweep --dry-run --np 2 --env X=1,2 --stacks "a=$ARBENCH,$TMP/build-c" -J "$J" "${RUN[@]}"
+got=$(awk '{s = $0; sub(/.*"stack":"/, "", s); print $1, $7, substr(s, 1, 1)}' "$TMP/out" | paste -sd,)
+want="X=1 $ARBENCH a,X=1 $TMP/build-c/arbench c,X=2 $ARBENCH a,X=2 $TMP/build-c/arbench c"
+[ "$got" = "$want" ] || { cat "$TMP/out"; fail "launches '$got', expected '$want'"; }
 expect_status 0 "$ARBENCH" sweep --np 2 --stacks "$S" --repeat 2 --launcher "mpirun --oversubscribe" -J "$J" "${RUN[@]}"
 order() { # the stack of every record of TYPE, in file order
   jq -r "select(.type==\"$1\") | .point.stack" "$J" | paste -sd' '
