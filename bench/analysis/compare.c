@@ -499,8 +499,8 @@ static int cmd_by(const struct cmp_opts *o) {
     goto out;
   }
   if (json_array_size(b.groups) < 2) {
-    fprintf(stderr, "arbench compare: --by %s: the files hold %s %s (%s); two or more are needed to compare\n", o->by,
-            json_array_size(b.groups) ? "one" : "no", o->by, *names ? names : "no results");
+    fprintf(stderr, "arbench compare: --by %s: the files hold %s %s (%s); give two results files A and B, or files with two or more\n",
+            o->by, json_array_size(b.groups) ? "one" : "no", o->by, *names ? names : "no results");
     goto out;
   }
   json_t *r = compare_groups(&b, base, o);
