@@ -78,6 +78,22 @@ double ar_grid_p50(const struct ar_grid *g, int s, int c);
 /* Best (lowest p50) configuration at size index s, -1 when none; second gets the runner-up. */
 int ar_grid_best(const struct ar_grid *g, int s, int *second);
 
+/* ---- --by stack / --by KEY (by.c) ---- */
+
+/* Results split into groups: copies of the records with the key dropped from their point, "_by" set
+ * to the group, and run_id "RUN@GROUP" whose run (in runs) has stack.name = the group. */
+struct ar_by {
+  json_t *results, *runs;
+  json_t *groups; /* group names, in order of first appearance */
+  int without;    /* records without that point key (left out) */
+};
+/* key "stack": point.stack (sweep --stacks), else the run's stack name; another key: point[key].
+ * -AR_EINVAL with one line in err when no record has the key. */
+int ar_by_split(struct ar_by *b, json_t *results, json_t *runs, const char *key, char *err, size_t len);
+int ar_by_index(const struct ar_by *b, const char *group); /* -1 when not a group */
+void ar_by_list(const struct ar_by *b, char *buf, size_t len); /* "a, b, c" */
+void ar_by_free(struct ar_by *b);
+
 /* ---- noise (noise.c) ---- */
 
 /* Runs of one measurement: records of one configuration and size, one per (run_id, repeat). */

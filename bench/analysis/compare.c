@@ -1,5 +1,6 @@
 /* compare.c — `arbench compare A B`: match results on (backend, variant, point, dtype, size, ranks,
- * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict; unmatched. */
+ * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict; unmatched.
+ * `--by stack` (several stacks in any files): each stack against one baseline, side by side. */
 #include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
@@ -20,11 +21,15 @@ struct cmp_opts {
   unsigned long long seed;
   struct ar_filter filter;
   const char *a, *b;
+  const char *by, *baseline; /* grouped mode: --by KEY (stack), --baseline GROUP */
+  int nfiles;
+  char **files;
 };
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench compare [options] A.jsonl B.jsonl\n"
+          "       arbench compare --by stack [--baseline NAME] [options] FILE...\n"
           "Matches result records on (backend, variant, point, dtype, size, ranks, placement, op) and\n"
           "reports ratio = p50(B) / p50(A) per match: below 1 means B is faster.\n"
           "A side may hold several runs of a measurement (--repeat, or several launches in one file):\n"
@@ -36,6 +41,12 @@ static void usage(FILE *f) {
           "(interval excludes 1 but a side has one run: its iterations cannot tell the stacks from\n"
           "run-to-run drift; measure several runs per side), 'no samples' (e.g. imported nccl-tests).\n"
           "Then what exists in only one file, and per backend the geometric mean ratio and counts.\n"
+          "With --by stack the results of all FILEs are grouped by stack (the sweep's point key stack of\n"
+          "sweep --stacks, else the stack the run records), and every other stack is compared with one\n"
+          "baseline: per match its ratio, interval and verdict side by side, one column group per stack.\n"
+          "  --by KEY             group by stack, or by a sweep point key (e.g. nccl for sweep --nccl)\n"
+          "  --baseline NAME      the group the others are divided by (default: the first in the files);\n"
+          "                       implies --by stack. More or fewer than two files imply --by stack too\n"
           "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
           "  --resamples N        bootstrap resamples (100..100000, default %d)\n"
           "  --seed N             bootstrap seed (default %llu)\n"
@@ -323,6 +334,189 @@ static void print_text(json_t *r) {
            (int)ar_rec_num(s, "no_samples", 0));
 }
 
+/* ---- --by stack: every group against one baseline ---- */
+
+/* The records of one group as a side: its results and only the runs they name. */
+static void group_side(const struct ar_by *b, const char *g, struct ar_ana *side) {
+  side->results = json_array();
+  side->runs = json_object();
+  side->notes = json_array();
+  size_t i;
+  json_t *r;
+  json_array_foreach(b->results, i, r) {
+    if (strcmp(ar_rec_str(r, "_by", ""), g)) continue;
+    json_array_append(side->results, r);
+    const char *rid = ar_rec_str(r, "run_id", "");
+    json_object_set(side->runs, rid, json_object_get(b->runs, rid));
+  }
+}
+
+static json_t *compare_groups(const struct ar_by *b, int base, const struct cmp_opts *o) {
+  const char *bname = json_string_value(json_array_get(b->groups, (size_t)base));
+  struct ar_ana A = {0};
+  group_side(b, bname, &A);
+  json_t *comps = json_array(), *files = json_array();
+  for (int f = 0; f < o->nfiles; f++) json_array_append_new(files, json_string(o->files[f]));
+  for (size_t g = 0; g < json_array_size(b->groups); g++) {
+    if ((int)g == base) continue;
+    const char *gname = json_string_value(json_array_get(b->groups, g));
+    struct ar_ana B = {0};
+    group_side(b, gname, &B);
+    struct cmp_opts oo = *o;
+    oo.a = bname;
+    oo.b = gname;
+    json_t *c = compare(&A, &B, &oo);
+    json_object_set_new(c, "group", json_string(gname));
+    json_array_append_new(comps, c);
+    ar_ana_free(&B);
+  }
+  ar_ana_free(&A);
+  return json_pack("{s:s, s:s, s:O, s:o, s:i, s:s, s:i, s:I, s:o}", "by", o->by, "baseline", bname, "groups",
+                   b->groups, "files", files, "without_key", b->without, "ratio", "p50(X)/p50(baseline)",
+                   "resamples", o->resamples, "seed", (json_int_t)o->seed, "comparisons", comps);
+}
+
+static void row_key(json_t *m, char *buf, size_t len) {
+  snprintf(buf, len, "%s|%s|%s|%s|%d|%s|%s|%lld", ar_rec_str(m, "backend", ""), ar_rec_str(m, "variant", ""),
+           ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m), ar_rec_str(m, "placement", ""),
+           ar_rec_str(m, "op", "sum"), (long long)json_integer_value(json_object_get(m, "size")));
+}
+
+/* One row per match key over all comparisons (first appearance), one column group per stack. */
+static void print_group_matches(json_t *r) {
+  json_t *comps = json_object_get(r, "comparisons"), *rows = json_array(), *seen = json_object(), *c, *m;
+  const char *base = ar_rec_str(r, "baseline", "");
+  size_t i, j;
+  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, m) {
+    char k[700];
+    row_key(m, k, sizeof k);
+    if (!json_object_get(seen, k)) json_array_append(rows, m);
+    json_object_set_new(seen, k, json_true());
+  }
+  printf("\n| backend | variant | point | dtype | ranks | place | size | %s p50 us |", base);
+  json_array_foreach(comps, i, c) {
+    const char *g = ar_rec_str(c, "group", "");
+    printf(" %s/%s | %s 95%% interval | %s verdict |", g, base, g, g);
+  }
+  printf("\n|---|---|---|---|---:|---|---:|---:|");
+  json_array_foreach(comps, i, c) printf("---:|---|---|");
+  printf("\n");
+  json_t *row;
+  json_array_foreach(rows, i, row) {
+    char sz[32], ua[32], k[700];
+    row_key(row, k, sizeof k);
+    ar_size_format((size_t)json_integer_value(json_object_get(row, "size")), sz, sizeof sz);
+    ar_fmt_us(json_number_value(json_object_get(row, "a_p50_us")), ua, sizeof ua);
+    printf("| %s | %s | %s | %s | %d | %s | %s | %s |", ar_rec_str(row, "backend", ""), ar_rec_str(row, "variant", ""),
+           ar_rec_str(row, "point", ""), ar_rec_str(row, "dtype", ""), ar_rec_ranks(row),
+           ar_rec_str(row, "placement", ""), sz, ua);
+    json_array_foreach(comps, j, c) {
+      json_t *hit = NULL;
+      size_t q;
+      json_array_foreach(json_object_get(c, "matches"), q, m) {
+        char mk[700];
+        row_key(m, mk, sizeof mk);
+        if (!strcmp(mk, k)) hit = m;
+      }
+      if (!hit) {
+        printf(" - | - | - |");
+        continue;
+      }
+      printf(" %.3f | ", json_number_value(json_object_get(hit, "ratio")));
+      if (json_is_number(json_object_get(hit, "lo"))) {
+        print_ratio(json_object_get(hit, "lo"), "[%.3f, ");
+        print_ratio(json_object_get(hit, "hi"), "%.3f]");
+      } else printf("-");
+      printf(" | %s |", ar_rec_str(hit, "verdict", ""));
+    }
+    printf("\n");
+  }
+  json_decref(rows);
+  json_decref(seen);
+}
+
+static void print_groups(json_t *r) {
+  json_t *comps = json_object_get(r, "comparisons"), *c, *v;
+  const char *base = ar_rec_str(r, "baseline", "");
+  size_t i, j;
+  printf("Grouped by %s: ", ar_rec_str(r, "by", ""));
+  json_array_foreach(json_object_get(r, "groups"), i, v) printf("%s%s", i ? ", " : "", json_string_value(v));
+  printf("; baseline %s; files", base);
+  json_array_foreach(json_object_get(r, "files"), i, v) printf("%s %s", i ? "," : "", json_string_value(v));
+  printf("\n");
+  int without = (int)ar_rec_num(r, "without_key", 0);
+  if (without) printf("%d result records have no %s and are left out.\n", without, ar_rec_str(r, "by", ""));
+  printf("ratio = p50(X) / p50(%s): below 1 means X is faster. 95%% interval: bootstrap, %d resamples of each\n"
+         "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how X does against %s.\n",
+         base, (int)ar_rec_num(r, "resamples", 0), (long long)json_integer_value(json_object_get(r, "seed")), base);
+  int unresolved = 0, any = 0;
+  json_array_foreach(comps, i, c) {
+    unresolved += count_verdict(json_object_get(c, "matches"), "unresolved");
+    any += (int)json_array_size(json_object_get(c, "matches"));
+  }
+  if (any) print_group_matches(r);
+  else printf("\nNo matching configurations.\n");
+  if (unresolved)
+    printf("\nunresolved: the interval excludes 1, but with one run on a side it resamples only that run's\n"
+           "iterations and cannot separate the stacks from run-to-run drift. Measure several runs per stack\n"
+           "(arbench sweep --stacks ... --repeat N interleaves them).\n");
+  json_array_foreach(comps, i, c) {
+    char side[300];
+    snprintf(side, sizeof side, "%s, not in %s", base, ar_rec_str(c, "group", ""));
+    print_only(side, json_object_get(c, "only_a"));
+    snprintf(side, sizeof side, "%s, not in %s", ar_rec_str(c, "group", ""), base);
+    print_only(side, json_object_get(c, "only_b"));
+  }
+  printf("\nSummary per stack and backend:\n\n| %s | backend | matches | geomean X/%s | faster | slower | same | unresolved | no samples |\n",
+         ar_rec_str(r, "by", ""), base);
+  printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "summary"), j, v)
+    printf("| %s | %s | %d | %.3f | %d | %d | %d | %d | %d |\n", ar_rec_str(c, "group", ""), ar_rec_str(v, "backend", ""),
+           (int)ar_rec_num(v, "matches", 0), ar_rec_num(v, "geomean_ratio", NAN), (int)ar_rec_num(v, "faster", 0),
+           (int)ar_rec_num(v, "slower", 0), (int)ar_rec_num(v, "same", 0), (int)ar_rec_num(v, "unresolved", 0),
+           (int)ar_rec_num(v, "no_samples", 0));
+}
+
+static int cmd_by(const struct cmp_opts *o) {
+  struct ar_ana all = {0};
+  struct ar_by b = {0};
+  char err[AR_ERRLEN];
+  int status = AR_EXIT_USAGE, base = 0;
+  if (ar_ana_load(&all, o->nfiles, o->files, err, sizeof err) || ar_filter_check(&o->filter, all.results, err, sizeof err)) {
+    fprintf(stderr, "arbench compare: %s\n", err);
+    goto out;
+  }
+  ar_filter_apply(&o->filter, all.results);
+  if (ar_by_split(&b, all.results, all.runs, o->by, err, sizeof err)) {
+    fprintf(stderr, "arbench compare: %s\n", err);
+    goto out;
+  }
+  char names[512];
+  ar_by_list(&b, names, sizeof names);
+  if (o->baseline && (base = ar_by_index(&b, o->baseline)) < 0) {
+    fprintf(stderr, "arbench compare: unknown --baseline '%s' (the files' %s groups: %s)\n", o->baseline, o->by,
+            *names ? names : "none");
+    goto out;
+  }
+  if (json_array_size(b.groups) < 2) {
+    fprintf(stderr, "arbench compare: --by %s: the files hold %s %s (%s); give two results files A and B, or files with two or more\n",
+            o->by, json_array_size(b.groups) ? "one" : "no", o->by, *names ? names : "no results");
+    goto out;
+  }
+  json_t *r = compare_groups(&b, base, o);
+  if (o->json) {
+    char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    printf("%s\n", s ? s : "{}");
+    free(s);
+  } else print_groups(r);
+  json_decref(r);
+  status = AR_EXIT_OK;
+out:
+  ar_by_free(&b);
+  ar_ana_free(&all);
+  return status;
+}
+
 /* ---- command ---- */
 
 static int parse_int(const char *s, long lo, long hi, long *out) {
@@ -337,7 +531,7 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
   static const struct option lo[] = {
     {"format", required_argument, 0, 'F'}, {"resamples", required_argument, 0, 'R'},
     {"seed", required_argument, 0, 'S'},   AR_FILTER_OPTIONS,
-    
+    {"by", required_argument, 0, 'Y'},     {"baseline", required_argument, 0, 'L'},
     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   long v;
   int c, f;
@@ -364,15 +558,26 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
         fprintf(stderr, "arbench compare: bad --seed '%s' (expected an unsigned integer)\n", optarg);
         return -AR_EINVAL;
       }
+    } else if (c == 'Y') {
+      if (!*optarg || strpbrk(optarg, ",= ")) {
+        fprintf(stderr, "arbench compare: bad --by '%s' (expected stack or a sweep point key, e.g. nccl)\n", optarg);
+        return -AR_EINVAL;
+      }
+      o->by = optarg;
+    } else if (c == 'L') {
+      o->baseline = optarg;
     } else if ((f = ar_filter_opt(&o->filter, "compare", c, optarg)) < 0) {
       return -AR_EINVAL;
     } else if (!f) return ar_ana_badopt("compare", c, argv[optind - 1]), -AR_EINVAL;
   }
-  if (argc - optind != 2) {
-    fprintf(stderr, "arbench compare: expected two results files A and B, got %d (usage: arbench compare A B)\n",
-            argc - optind);
+  o->nfiles = argc - optind;
+  o->files = argv + optind;
+  if (!o->by && (o->baseline || o->nfiles != 2)) o->by = "stack";
+  if (o->nfiles < 1) {
+    fprintf(stderr, "arbench compare: no results files given (usage: arbench compare A B, or compare --by stack FILE...)\n");
     return -AR_EINVAL;
   }
+  if (o->by) return 0;
   o->a = argv[optind];
   o->b = argv[optind + 1];
   return 0;
@@ -392,6 +597,7 @@ int ar_cmd_compare(int argc, char **argv) {
   struct cmp_opts o = {.resamples = AR_CMP_RESAMPLES, .seed = AR_CMP_SEED};
   int rc = parse(argc, argv, &o);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
+  if (o.by) return cmd_by(&o);
   struct ar_ana A = {0}, B = {0};
   char err[AR_ERRLEN];
   int status = AR_EXIT_USAGE;

@@ -1,5 +1,6 @@
 /* table.c — `arbench table FILE...`: sizes x configurations (p50 us, optionally busbw), the best per
- * size marked, crossovers listed, one table per (dtype, ranks, placement, op); markdown or CSV. */
+ * size marked, crossovers listed, one table per (dtype, ranks, placement, op); markdown or CSV;
+ * --by stack: each configuration's stacks in adjacent columns. */
 #include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
@@ -13,6 +14,7 @@
 
 struct table_opts {
   int busbw, csv;
+  const char *by; /* --by stack (or a point key): groups side by side */
   struct ar_filter filter;
   struct ar_noise noise;
 };
@@ -30,6 +32,9 @@ static void usage(FILE *f) {
           "One table per (dtype, ranks, placement, op).\n"
           "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
+          "  --by stack           stacks side by side: the stack (sweep --stacks' point key, else the run's\n"
+          "                       stack) leaves the configuration, and each configuration gets one column\n"
+          "                       per stack, in the files' order. --by KEY does that for a point key (nccl)\n"
           "  --busbw              also show bus bandwidth (GB/s, from p50) in each cell\n"
           "  --format F           markdown (default) or csv (long form: one row per size and config)\n"
           "  --backend LIST       only these backends (comma list; repeatable)\n"
@@ -159,10 +164,61 @@ static void print_notes(json_t *notes) {
   json_decref(lines);
 }
 
+/* --by: order the columns configuration by configuration, each one's groups in the files' order. */
+struct col {
+  int c, base, group;
+};
+
+static int cmp_col(const void *x, const void *y) {
+  const struct col *a = x, *b = y;
+  if (a->base != b->base) return a->base - b->base;
+  return a->group != b->group ? a->group - b->group : a->c - b->c;
+}
+
+static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
+  int n = g->ncfg;
+  struct col *cols = calloc((size_t)n + 1, sizeof *cols);
+  char (*bases)[256] = calloc((size_t)n + 1, sizeof *bases), (*cfg)[256] = calloc((size_t)n + 1, sizeof *cfg);
+  json_t **rec = calloc((size_t)n + 1, sizeof *rec);
+  json_t **cell = calloc((size_t)(n * g->nsize) + 1, sizeof *cell), **runs = calloc((size_t)(n * g->nsize) + 1, sizeof *runs);
+  int rc = cols && bases && cfg && rec && cell && runs ? 0 : -1, nb = 0;
+  for (int c = 0; !rc && c < n; c++) {
+    char label[256];
+    ar_cfg_label(g->cfgrec[c], NULL, 0, label, sizeof label);
+    int k = 0;
+    while (k < nb && strcmp(bases[k], label)) k++;
+    if (k == nb) snprintf(bases[nb++], sizeof bases[0], "%s", label);
+    cols[c] = (struct col){c, k, ar_by_index(b, ar_rec_str(g->cfgrec[c], "_by", ""))};
+  }
+  if (!rc) qsort(cols, (size_t)n, sizeof *cols, cmp_col);
+  for (int i = 0; !rc && i < n; i++) {
+    int c = cols[i].c;
+    memcpy(cfg[i], g->cfg[c], sizeof cfg[0]);
+    rec[i] = g->cfgrec[c];
+    for (int s = 0; s < g->nsize; s++) {
+      cell[s * n + i] = g->cell[s * n + c];
+      runs[s * n + i] = g->runs[s * n + c];
+    }
+  }
+  if (!rc) {
+    memcpy(g->cfg, cfg, sizeof cfg[0] * (size_t)n);
+    memcpy(g->cfgrec, rec, sizeof *rec * (size_t)n);
+    memcpy(g->cell, cell, sizeof *cell * (size_t)(n * g->nsize));
+    memcpy(g->runs, runs, sizeof *runs * (size_t)(n * g->nsize));
+  }
+  free(cols);
+  free(bases);
+  free(cfg);
+  free(rec);
+  free(cell);
+  free(runs);
+  return rc;
+}
+
 static int parse(int argc, char **argv, struct table_opts *o) {
   static const struct option lo[] = {
     {"busbw", no_argument, 0, 'B'},         {"format", required_argument, 0, 'F'},
-    {"drift", required_argument, 0, 'D'},
+    {"drift", required_argument, 0, 'D'},   {"by", required_argument, 0, 'Y'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -179,7 +235,13 @@ static int parse(int argc, char **argv, struct table_opts *o) {
         return -AR_EINVAL;
       }
     }
-    else if (c == 'F') {
+    else if (c == 'Y') {
+      if (!*optarg || strpbrk(optarg, ",= ")) {
+        fprintf(stderr, "arbench table: bad --by '%s' (expected stack or a sweep point key, e.g. nccl)\n", optarg);
+        return -AR_EINVAL;
+      }
+      o->by = optarg;
+    } else if (c == 'F') {
       if (strcmp(optarg, "markdown") && strcmp(optarg, "md") && strcmp(optarg, "csv")) {
         fprintf(stderr, "arbench table: bad --format '%s' (expected markdown or csv)\n", optarg);
         return -AR_EINVAL;
@@ -212,18 +274,29 @@ int ar_cmd_table(int argc, char **argv) {
   int had = json_array_size(a.results) > 0;
   ar_filter_apply(&o.filter, a.results);
   struct ar_grid *g = NULL;
+  struct ar_by by = {0};
   int n = 0, status = AR_EXIT_OK;
+  json_t *results = a.results, *runs = a.runs;
+  if (o.by && ar_by_split(&by, a.results, a.runs, o.by, err, sizeof err)) {
+    fprintf(stderr, "arbench table: %s\n", err);
+    ar_ana_free(&a);
+    return AR_EXIT_USAGE;
+  }
+  if (o.by) {
+    results = by.results;
+    runs = by.runs;
+  }
   if (had && !json_array_size(a.results)) {
     fprintf(stderr, "arbench table: no result records match the filters\n");
     status = AR_EXIT_FAIL;
-  } else if (ar_grids_build(a.results, a.runs, &g, &n)) {
+  } else if (ar_grids_build(results, runs, &g, &n)) {
     fprintf(stderr, "arbench table: out of memory\n");
     status = AR_EXIT_FAIL;
   } else {
     if (o.csv) printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie\n");
     for (int k = 0; k < n && !status; k++) {
       struct choices ch;
-      if (choose(&g[k], &o.noise, &ch)) {
+      if ((o.by && side_by_side(&g[k], &by)) || choose(&g[k], &o.noise, &ch)) {
         fprintf(stderr, "arbench table: out of memory\n");
         status = AR_EXIT_FAIL;
         break;
@@ -237,6 +310,7 @@ int ar_cmd_table(int argc, char **argv) {
     if (!o.csv) print_notes(a.notes);
   }
   ar_grids_free(g, n);
+  ar_by_free(&by);
   ar_ana_free(&a);
   return status;
 }

@@ -171,7 +171,7 @@ static json_t *strv_array(const struct ar_strv *s) {
 }
 
 json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, const char *sweep_id, int todo) {
-  json_t *axes = json_object(), *inproc = json_object();
+  json_t *axes = json_object(), *inproc = json_object(), *files_of = json_object();
   for (int i = 0; i < c->naxes; i++) {
     const struct ar_axis *a = &c->axes[i];
     json_t *vals = json_array();
@@ -179,15 +179,23 @@ json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, c
       json_array_append_new(vals, a->kind == AR_AXIS_NP ? json_integer(atoi(a->values.v[v])) : json_string(a->values.v[v]));
     json_object_set_new(axes, a->name, vals);
     if (a->kind == AR_AXIS_NCCL) json_object_set_new(inproc, a->name, json_string(a->key));
+    if (a->kind == AR_AXIS_STACK || a->kind == AR_AXIS_NCCL_LIB) { /* which binary or library each value is */
+      json_t *files = json_object();
+      for (int v = 0; v < a->values.n; v++) json_object_set_new(files, a->values.v[v], json_string(a->paths.v[v]));
+      json_object_set_new(files_of, a->kind == AR_AXIS_STACK ? "stack_binaries" : "nccl_libraries", files);
+    }
   }
   char start[64];
   time_t now = time(NULL);
   strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:f, s:i}", "type", "sweep",
+  json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:b, s:f, s:i}", "type", "sweep",
                    "sweep_id", sweep_id, "start", start, "command", strv_array(&c->command), "axes", axes,
                    "in_process", inproc, "exclude", strv_array(&c->excludes), "launcher",
                    strv_array(&c->launcher), "points", p->npoints, "launches", p->n, "to_run", todo,
                    "resume", c->resume, "point_timeout", c->point_timeout, "repeat", c->repeat);
+  if (rec) json_object_update(rec, files_of);
+  json_decref(files_of);
+  return rec;
 }
 
 static void set_exit(json_t *rec, const struct ar_child *c) {

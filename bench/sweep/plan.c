@@ -193,11 +193,44 @@ static int push_all(struct ar_strv *dst, const struct ar_strv *src) {
   return 0;
 }
 
-static int is_axis_var(const struct ar_sweep_cfg *c, const char *entry) {
+/* Is entry (NAME=V) a variable the launch sets itself: an --env axis or one of its assignments? */
+static int is_axis_var(const struct ar_sweep_cfg *c, const struct ar_launch *l, const char *entry) {
   const char *eq = strchr(entry, '=');
   size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
   int ax = find_axis(c, entry, n);
-  return ax > 0;
+  if (ax > 0 && c->axes[ax].kind == AR_AXIS_ENV) return 1;
+  for (int i = 0; i < l->assign.n; i++)
+    if (!strncmp(l->assign.v[i], entry, n) && l->assign.v[i][n] == '=') return 1;
+  return 0;
+}
+
+static const char *env_value(char **envp, const char *name) {
+  size_t n = strlen(name);
+  for (char **e = envp; *e; e++)
+    if (!strncmp(*e, name, n) && (*e)[n] == '=') return *e + n + 1;
+  return NULL;
+}
+
+static int assign(struct ar_launch *l, const char *name, const char *v, const char *rest) {
+  size_t n = strlen(name) + strlen(v) + (rest ? strlen(rest) + 1 : 0) + 2;
+  char *kv = malloc(n);
+  if (!kv) return -AR_ERUNTIME;
+  snprintf(kv, n, "%s=%s%s%s", name, v, rest ? ":" : "", rest ? rest : "");
+  int rc = ar_strv_push(&l->assign, kv);
+  free(kv);
+  return rc;
+}
+
+/* An --nccl value: its library preloaded and its directory searched first, in every rank. */
+static int assign_nccl(struct ar_launch *l, const char *lib, char **envp) {
+  char *dir = strdup(lib), *slash = dir ? strrchr(dir, '/') : NULL;
+  if (!slash) return free(dir), -AR_ERUNTIME;
+  *slash = 0;
+  const char *pre = env_value(envp, "LD_PRELOAD"), *path = env_value(envp, "LD_LIBRARY_PATH");
+  int rc = assign(l, "LD_PRELOAD", lib, pre && *pre ? pre : NULL) ||
+           assign(l, "LD_LIBRARY_PATH", dir, path && *path ? path : NULL) ? -AR_ERUNTIME : 0;
+  free(dir);
+  return rc;
 }
 
 static int build_env(const struct ar_sweep_cfg *c, struct ar_launch *l, char **envp, bool root) {
@@ -206,7 +239,7 @@ static int build_env(const struct ar_sweep_cfg *c, struct ar_launch *l, char **e
   for (char **e = envp; *e && !rc; e++) {
     have_root |= !strncmp(*e, "OMPI_ALLOW_RUN_AS_ROOT=", 23);
     have_confirm |= !strncmp(*e, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=", 31);
-    if (!is_axis_var(c, *e)) rc = ar_strv_push(&l->env, *e);
+    if (!is_axis_var(c, l, *e)) rc = ar_strv_push(&l->env, *e);
   }
   if (!rc) rc = push_all(&l->env, &l->assign);
   if (!rc && root && !have_root) rc = ar_strv_push(&l->env, "OMPI_ALLOW_RUN_AS_ROOT=1");
@@ -215,7 +248,7 @@ static int build_env(const struct ar_sweep_cfg *c, struct ar_launch *l, char **e
 }
 
 /* Point object, label and NAME=V assignments of the launch axes at idx. */
-static int describe_point(const struct ar_sweep_cfg *c, struct ar_launch *l, const int *idx) {
+static int describe_point(const struct ar_sweep_cfg *c, struct ar_launch *l, const int *idx, char **envp) {
   struct text label = {0};
   int rc = 0;
   l->point = json_object();
@@ -234,9 +267,17 @@ static int describe_point(const struct ar_sweep_cfg *c, struct ar_launch *l, con
       rc = ar_strv_push(&l->assign, kv);
       free(kv);
     }
+    if (!rc && a->kind == AR_AXIS_NCCL_LIB) rc = assign_nccl(l, a->paths.v[idx[i]], envp);
   }
   l->label = label.s;
   return rc;
+}
+
+/* The arbench binary of a launch: its stack's (--stacks), else the sweep's own. */
+static const char *launch_exe(const struct ar_sweep_cfg *c, const int *idx) {
+  for (int i = 0; i < c->naxes; i++)
+    if (c->axes[i].kind == AR_AXIS_STACK) return c->axes[i].paths.v[idx[i]];
+  return c->exe;
 }
 
 static int build_argv(const struct ar_sweep_cfg *c, struct ar_launch *l, const int *idx, char *err, size_t len) {
@@ -250,7 +291,7 @@ static int build_argv(const struct ar_sweep_cfg *c, struct ar_launch *l, const i
   if (!rc) rc = ar_strv_push(&l->argv, "-np") || ar_strv_push(&l->argv, c->axes[0].values.v[idx[0]]);
   for (int i = 0; !rc && forward_x(c) && i < l->assign.n; i++)
     rc = ar_strv_push(&l->argv, "-x") || ar_strv_push(&l->argv, l->assign.v[i]);
-  if (!rc) rc = ar_strv_push(&l->argv, c->exe) || ar_strv_push(&l->argv, "run") || push_all(&l->argv, &run);
+  if (!rc) rc = ar_strv_push(&l->argv, launch_exe(c, idx)) || ar_strv_push(&l->argv, "run") || push_all(&l->argv, &run);
   if (!rc) rc = ar_strv_push(&l->argv, "--point") || ar_strv_push(&l->argv, point) ||
                 ar_strv_push(&l->argv, "-J") || ar_strv_push(&l->argv, c->json);
   if (!rc) { /* the run parser has the last word on the run options of this launch */
@@ -286,7 +327,7 @@ static int add_launch(struct ar_plan *p, const struct ar_sweep_cfg *c, const int
   l->backend = spec;
   l->nvariants = nvariants;
   p->npoints += nvariants;
-  int rc = describe_point(c, l, idx);
+  int rc = describe_point(c, l, idx, envp);
   if (!rc) rc = build_env(c, l, envp, root);
   return rc ? rc : build_argv(c, l, idx, err, len);
 }

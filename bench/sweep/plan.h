@@ -11,8 +11,10 @@
 #define AR_SWEEP_MAX_AXES 32
 #define AR_SWEEP_MAX_POINTS 100000
 
-/* np: ranks per launch; env: one launch per value; nccl: an in-process `nccl:` variant key. */
-enum ar_axis_kind { AR_AXIS_NP, AR_AXIS_ENV, AR_AXIS_NCCL };
+/* np: ranks per launch; env: one launch per value; nccl: an in-process `nccl:` variant key;
+ * nccl_lib: one launch per NCCL install prefix (--nccl, preloaded); stack: one launch per stack
+ * build (--stacks, its own arbench binary). Point keys "nccl" and "stack"; always the last axes. */
+enum ar_axis_kind { AR_AXIS_NP, AR_AXIS_ENV, AR_AXIS_NCCL, AR_AXIS_NCCL_LIB, AR_AXIS_STACK };
 /* How axis variables reach the ranks: Open MPI `-x NAME=V` flags, or the inherited environment. */
 enum ar_forward { AR_FORWARD_AUTO, AR_FORWARD_X, AR_FORWARD_NONE };
 
@@ -26,10 +28,11 @@ struct ar_axis {
   enum ar_axis_kind kind;
   const char *key; /* variant key ("algo", "proto", "ctas") when kind is AR_AXIS_NCCL */
   struct ar_strv values;
+  struct ar_strv paths; /* per value: the arbench binary (stack) or libnccl file (nccl_lib) */
 };
 
 struct ar_sweep_cfg {
-  struct ar_axis axes[AR_SWEEP_MAX_AXES]; /* axes[0] is np, then --env axes in order */
+  struct ar_axis axes[AR_SWEEP_MAX_AXES]; /* axes[0] is np, --env axes in order, --nccl, --stacks */
   int naxes;
   struct ar_strv excludes; /* raw --exclude texts, resolved by the planner */
   struct ar_strv launcher; /* launcher argv, e.g. {"mpirun", "--bind-to", "none"} */

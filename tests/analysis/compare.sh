@@ -45,8 +45,16 @@ eq "runs: the interval spans the runs' spread" true \
 eq "skip record of A listed" 1 "$(grep -c 'skip: shm-oneshot (8 ranks): not built' "$TMP/t1")"
 # Filters apply to both sides.
 eq "filter --backend mpi" 2 "$("$ARBENCH" compare --format json --backend mpi "$A" "$B" 2>/dev/null | jq '.matches|length')"
+# --by stack on the two files (one stack each): the same matches, ratios and verdicts as A against B.
+"$ARBENCH" compare --by stack --format json "$A" "$B" >"$TMP/by.json" 2>/dev/null || fail "compare --by stack exited $?"
+eq "by stack: groups" "cuda12.8-nccl2.27 cuda13-nccl2.28 cuda12.8-nccl2.27" "$(jq -r '.groups + [.baseline] | join(" ")' "$TMP/by.json")"
+eq "by stack: same matches as A B" "$(jq -c '[.matches[] | [.backend, .size, .ratio, .lo, .hi, .verdict]]' "$TMP/c.json")" \
+  "$(jq -c '[.comparisons[0].matches[] | [.backend, .size, .ratio, .lo, .hi, .verdict]]' "$TMP/by.json")"
 # Bad input: one line, exit 2.
-bad "one file" "expected two results files A and B, got 1" "$ARBENCH" compare "$A"
+bad "one file" "the files hold one stack (" "$ARBENCH" compare "$A"
+bad "one file, what to give" "give two results files A and B, or files with two or more" "$ARBENCH" compare "$A"
+bad "unknown baseline" "unknown --baseline 'zz' (the files' stack groups: " "$ARBENCH" compare --baseline zz "$A"
+bad "bad --by" "bad --by 'a,b' (expected stack or a sweep point key" "$ARBENCH" compare --by a,b "$A"
 bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$ARBENCH" compare "$A" "$TMP/none.jsonl"
 printf 'hello\nworld\n' >"$TMP/notjson"
 bad "not results" "notjson:1: not a JSON object" "$ARBENCH" compare "$A" "$TMP/notjson"

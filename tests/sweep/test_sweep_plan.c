@@ -5,6 +5,8 @@
 #include "sweep/plan.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define EXE "/opt/arbench"
 #define CWD "/work"
@@ -262,6 +264,46 @@ static void test_point_too_long(void **st) {
   done(&c, &p);
 }
 
+/* --nccl and --stacks: the launch runs the stack's binary, preloads the prefix's libnccl ahead of the
+ * inherited LD_PRELOAD / LD_LIBRARY_PATH (each once in the environment), forwards both with -x. */
+static void test_stack_and_nccl_axes(void **st) {
+  (void)st;
+  char dir[] = "/tmp/arbench-plan-XXXXXX", lib[64], file[128], point[256], pre[256], path[256];
+  assert_non_null(mkdtemp(dir));
+  snprintf(lib, sizeof lib, "%s/lib", dir);
+  snprintf(file, sizeof file, "%s/libnccl.so.2", lib);
+  assert_int_equal(mkdir(lib, 0700), 0);
+  fclose(fopen(file, "w"));
+  char *env[] = {"PATH=/bin", "LD_PRELOAD=/x.so", "LD_LIBRARY_PATH=/l", NULL};
+  const char *argv[] = {"sweep", "--np", "2", "--stacks", "s1=/bin/sh,s2=/bin/true", "--nccl", dir, "-J", "s.jsonl",
+                        "--", "--backend", "mpi"};
+  struct ar_sweep_cfg c;
+  struct ar_plan p = {0};
+  char err[AR_ERRLEN] = "";
+  int rc = ar_sweep_parse(&c, 12, (char **)argv, EXE, CWD, err, sizeof err);
+  if (!rc) rc = ar_sweep_plan(&c, env, false, &p, err, sizeof err);
+  assert_string_equal(err, "");
+  assert_int_equal(rc, 0);
+  assert_int_equal(p.n, 2);
+  snprintf(pre, sizeof pre, "LD_PRELOAD=%s:/x.so", file);
+  snprintf(path, sizeof path, "LD_LIBRARY_PATH=%s:/l", lib);
+  const char *exe[] = {"/bin/sh", "/bin/true"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(point, sizeof point, "{\"np\":2,\"nccl\":\"%s\",\"stack\":\"s%d\"}", dir, i + 1);
+    const char *want[] = {"mpirun", "-np", "2", "-x", pre, "-x", path, exe[i], "run", "--backend", "mpi", "--point",
+                          point, "-J", CWD "/s.jsonl", NULL};
+    assert_argv(&p.l[i].argv, want);
+    assert_int_equal(env_count(&p.l[i].env, "LD_PRELOAD="), 1);
+    assert_int_equal(env_count(&p.l[i].env, pre), 1);
+    assert_int_equal(env_count(&p.l[i].env, "LD_LIBRARY_PATH="), 1);
+    assert_int_equal(env_count(&p.l[i].env, path), 1);
+  }
+  done(&c, &p);
+  unlink(file);
+  rmdir(lib);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_issue_command),
@@ -273,6 +315,7 @@ int main(void) {
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_bad_nccl_input),
     cmocka_unit_test(test_point_too_long),
+    cmocka_unit_test(test_stack_and_nccl_axes),
   };
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
