@@ -60,6 +60,11 @@ struct ar_backend {
    * windows); collective. Without them the platform's allocator is used. Released before fini. */
   int (*alloc)(void *state, size_t bytes, void **p, char *err, size_t len);
   void (*release)(void *state, void *p);
+  /* Optional: can one call take count elements of dt? -AR_EUNAVAIL with why: that size is a recorded skip. */
+  int (*fits)(void *state, size_t count, enum ar_dtype dt, char *why, size_t len);
+  /* Optional: check the output of the call just made in place of the engine's exact comparison (fused work,
+   * within a tolerance); *wrong = elements outside it. Records then say "checked": "tolerance". */
+  int (*check)(void *state, const void *out, size_t count, enum ar_dtype dt, enum ar_op op, uint64_t *wrong);
 };
 
 /* Registry (bench/backends/registry.c): every backend compiled in, in display order. */

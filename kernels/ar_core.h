@@ -230,6 +230,11 @@ AR_CORE_FN void ar_core_layout_init(struct ar_core_layout *l, int algo, size_t c
   ar_core_layout_init_sets(l, algo, chunk_bytes, 1);
 }
 
+/* One-shot push: the receiver's `in` slot of each parity holds one sub-slot per sender, this many bytes
+ * apart: a flag line (the generation that sender wrote last into this parity; only it writes the line),
+ * then up to data_bytes of the sender's input. The `in` slot is nranks of them: chunk_bytes of the layout. */
+AR_CORE_FN size_t ar_core_push_stride(size_t data_bytes) { return ar_core_round(data_bytes, AR_CORE_LINE) + AR_CORE_LINE; }
+
 /* Flag `which` of flag set `set` (GPU block `set`). */
 AR_CORE_FN uint32_t *ar_core_flag_of_set(void *region, int set, int which) {
   return (uint32_t *)((char *)region + ((size_t)set * AR_CORE_NFLAGS + (size_t)which) * AR_CORE_LINE);

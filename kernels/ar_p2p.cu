@@ -1,5 +1,5 @@
-/* ar_p2p.cu — the launcher of the p2p-* kernels (kernels/ar_p2p_kernel.cuh) for nvcc builds: one
- * instantiation per dtype, launched on the caller's stream. */
+/* ar_p2p.cu — the launchers of the p2p-* kernels (kernels/ar_p2p_kernel.cuh) for nvcc builds: one
+ * instantiation per dtype, and the fused kernel and its norm-only form, launched on the caller's stream. */
 #include "ar_p2p_kernel.cuh"
 #include <cuda_runtime.h>
 
@@ -11,5 +11,12 @@ extern "C" int ar_cu_p2p(const struct ar_p2p_args *a, int blocks, int threads, v
   case AR_CORE_INT32: ar_p2p::p2p_kernel<AR_CORE_INT32><<<blocks, threads, 0, s>>>(*a); break;
   default: ar_p2p::p2p_kernel<AR_CORE_FLOAT><<<blocks, threads, 0, s>>>(*a); break;
   }
+  return (int)cudaGetLastError();
+}
+
+extern "C" int ar_cu_fused(const struct ar_p2p_args *a, int fused, int blocks, int threads, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  if (fused) ar_p2p::fused_kernel<1><<<blocks, threads, 0, s>>>(*a);
+  else ar_p2p::fused_kernel<0><<<blocks, threads, 0, s>>>(*a);
   return (int)cudaGetLastError();
 }

@@ -37,6 +37,13 @@ struct ar_p2p_args {
   int rank, n, algo, dtype, op;
   int reg;                      /* 1: peers read peer_in directly (zero copy) */
   int vec;                      /* every buffer is 16-byte aligned: vector loads and stores */
+  int push;                     /* one-shot push: I write my input into every peer's sub-slot of mine */
+  unsigned long long push_stride; /* push: bytes between senders' sub-slots (ar_core_push_stride) */
+  /* fused (bf16 rows of `hidden`): res_out = allreduce(in) + residual, out = RMSNorm(res_out) * weight */
+  const void *residual, *weight;
+  void *res_out;
+  unsigned long long hidden;
+  float eps;
 };
 
 #if !defined(__CUDACC_RTC__) /* the host launcher; NVRTC compiles device code only */
@@ -46,6 +53,10 @@ extern "C" {
 /* Launch one call on stream; 0 or a cudaError_t (launch errors only: failures inside the kernel are in
  * status[]). blocks <= AR_P2P_MAX_BLOCKS, threads a multiple of 32 >= n. */
 int ar_cu_p2p(const struct ar_p2p_args *a, int blocks, int threads, void *stream);
+/* fused = 1: one-shot pull allreduce + residual add + RMSNorm in one kernel (every field of a); fused = 0: only
+ * the residual add + RMSNorm of the allreduce result in a->in (in, out, residual, weight, res_out, count, hidden,
+ * eps). Rows are split over the blocks; 0 or a cudaError_t. */
+int ar_cu_fused(const struct ar_p2p_args *a, int fused, int blocks, int threads, void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /* ar_p2p_kernel.cuh — the custom allreduce kernels of the p2p-* backends: one-shot pull, two-shot, staged
- * two-shot and islands over peer memory (CUDA IPC), each block running kernels/ar_core.h's protocol on its
+ * two-shot and islands over peer memory (CUDA IPC), one-shot push, and the fused allreduce + RMSNorm, each block running kernels/ar_core.h's protocol on its
  * own part of the call with its own flag and slot set. Generations live in the flags (graph replays need
  * no host), waits are bounded by %globaltimer, fp16/bf16 accumulate in fp32, the reduction order is fixed.
  * Device code only, so nvcc (ar_p2p.cu) and NVRTC (tests/gpu/nvrtc_compile.c) both take it. */
@@ -163,6 +163,24 @@ __device__ void post(const Blk &b, int which) {
   }
 }
 
+/* Rank q's slot `off` of this block's slot set, for the generation in progress. */
+__device__ __forceinline__ char *slot(const Blk &b, int q, const size_t off[2]) {
+  return b.a->region[q] + off[b.g & 1u] + (size_t)b.set * b.a->lay.set_stride;
+}
+
+/* One-shot push: sender `from`'s sub-slot in rank q's `in` slot (its flag line, then the data). */
+__device__ __forceinline__ char *push_sub(const Blk &b, int q, int from) {
+  return slot(b, q, b.a->lay.in_off) + (size_t)from * b.a->push_stride;
+}
+
+/* The flag a wait of `which` reads for peer: its flag `which`, or (INBOX) the flag line of its sub-slot in my
+ * own `in` slot, which the peer wrote (push: I poll local memory). */
+enum { INBOX = -1 };
+__device__ __forceinline__ const uint32_t *flag_of(const Blk &b, int which, int peer) {
+  if (which == INBOX) return (const uint32_t *)push_sub(b, b.a->rank, peer);
+  return ar_core_flag_of_set(b.a->region[peer], b.set, which);
+}
+
 /* Wait until flag `which` of each rank in peers[0..np) reached g: thread t waits for peers[t], all in
  * parallel. Returns 1 when every wait succeeded; on failure the first failing thread records why (and
  * raises this rank's abort flag on a timeout) and every thread returns 0. */
@@ -180,7 +198,7 @@ __device__ int wait_peers(const Blk &b, int which, const int *peers, int np, int
     w.aborts = aborts;
     w.naborts = a->n;
     int who = -1, peer = peers[threadIdx.x];
-    int rc = ar_wait_flag(ar_core_flag_of_set(a->region[peer], b.set, which), b.g, &w, &who);
+    int rc = ar_wait_flag(flag_of(b, which, peer), b.g, &w, &who);
     if (rc != AR_WAIT_OK && atomicCAS(&failed, 0, 1) == 0) {
       struct ar_p2p_status *st = &a->status[b.set];
       if (rc == AR_WAIT_TIMEOUT) ar_flag_store(ar_core_flag_of_set(a->region[a->rank], b.set, AR_FLAG_ABORT), 1u);
@@ -201,11 +219,6 @@ __device__ int all_peers(const ar_p2p_args *a, int *peers) {
   int np = 0;
   for (int k = 1; k < a->n; k++) peers[np++] = (a->rank + k) % a->n;
   return np;
-}
-
-/* Rank q's slot `off` of this block's slot set, for the generation in progress. */
-__device__ __forceinline__ char *slot(const Blk &b, int q, const size_t off[2]) {
-  return b.a->region[q] + off[b.g & 1u] + (size_t)b.set * b.a->lay.set_stride;
 }
 
 /* Where rank q's input of this piece (element `at` of the call) is read from: my own input, a peer's input
@@ -238,6 +251,29 @@ __device__ int oneshot(Blk &b, size_t at, size_t n) {
   post(b, AR_FLAG_END);
   if (!wait_peers(b, AR_FLAG_END, peers, np, AR_P2P_PASS_END)) return 0;
   if (inplace) copy(out_at(b, at), tmp, n * b.es, a->vec);
+  return 1;
+}
+
+/* One-shot push on the n elements at `at`: my input goes into my sub-slot of every peer's `in` slot, then
+ * the sub-slots' flag lines get g (after a system fence: the data lands first); I reduce from my own memory
+ * once every peer's line in my slot reached g, in rank order like the pull. Reusing a parity is safe as in
+ * the pull: peer q wrote its line of g-1 in my slot only after it had reduced g-2 from its slot. */
+template <int DT>
+__device__ int oneshot_push(Blk &b, size_t at, size_t n) {
+  const ar_p2p_args *a = b.a;
+  int peers[AR_CORE_MAX_RANKS], np = all_peers(a, peers);
+  const char *in = (const char *)a->in + at * b.es;
+  for (int k = 0; k < np; k++) copy(push_sub(b, peers[k], a->rank) + AR_CORE_LINE, in, n * b.es, a->vec);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    for (int k = 0; k < np; k++) ar_flag_store((uint32_t *)push_sub(b, peers[k], a->rank), b.g);
+  }
+  post(b, AR_FLAG_START); /* my own START: where the next launch continues the generations */
+  if (!wait_peers(b, INBOX, peers, np, AR_P2P_PASS_START)) return 0;
+  const char *src[AR_CORE_MAX_RANKS];
+  for (int q = 0; q < a->n; q++) src[q] = q == a->rank ? in : push_sub(b, a->rank, q) + AR_CORE_LINE;
+  reduce<DT>(src, a->n, out_at(b, at), NULL, n, a->op, a->op == AR_CORE_AVG ? a->n : 0, a->vec);
   return 1;
 }
 
@@ -382,12 +418,107 @@ __global__ void __maxnreg__(64) p2p_kernel(const __grid_constant__ ar_p2p_args a
     b.g++;
     int ok;
     switch (a.algo) {
-    case AR_CORE_ONESHOT: ok = oneshot<DT>(b, at, n); break;
+    case AR_CORE_ONESHOT: ok = a.push ? oneshot_push<DT>(b, at, n) : oneshot<DT>(b, at, n); break;
     case AR_CORE_TWOSHOT: ok = twoshot<DT>(b, at, n); break;
     case AR_CORE_STAGED: ok = staged<DT>(b, at, n); break;
     default: ok = islands<DT>(b, at, n); break;
     }
     if (!ok) return;
+  }
+}
+
+/* ---- fused: allreduce + residual add + RMSNorm over rows of `hidden` bf16 (16-byte vectors) ---- */
+
+/* Sum over the block's threads; every thread gets it. */
+__device__ float block_sum(float v) {
+  __shared__ float part[32];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  __syncthreads(); /* part[] of the previous row is read */
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = 0.0f;
+  for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++) v += part[w];
+  return v;
+}
+
+/* One row: res_out = src[0] + ... + src[ns-1] + residual (fp32, rank order, rounded once to bf16), then
+ * out = res_out * rsqrt(mean(res_out^2) + eps) * weight from the stored bf16 res_out, which each thread
+ * reads back for the very vectors it wrote (so out may alias src[0]: in place). */
+__device__ void norm_row(const ar_p2p_args *a, const char *const *src, int ns, size_t row) {
+  typedef Tr<AR_CORE_BF16> T;
+  size_t nv = a->hidden / T::L, at = row * a->hidden;
+  const uint4 *res = (const uint4 *)a->residual + at / T::L, *w = (const uint4 *)a->weight;
+  uint4 *ro = (uint4 *)a->res_out + at / T::L, *out = (uint4 *)a->out + at / T::L;
+  float ss = 0.0f;
+  for (size_t v = threadIdx.x; v < nv; v += blockDim.x) {
+    float acc[T::L];
+    uint4 x = __ldcg((const uint4 *)src[0] + v), o;
+#pragma unroll
+    for (int l = 0; l < T::L; l++) acc[l] = T::get(x, l);
+    for (int s = 1; s < ns; s++) {
+      x = __ldcg((const uint4 *)src[s] + v);
+#pragma unroll
+      for (int l = 0; l < T::L; l++) acc[l] = __fadd_rn(acc[l], T::get(x, l));
+    }
+    x = res[v];
+#pragma unroll
+    for (int l = 0; l < T::L; l++) {
+      T::put(o, l, __fadd_rn(acc[l], T::get(x, l)));
+      float y = T::get(o, l);
+      ss = __fmaf_rn(y, y, ss);
+    }
+    ro[v] = o;
+  }
+  float scale = rsqrtf(block_sum(ss) / (float)a->hidden + a->eps);
+  for (size_t v = threadIdx.x; v < nv; v += blockDim.x) {
+    uint4 x = ro[v], g = w[v], o;
+#pragma unroll
+    for (int l = 0; l < T::L; l++) T::put(o, l, __fmul_rn(__fmul_rn(T::get(x, l), scale), T::get(g, l)));
+    out[v] = o;
+  }
+}
+
+/* FUSED = 1: block b takes its rows (ar_part over the blocks, a row a 16-byte unit) in pieces of whole rows
+ * of at most one chunk, each piece one generation of the one-shot pull (reg=0: my rows go to my slot, peers
+ * read them there) with the norm applied row by row as the sums come. FUSED = 0: the norm alone, of the
+ * allreduce result in a.in. */
+template <int FUSED>
+__global__ void __maxnreg__(64) fused_kernel(const __grid_constant__ ar_p2p_args a) {
+  size_t tokens = a.count / a.hidden;
+  struct ar_span rows = ar_part(tokens, AR_CORE_ALIGN, (int)gridDim.x, blockIdx.x);
+  if (rows.begin == rows.end) return;
+  if (!FUSED) {
+    const char *src = (const char *)a.in;
+    const char *sp[1];
+    for (size_t r = rows.begin; r < rows.end; r++) {
+      sp[0] = src + r * a.hidden * 2;
+      norm_row(&a, sp, 1, r);
+    }
+    return;
+  }
+  __shared__ uint32_t gen0;
+  Blk b;
+  b.a = &a;
+  b.set = blockIdx.x;
+  b.es = 2;
+  size_t per = a.chunk / a.hidden; /* rows per piece, >= 1 (the host checks) */
+  if (threadIdx.x == 0) gen0 = *(volatile uint32_t *)ar_core_flag_of_set(a.region[a.rank], b.set, AR_FLAG_START);
+  __syncthreads();
+  b.g = gen0;
+  int peers[AR_CORE_MAX_RANKS], np = all_peers(&a, peers);
+  for (size_t r0 = rows.begin; r0 < rows.end; r0 += per) {
+    size_t nr = rows.end - r0 < per ? rows.end - r0 : per, at = r0 * a.hidden;
+    b.g++;
+    char *mine = slot(b, a.rank, a.lay.in_off);
+    copy(mine, (const char *)a.in + at * 2, nr * a.hidden * 2, 1);
+    post(b, AR_FLAG_START);
+    if (!wait_peers(b, AR_FLAG_START, peers, np, AR_P2P_PASS_START)) return;
+    const char *src[AR_CORE_MAX_RANKS];
+    for (size_t r = 0; r < nr; r++) {
+      for (int q = 0; q < a.n; q++)
+        src[q] = (q == a.rank ? (const char *)a.in + at * 2 : slot(b, q, a.lay.in_off)) + r * a.hidden * 2;
+      norm_row(&a, src, a.n, r0 + r);
+    }
   }
 }
 

@@ -47,8 +47,8 @@ int ar_cmd_list(int argc, char **argv) {
     printf("%-14s %-6s %-52s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
 #endif
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_NVCC
-    static const char *const custom[] = {"p2p-oneshot", "p2p-twoshot", "p2p-staged", "p2p-islands"};
-    for (int i = 0; i < 4; i++)
+    static const char *const custom[] = {"p2p-oneshot", "p2p-twoshot", "p2p-staged", "p2p-islands", "fused"};
+    for (int i = 0; i < 5; i++)
       printf("%-14s %-6s %-52s %s\n", custom[i], "gpu",
 #ifdef AR_HAVE_CUDA
              "not compiled in: no nvcc in this stack",

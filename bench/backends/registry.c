@@ -11,6 +11,7 @@ extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_s
 extern const struct ar_backend ar_be_nccl;
 #if AR_HAVE_NVCC
 extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
+extern const struct ar_backend ar_be_fused;
 #endif
 #endif
 
@@ -27,6 +28,7 @@ static const struct ar_backend *const registry[] = {
   &ar_be_p2p_twoshot,
   &ar_be_p2p_staged,
   &ar_be_p2p_islands,
+  &ar_be_fused,
 #endif
 #endif
 };

@@ -3,7 +3,8 @@
 # minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), --timing
 # loop (plain and graphs), --buffers cold with --repeat, a bad variant, duplicate GPUs, the watchdog; with
 # >= 2 GPUs also nccl on several ranks (sizes, graphs, variants, symm=1, one GPU visible per rank); then
-# the p2p-* kernels (device-check-p2p.sh). It prints what that covers and a summary table each.
+# the p2p-* kernels, pull and push, and the fused backend (device-check-p2p.sh). It prints what that
+# covers and a summary table each.
 # No GPU: 'skipped: no CUDA device'.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 set -u

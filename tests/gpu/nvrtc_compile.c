@@ -1,5 +1,5 @@
-/* nvrtc_compile.c — the p2p kernels (kernels/ar_p2p_kernel.cuh) compile with NVRTC, CUDA's runtime
- * compiler, as they do with nvcc: every dtype instance for one arch, with ptxas' register/spill report.
+/* nvrtc_compile.c — the p2p and fused kernels (kernels/ar_p2p_kernel.cuh) compile with NVRTC, CUDA's runtime
+ * compiler, as they do with nvcc: every instance for one arch, with ptxas' register/spill report.
  * Usage: nvrtc_compile KERNELS_DIR CUDA_INCLUDE ARCH   (prints one line per kernel; exit 1 on error or spill) */
 #include <nvrtc.h>
 #include <stdio.h>
@@ -11,7 +11,10 @@ static const char *const source =
     "template __global__ void ar_p2p::p2p_kernel<0>(const __grid_constant__ ar_p2p_args);\n"
     "template __global__ void ar_p2p::p2p_kernel<1>(const __grid_constant__ ar_p2p_args);\n"
     "template __global__ void ar_p2p::p2p_kernel<2>(const __grid_constant__ ar_p2p_args);\n"
-    "template __global__ void ar_p2p::p2p_kernel<3>(const __grid_constant__ ar_p2p_args);\n";
+    "template __global__ void ar_p2p::p2p_kernel<3>(const __grid_constant__ ar_p2p_args);\n"
+    "template __global__ void ar_p2p::fused_kernel<0>(const __grid_constant__ ar_p2p_args);\n"
+    "template __global__ void ar_p2p::fused_kernel<1>(const __grid_constant__ ar_p2p_args);\n";
+#define NKERNELS 6 /* p2p_kernel per dtype, fused_kernel norm-only and fused */
 
 int main(int argc, char **argv) {
   if (argc != 4) {
@@ -35,24 +38,27 @@ int main(int argc, char **argv) {
   int bad = r != NVRTC_SUCCESS, kernels = 0;
   if (bad) printf("NVRTC %d.%d sm_%s: %s\n%s\n", major, minor, argv[3], nvrtcGetErrorString(r), log);
   /* ptxas -v: "Compiling entry function 'NAME' ...", then "... N bytes spill stores ...", "Used R registers". */
-  const char *name = "?";
+  const char *name = "?", *kind = "?";
   for (char *line = strtok(log, "\n"); line && !bad; line = strtok(NULL, "\n")) {
-    char *at = strstr(line, "p2p_kernelILi");
-    if (strstr(line, "Compiling entry function") && at) name = at + 13;
+    char *at = strstr(line, "p2p_kernelILi"), *fu = strstr(line, "fused_kernelILi");
+    if (strstr(line, "Compiling entry function") && (at || fu)) {
+      kind = at ? "p2p_kernel dtype" : "fused_kernel fused";
+      name = at ? at + 13 : fu + 15;
+    }
     int st = 0, ld = 0, regs = 0;
     const char *sp = strstr(line, "bytes spill stores");
     if (sp && sscanf(strstr(line, ",") ? strstr(line, ",") + 1 : line, " %d bytes spill stores, %d", &st, &ld) == 2 && (st || ld)) {
-      printf("sm_%s dtype %c: spills %d/%d bytes\n", argv[3], *name, st, ld);
+      printf("sm_%s %s %c: spills %d/%d bytes\n", argv[3], kind, *name, st, ld);
       bad = 1;
     }
     const char *u = strstr(line, "Used ");
     if (u && sscanf(u, "Used %d registers", &regs) == 1) {
-      printf("NVRTC %d.%d sm_%s p2p_kernel dtype %c: %d registers, no spills\n", major, minor, argv[3], *name, regs);
+      printf("NVRTC %d.%d sm_%s %s %c: %d registers, no spills\n", major, minor, argv[3], kind, *name, regs);
       kernels++;
     }
   }
-  if (!bad && kernels != 4) {
-    printf("expected a ptxas report for 4 kernels, got %d:\n", kernels);
+  if (!bad && kernels != NKERNELS) {
+    printf("expected a ptxas report for %d kernels, got %d:\n", NKERNELS, kernels);
     bad = 1;
   }
   free(log);

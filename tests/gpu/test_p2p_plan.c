@@ -5,9 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "ar_core.h"
+#include "dtype.h"
 #include "backends/gpu/p2p_plan.h"
 
 static void test_variant_defaults(void **st) {
@@ -170,12 +172,81 @@ static void test_fused_compare(void **st) {
   assert_int_equal(ar_fused_compare(go, gr, ref_out, ref_res, N), 2);
 }
 
+/* RMSNorm by hand: row [1+2, 2+2] + residual 0 = [3, 4], mean square 12.5, out = [3, 4] * w / sqrt(12.5). */
+static void test_fused_norm_by_hand(void **st) {
+  (void)st;
+  uint16_t x0[2] = {BF(1), BF(2)}, x1[2] = {BF(2), BF(2)}, res[2] = {BF(0), BF(0)}, w[2] = {BF(1), BF(2)};
+  const uint16_t *xs[2] = {x0, x1};
+  double out[2], rout[2];
+  ar_fused_reference(xs, 2, res, w, 1, 2, 0.0, out, rout);
+  assert_true(rout[0] == 3.0 && rout[1] == 4.0);
+  assert_true(fabs(out[0] - 0.84852813742385702) < 1e-15); /* 3 / 3.5355339059327378 */
+  assert_true(fabs(out[1] - 2.2627416997969521) < 1e-15);  /* 8 / 3.5355339059327378 */
+  /* residual [-3, 0] cancels row 0: [0, 4], mean square 8, eps 1: out = [0, 8 / 3] */
+  res[0] = BF(-3);
+  ar_fused_reference(xs, 2, res, w, 1, 2, 1.0, out, rout);
+  assert_true(rout[0] == 0.0 && out[0] == 0.0);
+  assert_true(fabs(out[1] - 8.0 / 3.0) < 1e-15);
+}
+
+static uint16_t bf_up(uint16_t b, int ulps) { return (uint16_t)(b + ulps); } /* positive values */
+
+/* The tolerances are the derivation's multiples of the bf16 unit roundoff u = 2^-9, a correctly rounded value
+ * always passes, and one bf16 step past the bound fails: residual 1 ulp off (> 2u), normalised 2 ulps off
+ * (> 4u), while 1 ulp of the normalised output (<= 4u) passes. */
+static void test_fused_tolerance_derivation(void **st) {
+  (void)st;
+  const double u = 1.0 / 512.0;
+  assert_true(AR_FUSED_TOL_RES == 2 * u);
+  assert_true(AR_FUSED_TOL_OUT == 4 * u);
+  for (int k = 0; k < 2000; k++) {
+    double ref = (k + 1) * 0.3718 + (k % 7) * 1e-3; /* not bf16 values: the outputs are rounded */
+    uint16_t r = BF(ref), one[1], two[1];
+    double rr[1] = {ref}, ro[1] = {ref};
+    assert_int_equal(ar_fused_compare(&r, &r, ro, rr, 1), 0);
+    double v = ar_core_bf16_to_f32(r); /* an exact bf16 value as the reference */
+    rr[0] = ro[0] = v;
+    one[0] = bf_up(r, 1), two[0] = bf_up(r, 2);
+    assert_int_equal(ar_fused_compare(one, &r, ro, rr, 1), 0); /* out 1 ulp: <= 4u */
+    assert_int_equal(ar_fused_compare(two, &r, ro, rr, 1), 1); /* out 2 ulps: > 4u */
+    assert_int_equal(ar_fused_compare(&r, one, ro, rr, 1), 1); /* res 1 ulp: > 2u */
+  }
+}
+
+/* The backend's check: patterns of 2 ranks as inputs, residual = the sum pattern of rank 2, weight = the
+ * product pattern of rank 3, built here by hand; the reference rounded to bf16 passes, a wrong element fails. */
+static void test_fused_check_host(void **st) {
+  (void)st;
+  enum { H = 16, T = 3, N = H * T, R = 2 };
+  uint16_t x[R][N], res[N], w[H], go[N], gr[N];
+  for (int r = 0; r < R; r++) ar_host_fill(x[r], N, AR_BF16, AR_SUM, r, R);
+  ar_host_fill(res, N, AR_BF16, AR_SUM, 2, R);
+  ar_host_fill(w, H, AR_BF16, AR_PROD, 3, R);
+  int neg = 0, two = 0;
+  for (int h = 0; h < H; h++) neg += ar_core_bf16_to_f32(w[h]) == -1.0f, two += ar_core_bf16_to_f32(w[h]) == 2.0f;
+  assert_true(neg + two > 0); /* the weight is not all ones */
+  double out[H], rout[H];
+  for (int t = 0; t < T; t++) {
+    const uint16_t *xs[R] = {x[0] + t * H, x[1] + t * H};
+    ar_fused_reference(xs, R, res + t * H, w, 1, H, 1e-6, out, rout);
+    for (int h = 0; h < H; h++) go[t * H + h] = BF(out[h]), gr[t * H + h] = BF(rout[h]);
+  }
+  assert_int_equal(ar_fused_check_host(go, gr, N, H, 1e-6, R), 0);
+  go[H + 5] ^= 0x8000; /* a sign flip in row 1 */
+  assert_int_equal(ar_fused_check_host(go, gr, N, H, 1e-6, R), 1);
+  go[H + 5] ^= 0x8000;
+  gr[2 * H] = BF(ar_core_bf16_to_f32(gr[2 * H]) + 3.0f); /* residual output off by 3 */
+  assert_int_equal(ar_fused_check_host(go, gr, N, H, 1e-6, R), 1);
+  assert_true(ar_fused_check_host(go, gr, N, H, 1e-6, 65) == UINT64_MAX);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_variant_defaults), cmocka_unit_test(test_variant_errors),
       cmocka_unit_test(test_shape),            cmocka_unit_test(test_access),
       cmocka_unit_test(test_fused_variant),    cmocka_unit_test(test_fused_reference),
-      cmocka_unit_test(test_fused_compare),
+      cmocka_unit_test(test_fused_compare),    cmocka_unit_test(test_fused_norm_by_hand),
+      cmocka_unit_test(test_fused_tolerance_derivation), cmocka_unit_test(test_fused_check_host),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -403,6 +403,7 @@ static int nccl_allreduce(void *state, const void *in, void *out, size_t count, 
 }
 
 int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len) {
+  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
   if (be != &ar_be_nccl || !state) return ar_p2p_health(be, state, err, len);
   struct ar_nccl *s = state;
   if (!ar_guard_aborted(&s->guard)) return 0; /* the timed loop asks every launch: no lock when not */
@@ -410,6 +411,7 @@ int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, 
 }
 
 int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len) {
+  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
   if (be != &ar_be_nccl || !state) return ar_p2p_health(be, state, err, len);
   struct ar_nccl *s = state;
   pthread_mutex_lock(&s->guard.lock); /* the loop drained the stream: stop watching it until the next call */
@@ -421,6 +423,7 @@ int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, s
 }
 
 void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet) {
+  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
   if (be != &ar_be_nccl || !state) return;
   struct ar_nccl *s = state;
   pthread_mutex_lock(&s->guard.lock);
@@ -429,6 +432,7 @@ void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet) {
 }
 
 void ar_gpu_backend_progress(const struct ar_backend *be, void *state, const volatile uint64_t *progress, int per) {
+  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
   if (be != &ar_be_nccl || !state) return;
   struct ar_nccl *s = state;
   pthread_mutex_lock(&s->guard.lock);

@@ -1,8 +1,9 @@
-/* p2p.c — the p2p-oneshot, p2p-twoshot and p2p-staged backends: kernels/ar_p2p.cu over regions shared
- * with CUDA IPC between the ranks of one node (peer access checked for every pair first). */
+/* p2p.c — the p2p-oneshot (pull and push), p2p-twoshot, p2p-staged and p2p-islands backends: kernels/ar_p2p.cu
+ * over regions shared with CUDA IPC between the ranks of one node (peer access checked for every pair first). */
 #include "ar_config.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/p2p_plan.h"
+#include "backends/gpu/p2p_priv.h"
 #include "backends/gpu/priv.h"
 #include "backends/islands.h"
 #include "ar_p2p.h"
@@ -39,6 +40,7 @@ struct ar_p2p {
   void *acc;                /* staged: one fp32/int32 accumulator of a chunk per block */
   size_t acc_stride;
   struct ar_core_layout lay;
+  size_t push_stride;       /* mode=push: bytes between the senders' sub-slots of an `in` slot */
   struct ar_islands isl;    /* p2p-islands */
   struct ar_p2p_status *status; /* mapped host memory, AR_P2P_MAX_BLOCKS entries */
   double timeout_s;
@@ -52,14 +54,15 @@ struct ar_p2p {
 
 static const char *cuerr(cudaError_t e) { return cudaGetErrorString(e); }
 
+/* p2p-oneshot and the fused backend (fused.c), which opens a one-shot state under its own name. */
 static int algo_of(const struct ar_backend *be) {
-  return be == &ar_be_p2p_oneshot   ? AR_CORE_ONESHOT
-         : be == &ar_be_p2p_twoshot ? AR_CORE_TWOSHOT
+  return be == &ar_be_p2p_twoshot   ? AR_CORE_TWOSHOT
          : be == &ar_be_p2p_staged  ? AR_CORE_STAGED
-                                    : AR_CORE_ISLANDS;
+         : be == &ar_be_p2p_islands ? AR_CORE_ISLANDS
+                                    : AR_CORE_ONESHOT;
 }
 
-static int p2p_available(const struct ar_env *env, char *why, size_t len) {
+int ar_p2p_available(const struct ar_env *env, char *why, size_t len) {
   if (env->nnodes > 1) {
     snprintf(why, len, "ranks span %d nodes (p2p-* needs every rank on one node)", env->nnodes);
     return -AR_EUNAVAIL;
@@ -136,15 +139,16 @@ static int build_islands(struct ar_p2p *s, const struct ar_env *env, char *err, 
 static int p2p_check_variant(const char *variant, char *err, size_t len, int algo) {
   struct ar_p2p_variant v;
   int rc = ar_p2p_variant_parse(algo, variant, &v, err, len);
-  if (!rc && v.push) {
-    snprintf(err, len, "p2p-oneshot variant mode=push: not built yet in this version (allowed: mode=pull)");
+  if (!rc && v.push && v.reg) {
+    snprintf(err, len, "p2p-oneshot variant mode=push,reg=1: push always writes into the peers' staging slots, "
+             "there is no zero-copy push (allowed with mode=push: reg=0)");
     return -AR_EINVAL;
   }
   return rc;
 }
 
-static int p2p_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
-                    const struct ar_backend *be) {
+int ar_p2p_open(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
+                const struct ar_backend *be) {
   int rc = p2p_check_variant(variant, err, len, algo_of(be));
   if (rc) return rc;
   struct ar_p2p *s = calloc(1, sizeof *s);
@@ -217,7 +221,8 @@ static void unmap_peers(struct ar_p2p *s, struct p2p_shared *sh) {
   cudaGetLastError();
 }
 
-/* Flags of every set: START/MID/END/INLINE one generation before the first, ABORT clear. */
+/* Flags of every set: START/MID/END/INLINE one generation before the first, ABORT clear; with push also
+ * the flag line of every sender's sub-slot, in both parities of every slot set. */
 static int flags_init(struct ar_p2p *s, char *err, size_t len) {
   size_t bytes = (size_t)s->lay.nsets * AR_CORE_NFLAGS * AR_CORE_LINE;
   char *h = calloc(1, bytes);
@@ -226,15 +231,27 @@ static int flags_init(struct ar_p2p *s, char *err, size_t len) {
     for (int f = 0; f < AR_CORE_NFLAGS; f++) *ar_core_flag_of_set(h, b, f) = f == AR_FLAG_ABORT ? 0u : AR_CORE_GEN0 - 1u;
   cudaError_t e = cudaMemcpy(s->region.mine, h, bytes, cudaMemcpyHostToDevice);
   free(h);
+  uint32_t before[AR_CORE_MAX_RANKS];
+  for (int q = 0; q < AR_CORE_MAX_RANKS; q++) before[q] = AR_CORE_GEN0 - 1u;
+  for (int b = 0; s->v.push && e == cudaSuccess && b < s->lay.nsets; b++)
+    for (int p = 0; p < 2 && e == cudaSuccess; p++)
+      e = cudaMemcpy2D(s->region.mine + s->lay.in_off[p] + (size_t)b * s->lay.set_stride, s->push_stride, before,
+                       sizeof before[0], sizeof before[0], (size_t)s->n, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) return 0;
   snprintf(err, len, "%s: initialising the flags failed: %s", s->be->name, cuerr(e));
   return -AR_ERUNTIME;
 }
 
-static int p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
+int ar_p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct ar_p2p *s = state;
   size_t chunk = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
   if (chunk > P2P_DEFAULT_CHUNK) chunk = P2P_DEFAULT_CHUNK;
+  if (s->v.push) { /* the `in` slot holds a sub-slot per sender: the same region size as a pull */
+    size_t cap = P2P_DEFAULT_CHUNK / (size_t)s->n / AR_CORE_LINE * AR_CORE_LINE - AR_CORE_LINE;
+    if (chunk > cap) chunk = cap;
+    s->push_stride = ar_core_push_stride(chunk);
+    chunk = (size_t)s->n * s->push_stride;
+  }
   ar_core_layout_init_sets(&s->lay, s->v.algo, chunk, s->sm_count); /* one flag and slot set per block */
   s->acc_stride = 2 * s->lay.chunk_bytes; /* 4 bytes per element of a 2-byte type's chunk */
   int rc = share(s, &s->region, s->lay.region_bytes, err, len);
@@ -257,7 +274,7 @@ static int p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
 }
 
 /* reg=1: the engine's buffers are shared too, so peers read my input where the engine wrote it. */
-static int p2p_alloc(void *state, size_t bytes, void **p, char *err, size_t len) {
+int ar_p2p_alloc(void *state, size_t bytes, void **p, char *err, size_t len) {
   struct ar_p2p *s = state;
   if (!s->v.reg) {
     cudaError_t e = cudaMalloc(p, bytes);
@@ -285,7 +302,7 @@ static int p2p_alloc(void *state, size_t bytes, void **p, char *err, size_t len)
 
 /* Not collective (the engine may release on some ranks only after a failed alloc): the shared pool is
  * unmapped here and freed in fini. */
-static void p2p_release(void *state, void *p) {
+void ar_p2p_release(void *state, void *p) {
   struct ar_p2p *s = state;
   if (s->v.reg && p == s->pool.mine) unmap_peers(s, &s->pool);
   else cudaFree(p);
@@ -335,12 +352,11 @@ static int failed(struct ar_p2p *s) {
   return 0;
 }
 
-static int p2p_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
-                         void *stream) {
+int ar_p2p_prepare(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
+                   struct ar_p2p_args *ap, struct ar_p2p_shape *shape) {
   struct ar_p2p *s = state;
   int rc = failed(s);
   if (rc) return rc;
-  if (!count) return 0;
   struct ar_p2p_args a;
   memset(&a, 0, sizeof a);
   size_t es = ar_dtype_size(dt), off = (size_t)((const char *)in - s->pool.mine);
@@ -360,7 +376,10 @@ static int p2p_allreduce(void *state, const void *in, void *out, size_t count, e
   a.lay = s->lay;
   a.isl = s->isl;
   a.count = count;
-  a.chunk = ar_chunk_count(s->lay.chunk_bytes, es);
+  size_t piece = s->v.push ? s->push_stride - AR_CORE_LINE : s->lay.chunk_bytes; /* staging bytes per sender */
+  a.chunk = ar_chunk_count(piece, es);
+  a.push = s->v.push;
+  a.push_stride = s->push_stride;
   a.timeout_ns = (unsigned long long)(s->timeout_s * 1e9);
   a.rank = s->rank;
   a.n = s->n;
@@ -371,10 +390,22 @@ static int p2p_allreduce(void *state, const void *in, void *out, size_t count, e
   a.vec = !(((uintptr_t)in | (uintptr_t)out | off) % AR_CORE_ALIGN);
   s->last_bytes = count * es;
   s->last_dtype = (int)dt;
-  size_t call = count * es < s->lay.chunk_bytes ? count * es : s->lay.chunk_bytes;
+  size_t call = count * es < piece ? count * es : piece;
   s->last_shape = ar_p2p_shape(&s->v, call, s->n, s->sm_count);
-  if (s->stall) return 0;
-  int e = ar_cu_p2p(&a, s->last_shape.blocks, s->last_shape.threads, stream);
+  *ap = a;
+  *shape = s->last_shape;
+  return s->stall; /* 1: this rank skips the launch (ARBENCH_P2P_STALL) */
+}
+
+static int p2p_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
+                         void *stream) {
+  struct ar_p2p *s = state;
+  struct ar_p2p_args a;
+  struct ar_p2p_shape shape;
+  if (!count) return failed(s);
+  int rc = ar_p2p_prepare(s, in, out, count, dt, op, &a, &shape);
+  if (rc) return rc < 0 ? rc : 0;
+  int e = ar_cu_p2p(&a, shape.blocks, shape.threads, stream);
   if (e == cudaSuccess) return 0;
   fprintf(stderr, "arbench: rank %d: %s: kernel launch failed: %s\n", s->world_rank, s->be->name,
           cuerr((cudaError_t)e));
@@ -391,7 +422,7 @@ int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t le
   return rc;
 }
 
-static int p2p_describe(void *state, json_t *rec) {
+int ar_p2p_describe(void *state, json_t *rec) {
   struct ar_p2p *s = state;
   char v[96];
   ar_p2p_variant_text(&s->v, v, sizeof v);
@@ -409,7 +440,7 @@ static int p2p_describe(void *state, json_t *rec) {
   return 0;
 }
 
-static void p2p_fini(void *state) {
+void ar_p2p_fini(void *state) {
   struct ar_p2p *s = state;
   if (!s) return;
   unmap_peers(s, &s->pool);
@@ -429,17 +460,17 @@ static void p2p_fini(void *state) {
     return p2p_check_variant(variant, err, len, ALGO);                                                       \
   }                                                                                                          \
   static int SYM##_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) { \
-    return p2p_init(env, variant, state, err, len, &SYM);                                                    \
+    return ar_p2p_open(env, variant, state, err, len, &SYM);                                                    \
   }                                                                                                          \
   const struct ar_backend SYM = {                                                                            \
     .name = NAME, .summary = SUMMARY, .flags = AR_BE_DEVICE | AR_BE_GRAPH, .check_variant = SYM##_check,     \
-    .available = p2p_available, .init = SYM##_init, .setup = p2p_setup, .supports = p2p_supports,            \
-    .allreduce = p2p_allreduce, .describe = p2p_describe, .fini = p2p_fini, .alloc = p2p_alloc,              \
-    .release = p2p_release,                                                                                  \
+    .available = ar_p2p_available, .init = SYM##_init, .setup = ar_p2p_setup, .supports = p2p_supports,      \
+    .allreduce = p2p_allreduce, .describe = ar_p2p_describe, .fini = ar_p2p_fini, .alloc = ar_p2p_alloc,     \
+    .release = ar_p2p_release,                                                                               \
   }
 
 P2P_BACKEND(ar_be_p2p_oneshot, "p2p-oneshot", AR_CORE_ONESHOT,
-            "custom one-shot kernel over CUDA IPC peer memory (every rank reduces all inputs)");
+            "custom one-shot kernel over CUDA IPC (every rank reduces all inputs; mode=pull|push)");
 P2P_BACKEND(ar_be_p2p_twoshot, "p2p-twoshot", AR_CORE_TWOSHOT,
             "custom two-shot kernel over CUDA IPC (reduce-scatter + all-gather)");
 P2P_BACKEND(ar_be_p2p_staged, "p2p-staged", AR_CORE_STAGED,

@@ -2,6 +2,7 @@
  * and the fp64 reference of the fused allreduce + residual add + RMSNorm. Pure C (no CUDA). */
 #include "backends/gpu/p2p_plan.h"
 #include "ar_core.h"
+#include "dtype.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -225,5 +226,31 @@ uint64_t ar_fused_compare(const uint16_t *got_out, const uint16_t *got_res, cons
   for (size_t i = 0; i < n; i++)
     wrong += (uint64_t)(outside(got_out[i], ref_out[i], AR_FUSED_TOL_OUT) |
                         outside(got_res[i], ref_res[i], AR_FUSED_TOL_RES));
+  return wrong;
+}
+
+uint64_t ar_fused_check_host(const uint16_t *got_out, const uint16_t *got_res, size_t count, int hidden, double eps,
+                             int nranks) {
+  size_t h = (size_t)hidden, tokens = h ? count / h : 0;
+  uint16_t *x = malloc(sizeof *x * count * (size_t)nranks), *res = malloc(sizeof *res * count);
+  uint16_t *w = malloc(sizeof *w * h);
+  double *ref = malloc(sizeof *ref * 2 * h);
+  uint64_t wrong = UINT64_MAX;
+  if (x && res && w && ref && nranks > 0 && nranks <= AR_CORE_MAX_RANKS) {
+    for (int r = 0; r < nranks; r++) ar_host_fill(x + (size_t)r * count, count, AR_BF16, AR_SUM, r, nranks);
+    ar_host_fill(res, count, AR_BF16, AR_SUM, AR_FUSED_RESIDUAL_RANK(nranks), nranks);
+    ar_host_fill(w, h, AR_BF16, AR_PROD, AR_FUSED_WEIGHT_RANK(nranks), nranks);
+    const uint16_t *xs[AR_CORE_MAX_RANKS];
+    wrong = 0;
+    for (size_t t = 0; t < tokens; t++) {
+      for (int r = 0; r < nranks; r++) xs[r] = x + (size_t)r * count + t * h;
+      ar_fused_reference(xs, nranks, res + t * h, w, 1, hidden, eps, ref, ref + h);
+      wrong += ar_fused_compare(got_out + t * h, got_res + t * h, ref, ref + h, h);
+    }
+  }
+  free(x);
+  free(res);
+  free(w);
+  free(ref);
   return wrong;
 }

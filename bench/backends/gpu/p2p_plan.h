@@ -58,14 +58,33 @@ int ar_fused_rows(size_t bytes, enum ar_dtype dt, int hidden, size_t *tokens, ch
  * per row of hidden elements; results as doubles. */
 void ar_fused_reference(const uint16_t *const *x, int nranks, const uint16_t *residual, const uint16_t *weight,
                         size_t tokens, int hidden, double eps, double *out, double *res_out);
-/* Tolerances (relative) of the kernel's bf16 outputs against the fp64 reference. The kernel sums in
- * fp32 and rounds each output once to bf16 (2^-9 relative); the normalised output also carries the
- * bf16 rounding of res' that some kernels read back, fp32 sums over a row (hidden * 2^-24) and rsqrtf
- * (2 ulp of fp32): 2^-8 bounds the residual output, 2^-7 the normalised one, for hidden <= 2^15. */
+/* Tolerances (relative) of the kernels' bf16 outputs against the fp64 reference, derived from bf16
+ * rounding. bf16 keeps 8 significant bits, so rounding to nearest is off by at most u = 2^-9 relative.
+ * - res' (residual output): the sum of the n inputs and the residual is taken in fp32 (exact for the
+ *   engine's integer patterns, whose sums bf16 also holds exactly: |sum| <= 256; in general n * 2^-24
+ *   relative) and rounded once to bf16: |err| <= u |res'|. Tolerance 2u = 2^-8 (twice the bound).
+ * - out (normalised): computed from the stored bf16 res' (u directly, and u through the scale: the mean of
+ *   squares is off by <= 2u, halved by the root), the fp32 sum of squares (each thread adds hidden/threads
+ *   terms, then a tree over <= 1024 threads: <= (2^16/64 + 10) 2^-24 < 2^-13, halved), rsqrtf (2 fp32 ulp),
+ *   two fp32 products (2^-23) and the final rounding to bf16 (u): |err| <= (3u + 2^-14 + 2^-21) |out| < 4u.
+ *   Tolerance 4u = 2^-7.
+ * A value one bf16 ulp past the bound (e.g. 1 + 2^-6 against 1) is rejected (tests/gpu/test_p2p_plan.c). */
 #define AR_FUSED_TOL_RES (1.0 / 256.0)
 #define AR_FUSED_TOL_OUT (1.0 / 128.0)
 /* Count outputs outside the tolerances; got_* are the kernel's bf16 outputs. */
 uint64_t ar_fused_compare(const uint16_t *got_out, const uint16_t *got_res, const double *ref_out,
                           const double *ref_res, size_t n);
+
+/* The deterministic operands of the fused check, as the fused backend fills them on the device with the
+ * engine's patterns (kernels/ar_pattern.h): the inputs are the sum pattern of each rank (the engine's fill),
+ * the residual the sum pattern of a rank `nranks`, the weight the product pattern of a rank `nranks + 1`
+ * (values -1, 1 and 2). */
+#define AR_FUSED_RESIDUAL_RANK(nranks) (nranks)
+#define AR_FUSED_WEIGHT_RANK(nranks) ((nranks) + 1)
+/* One rank's check of a fused call of count elements (whole rows of hidden): the fp64 reference from the
+ * patterns above, compared with the outputs (bf16 bits). Elements outside the tolerances, or UINT64_MAX
+ * when out of memory. */
+uint64_t ar_fused_check_host(const uint16_t *got_out, const uint16_t *got_res, size_t count, int hidden, double eps,
+                             int nranks);
 
 #endif

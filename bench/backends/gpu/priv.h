@@ -35,6 +35,9 @@ int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, 
 /* The p2p-* backends' part of the two hooks above: 0 for other backends or a healthy state, else
  * -AR_ETIMEOUT with the message of the kernel that gave up (bench/backends/gpu/p2p.c; 0 without nvcc). */
 int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t len);
+/* fused.c: a fused backend's state stands for its inner backend (p2p-oneshot or nccl) in the hooks above and
+ * below (health, abort, progress, quiet): rewrites be and state when be is the fused backend (p2p_none.c: no-op). */
+void ar_fused_unwrap(const struct ar_backend **be, void **state);
 /* Graph capture begins (quiet = 1) or ends (0): a watchdog must not touch the capturing stream. */
 void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet);
 
