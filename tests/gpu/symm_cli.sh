@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # symm_cli.sh — the symm backend without a GPU: `arbench list` shows it with why it cannot run here (or
 # why it is not compiled in: no nvcc, NCCL headers older than 2.28), bad variants are one line and exit 2
-# before anything runs, and a run records a skip naming the reason. With GPUs: device-check-symm.sh.
+# before anything runs, and a run records a skip naming the reason; a loaded libnccl older than 2.28 (the
+# 2.19.3 shim, $1) makes it unavailable saying so, GPU or not. With GPUs: device-check-symm.sh.
+# Usage: symm_cli.sh [PATH-OF-libnccl_version_shim.so]
 source "$(dirname "$0")/../lib/common.sh"
+SHIM=${1:-}
 list=$("$ARBENCH" list)
 line=$(grep -E '^symm ' <<<"$list") || fail "no symm line in arbench list"
 grep -Eq '^symm +gpu +(available|unavailable: .+|not compiled in: .+) +custom one-/two-shot kernel' <<<"$line" ||
@@ -14,6 +17,11 @@ if grep -q 'not compiled in' <<<"$line"; then
   expect_one_line_error "unknown backend 'symm'" ar_mpirun 1 run --backend symm --sizes 8
   echo "symm_cli: ok (symm not compiled in: listed with the reason)"
   exit 0
+fi
+if [ -n "$SHIM" ]; then # the runtime gate: headers >= 2.28 here, the loaded library older
+  old=$(env LD_PRELOAD="$SHIM" "$ARBENCH" list 2>/dev/null | grep -E '^symm ')
+  grep -Eq '^symm +gpu +unavailable: needs NCCL >= 2.28 \(the loaded libnccl is 2.19.3; built with 2\.[0-9.]+ headers\)' \
+    <<<"$old" || fail "loaded NCCL 2.19.3, but: $old"
 fi
 bad() { # bad SPEC NEEDLE
   expect_one_line_error "$2" ar_mpirun 1 run --backend "$1" --sizes 8
