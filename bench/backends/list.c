@@ -8,9 +8,6 @@
 #include "opts.h"
 #include <stdio.h>
 #include <string.h>
-#ifdef AR_HAVE_CUDA
-#include <nccl.h>
-#endif
 
 int ar_cmd_list(int argc, char **argv) {
   if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -64,8 +61,8 @@ int ar_cmd_list(int argc, char **argv) {
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_SYMM
     { /* symm is compiled only with nvcc and NCCL >= 2.28 headers: say which is missing */
       char sw[AR_ERRLEN], status[AR_ERRLEN + 32];
-#ifdef AR_HAVE_CUDA
-      ar_symm_gate(1, AR_HAVE_NVCC, NCCL_VERSION_CODE, 0, sw, sizeof sw);
+#ifdef AR_HAVE_CUDA /* the headers' version as meson found it (the one its symm check used) */
+      ar_symm_gate(1, AR_HAVE_NVCC, AR_NCCL_HEADER_CODE, 0, sw, sizeof sw);
 #else
       ar_symm_gate(0, 0, 0, 0, sw, sizeof sw);
 #endif
