@@ -88,6 +88,7 @@ static void test_gate(void **st) {
   gate(1, 1, 22809, 22799, AR_SYMM_UNAVAILABLE, "needs NCCL >= 2.28 (the loaded libnccl is 2.27.99; built with 2.28.9 headers)");
   gate(1, 1, 22809, 2708, AR_SYMM_UNAVAILABLE, "needs NCCL >= 2.28 (the loaded libnccl is 2.7.8; built with 2.28.9 headers)");
   gate(1, 0, 22809, 22809, AR_SYMM_NOT_COMPILED, "no nvcc in this stack");
+  gate(1, 0, 22605, 0, AR_SYMM_NOT_COMPILED, "no nvcc in this stack; needs NCCL >= 2.28 headers (built with 2.26.5)");
   gate(0, 0, 0, 0, AR_SYMM_NOT_COMPILED, "built without CUDA");
 }
 

@@ -109,13 +109,13 @@ int ar_symm_gate(int cuda, int nvcc, int header_code, int loaded_code, char *why
     snprintf(why, len, "built without CUDA");
     return AR_SYMM_NOT_COMPILED;
   }
-  if (!nvcc) {
-    snprintf(why, len, "no nvcc in this stack");
-    return AR_SYMM_NOT_COMPILED;
-  }
-  if (header_code < AR_SYMM_NCCL_MIN) {
-    if (header_code > 0) snprintf(why, len, "needs NCCL >= 2.28 headers (built with %s)", h);
-    else snprintf(why, len, "needs NCCL >= 2.28 headers (built without nccl.h)");
+  if (!nvcc || header_code < AR_SYMM_NCCL_MIN) { /* name both when both are missing (the cu128 wheels) */
+    char hdr[96] = "";
+    if (header_code < AR_SYMM_NCCL_MIN && header_code > 0)
+      snprintf(hdr, sizeof hdr, "needs NCCL >= 2.28 headers (built with %s)", h);
+    else if (header_code < AR_SYMM_NCCL_MIN)
+      snprintf(hdr, sizeof hdr, "needs NCCL >= 2.28 headers (built without nccl.h)");
+    snprintf(why, len, "%s%s%s", nvcc ? "" : "no nvcc in this stack", !nvcc && *hdr ? "; " : "", hdr);
     return AR_SYMM_NOT_COMPILED;
   }
   if (loaded_code && loaded_code < AR_SYMM_NCCL_MIN) {
