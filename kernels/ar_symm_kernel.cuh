@@ -80,7 +80,7 @@ __device__ void reduce(const ar_symm_args &a, size_t begin, size_t n, char *dst,
  *   barrier 2 (acq_rel): every peer's block b has finished reading my input (one-shot) / writing my output
  *     (two-shot), so when my kernel ends my buffers are mine again and my output is complete.
  * The LSA barrier spins without a bound (NCCL's code): a rank that never arrives is ended by the engine's
- * watchdog (-T), which aborts the job; process exit ends the spinning kernels. */
+ * watchdog (-T, 300 s by default), which aborts the job; process exit ends the spinning kernels. */
 template <int DT>
 __global__ void __launch_bounds__(1024) symm_kernel(const __grid_constant__ ar_symm_args a,
                                                     const __grid_constant__ ncclDevComm dc) {
