@@ -16,6 +16,21 @@ struct ar_symm_args {
   int vec;                    /* offsets and scratch are 16-byte aligned: vector loads and stores */
 };
 
+/* The elements block `block` of `blocks` on rank `rank` of n reduces: one-shot, part `block` of the whole
+ * call (ar_part over the blocks); two-shot, part `block` of this rank's slice ar_part(count, n, rank), whose
+ * result goes to every rank. Begins stay 16-byte aligned (ar_part's rule, nested). Same on host and GPU,
+ * so the unit test proves the kernel's cover. */
+AR_CORE_FN struct ar_span ar_symm_span(int algo, size_t count, size_t esize, int n, int rank, int blocks, int block) {
+  struct ar_span all;
+  all.begin = 0;
+  all.end = count;
+  if (algo == AR_CORE_TWOSHOT) all = ar_part(count, esize, n, rank);
+  struct ar_span me = ar_part(all.end - all.begin, esize, blocks, block);
+  me.begin += all.begin;
+  me.end += all.begin;
+  return me;
+}
+
 #if !defined(__CUDACC_RTC__)
 #ifdef __cplusplus
 extern "C" {

@@ -86,10 +86,8 @@ __global__ void __launch_bounds__(1024) symm_kernel(const __grid_constant__ ar_s
                                                     const __grid_constant__ ncclDevComm dc) {
   ncclLsaBarrierSession<ncclCoopCta> bar{ncclCoopCta(), dc, ncclTeamTagLsa(), blockIdx.x};
   const size_t es = ar_p2p::Tr<DT>::ES;
-  struct ar_span all = {0, (size_t)a.count};
-  if (a.algo == AR_CORE_TWOSHOT) all = ar_part(a.count, es, a.n, a.rank);
-  struct ar_span me = ar_part(all.end - all.begin, es, (int)gridDim.x, (int)blockIdx.x);
-  size_t begin = all.begin + me.begin, n = me.end - me.begin;
+  struct ar_span me = ar_symm_span(a.algo, a.count, es, a.n, a.rank, (int)gridDim.x, (int)blockIdx.x);
+  size_t begin = me.begin, n = me.end - me.begin;
   bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
   int inplace = a.in_off == a.out_off;
   if (a.algo == AR_CORE_TWOSHOT) reduce<DT>(a, begin, n, NULL, 1);

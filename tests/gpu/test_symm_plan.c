@@ -9,6 +9,7 @@
 
 #include "ar.h"
 #include "ar_core.h"
+#include "ar_symm.h"
 #include "backends/gpu/symm_plan.h"
 
 static void test_variant(void **st) {
@@ -92,12 +93,40 @@ static void test_gate(void **st) {
   gate(0, 0, 0, 0, AR_SYMM_NOT_COMPILED, "built without CUDA");
 }
 
+/* The kernel's cover: one-shot, every rank's blocks cover [0, count) once; two-shot, the blocks of all
+ * ranks together cover it once (each element reduced by exactly one rank, pushed to all); every part
+ * begins 16-byte aligned. */
+static void test_span(void **st) {
+  (void)st;
+  static unsigned char hits[70000];
+  const size_t counts[] = {1, 7, 8, 1023, 4097, 65536 + 3};
+  const int esizes[] = {2, 4}, ns[] = {1, 2, 3, 8}, nblocks[] = {1, 3, 32};
+  for (int a = 0; a < 2; a++)
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+      for (int e = 0; e < 2; e++)
+        for (int k = 0; k < 4; k++)
+          for (int bl = 0; bl < 3; bl++) {
+            int algo = a ? AR_CORE_TWOSHOT : AR_CORE_ONESHOT, n = ns[k], blocks = nblocks[bl];
+            size_t count = counts[c], es = (size_t)esizes[e];
+            memset(hits, 0, count);
+            for (int r = 0; r < n; r++)
+              for (int b = 0; b < blocks; b++) {
+                struct ar_span s = ar_symm_span(algo, count, es, n, r, blocks, b);
+                assert_true(s.begin <= s.end && s.end <= count);
+                if (s.begin < s.end) assert_int_equal((s.begin * es) % AR_CORE_ALIGN, 0);
+                for (size_t i = s.begin; i < s.end; i++) hits[i]++;
+              }
+            for (size_t i = 0; i < count; i++) assert_int_equal(hits[i], algo == AR_CORE_ONESHOT ? n : 1);
+          }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_variant),
       cmocka_unit_test(test_variant_errors),
       cmocka_unit_test(test_shape),
       cmocka_unit_test(test_gate),
+      cmocka_unit_test(test_span),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
