@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "backends/gpu/gpu.h"
+#include "backends/gpu/symm_plan.h"
 #include "opts.h"
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,18 @@ int ar_cmd_list(int argc, char **argv) {
              "not compiled in: built without CUDA",
 #endif
              "custom allreduce kernel over CUDA IPC");
+#endif
+#if !defined(AR_HAVE_CUDA) || !AR_HAVE_SYMM
+    { /* symm is compiled only with nvcc and NCCL >= 2.28 headers: say which is missing */
+      char sw[AR_ERRLEN], status[AR_ERRLEN + 32];
+#ifdef AR_HAVE_CUDA /* the headers' version as meson found it (the one its symm check used) */
+      ar_symm_gate(1, AR_HAVE_NVCC, AR_NCCL_HEADER_CODE, 0, sw, sizeof sw);
+#else
+      ar_symm_gate(0, 0, 0, 0, sw, sizeof sw);
+#endif
+      snprintf(status, sizeof status, "not compiled in: %s", sw);
+      printf("%-14s %-6s %-52s %s\n", "symm", "gpu", status, "custom one-/two-shot kernel on NCCL's device API");
+    }
 #endif
     json_t *st = ar_stack_describe();
     const char *archs = json_string_value(json_object_get(st, "archs"));

@@ -13,6 +13,9 @@ extern const struct ar_backend ar_be_nccl;
 extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
 extern const struct ar_backend ar_be_fused;
 #endif
+#if AR_HAVE_SYMM
+extern const struct ar_backend ar_be_symm;
+#endif
 #endif
 
 static const struct ar_backend *const registry[] = {
@@ -29,6 +32,9 @@ static const struct ar_backend *const registry[] = {
   &ar_be_p2p_staged,
   &ar_be_p2p_islands,
   &ar_be_fused,
+#endif
+#if AR_HAVE_SYMM
+  &ar_be_symm,
 #endif
 #endif
 };

@@ -95,4 +95,9 @@ echo
 ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-p2p.sh"
 p2p_rc=$?
 [ "$p2p_rc" = 77 ] && echo "(p2p-* skipped)" && p2p_rc=0
-exit $(( nccl_rc != 0 || p2p_rc != 0 ))
+echo
+# symm (NCCL device API) needs >= 2 GPUs: its script says why when it skips.
+ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-symm.sh"
+symm_rc=$?
+[ "$symm_rc" = 77 ] && echo "(symm skipped)" && symm_rc=0
+exit $(( nccl_rc != 0 || p2p_rc != 0 || symm_rc != 0 ))
