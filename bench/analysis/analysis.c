@@ -66,9 +66,35 @@ static void select_kth(double *v, long n, long k) {
   }
 }
 
-static int cmp_d(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
+/* Sort v[0..n) ascending: quicksort (Hoare, median of three) down to insertion sort; no comparison
+ * callback, the window of every record is sorted while streaming. */
+static void sort_d(double *v, long n) {
+  while (n > 16) {
+    long mid = n / 2, i = 0, j = n - 1;
+    if (v[mid] < v[0]) swap_d(v, mid, 0);
+    if (v[n - 1] < v[0]) swap_d(v, n - 1, 0);
+    if (v[n - 1] < v[mid]) swap_d(v, n - 1, mid);
+    double pv = v[mid];
+    while (i <= j) {
+      while (v[i] < pv) i++;
+      while (pv < v[j]) j--;
+      if (i <= j) swap_d(v, i++, j--);
+    }
+    if (j + 1 < n - i) { /* recurse into the smaller part, loop on the larger */
+      sort_d(v, j + 1);
+      v += i;
+      n -= i;
+    } else {
+      sort_d(v + i, n - i);
+      n = j + 1;
+    }
+  }
+  for (long i = 1; i < n; i++) {
+    double x = v[i];
+    long j = i;
+    for (; j > 0 && x < v[j - 1]; j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
 }
 
 size_t ar_samples_window(size_t n, size_t *off) {
@@ -86,7 +112,7 @@ static int keep_window(json_t *rec, double *v, size_t n) {
   size_t off, w = ar_samples_window(n, &off);
   if (off) select_kth(v, (long)n, (long)off - 1);
   if (off + w < n) select_kth(v + off, (long)(n - off), (long)w);
-  qsort(v + off, w, sizeof *v, cmp_d);
+  sort_d(v + off, (long)w);
   json_t *win = json_stringn_nocheck((const char *)(v + off), w * sizeof *v);
   if (!win || json_object_set_new(rec, "_win", win)) return -AR_ERUNTIME;
   json_object_set_new(rec, "_wn", json_integer((json_int_t)n));
