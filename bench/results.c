@@ -3,6 +3,7 @@
 #include "results.h"
 #include "ar.h"
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -124,6 +125,7 @@ static int parse_number(const char *p, const char **end, double *out) {
       if (++nd <= 18) m = m * 10 + (unsigned)(*p - '0');
       else k++;
     }
+  int integer = *p != '.' && *p != 'e' && *p != 'E';
   if (*p == '.') {
     if (!is_digit(*++p)) return -1;
     for (; is_digit(*p); p++)
@@ -142,6 +144,11 @@ static int parse_number(const char *p, const char **end, double *out) {
     k += eneg ? -e : e;
   }
   *end = p;
+  if (integer) { /* jansson reads these as integers: exact up to 15 digits, else its own verdict */
+    if (nd > 15) return -1;
+    *out = neg && m ? -(double)m : (double)m;
+    return 0;
+  }
   if (nd <= 15 && k >= -22 && k <= 22) {
     double v = (double)m;
     v = k < 0 ? v / p10[-k] : v * p10[k];
@@ -150,7 +157,7 @@ static int parse_number(const char *p, const char **end, double *out) {
   }
   char *e2;
   *out = strtod(s, &e2);
-  return e2 == p ? 0 : -1;
+  return e2 == p && isfinite(*out) ? 0 : -1; /* jansson refuses an overflow */
 }
 
 static int samples_push(struct ar_samples *sm, double v) {
@@ -182,12 +189,14 @@ static void take_samples(char *line, struct ar_samples *sm) {
   p = skip_ws(p);
   if (*p++ != '[') return;
   p = skip_ws(p);
-  while (*p != ']') {
+  while (*p != ']') { /* numbers separated by commas: a trailing comma is no JSON */
     double v;
     if (parse_number(p, &p, &v) || samples_push(sm, v)) return;
     p = skip_ws(p);
-    if (*p == ',') p = skip_ws(p + 1);
-    else if (*p != ']') return;
+    if (*p == ']') break;
+    if (*p != ',') return;
+    p = skip_ws(p + 1);
+    if (*p == ']') return;
   }
   p = skip_ws(p + 1); /* after ']': ',' or '}' */
   char *from = before[-1] == ',' ? before - 1 : before; /* ",member" or "member," */
