@@ -1,5 +1,5 @@
-/* results.c — JSON Lines writer (append, one flushed line per record) and tolerant reader.
- * A malformed last line is a crash's torn write: skipped with a warning. Anywhere else: an error. */
+/* results.c — JSON Lines writer (one flushed line per record) and tolerant, streaming reader: a torn
+ * last line is skipped with a warning (elsewhere: an error); samples can come apart from the record. */
 #include "results.h"
 #include "ar.h"
 #include <errno.h>

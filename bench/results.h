@@ -27,7 +27,8 @@ int ar_results_read(const char *path, ar_record_fn fn, void *arg, char *err, siz
 
 /* Per-iteration samples the streaming reader took out of a record's line ("samples_us":[...]) before
  * parsing it: present = 1 with v[0..n) in file order; present = 0 when the line had none or an
- * unusual form (the record then keeps its samples_us as parsed). Valid during the callback only. */
+ * unusual form (the record then keeps its samples_us as parsed). Valid during the callback only,
+ * which may reorder v (the loader selects and sorts in place). */
 struct ar_samples {
   double *v;
   size_t n, cap;
