@@ -7,11 +7,12 @@
 #   LAYOUT=runs (default): 8 backends x VARIANTS (1) x 25 sizes measured over and over, each pass a
 #     new run (a long repeated sweep: memory stays flat once a measurement has its 64 runs);
 #   LAYOUT=cells: every record a measurement of its own (variant i/200: memory grows per record).
-#   PLOTS=0 skips the plots; BIG_FILE=path keeps (or reuses) the generated file; TOOLS="table tune".
+#   PLOTS=0 skips the plots; BIG_FILE=path keeps (or reuses) the generated file; TOOLS="table tune"
+#   runs only those (TOOLS="" only writes the file).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 N=${1:-20000} S=${2:-1000} ARBENCH=${3:-$src/build/arbench}
-LAYOUT=${LAYOUT:-runs} VARIANTS=${VARIANTS:-1} TOOLS=${TOOLS:-"table tune compare plots"}
+LAYOUT=${LAYOUT:-runs} VARIANTS=${VARIANTS:-1} TOOLS=${TOOLS-"table tune compare plots"}
 case $LAYOUT in runs | cells) ;; *) echo "big-results: bad LAYOUT '$LAYOUT' (expected runs or cells)" >&2; exit 2 ;; esac
 command -v /usr/bin/time >/dev/null || { echo "big-results: needs GNU time (apt-get install time)" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/arbench-big.XXXXXX)
