@@ -1,8 +1,9 @@
-/* results.c — JSON Lines writer (append, one flushed line per record) and tolerant reader.
- * A malformed last line is a crash's torn write: skipped with a warning. Anywhere else: an error. */
+/* results.c — JSON Lines writer (one flushed line per record) and tolerant, streaming reader: a torn
+ * last line is skipped with a warning (elsewhere: an error); samples can come apart from the record. */
 #include "results.h"
 #include "ar.h"
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -80,34 +81,17 @@ void ar_writer_close(struct ar_writer *w) {
   w->f = NULL;
 }
 
-/* Read one line of any length; returns NULL at EOF. *had_nl tells whether it ended in '\n'. */
-static char *read_line(FILE *f, int *had_nl) {
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  int c;
+/* Read one line of any length (getline: buffered, no per-character calls); NULL at EOF. *had_nl
+ * tells whether it ended in '\n' (which is removed). The buffer is reused: *buf, *cap. */
+static char *read_line(FILE *f, char **buf, size_t *cap, int *had_nl) {
+  ssize_t n = getline(buf, cap, f);
   *had_nl = 0;
-  if (!buf) return NULL;
-  while ((c = fgetc(f)) != EOF) {
-    if (c == '\n') {
-      *had_nl = 1;
-      break;
-    }
-    if (n + 1 >= cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb) {
-        free(buf);
-        return NULL;
-      }
-      buf = nb;
-    }
-    buf[n++] = (char)c;
+  if (n <= 0) return NULL;
+  if ((*buf)[n - 1] == '\n') {
+    *had_nl = 1;
+    (*buf)[n - 1] = 0;
   }
-  if (n == 0 && c == EOF) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  return buf;
+  return *buf;
 }
 
 static int blank(const char *s) {
@@ -116,23 +100,128 @@ static int blank(const char *s) {
   return 1;
 }
 
-int ar_results_read(const char *path, ar_record_fn fn, void *arg, char *err, size_t len) {
+/* ---- taking samples_us out of a line before parsing it ---- */
+
+static const char *skip_ws(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+  return p;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* One JSON number at p. Up to 15 significant digits and a decimal exponent within +-22: the mantissa
+ * and the power of ten are exact doubles, so one IEEE multiply or divide is correctly rounded, the
+ * same double strtod (and so jansson) gives. Otherwise strtod itself. -1 when p is no JSON number. */
+static int parse_number(const char *p, const char **end, double *out) {
+  static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char *s = p;
+  int neg = *p == '-', nd = 0, k = 0;
+  unsigned long long m = 0;
+  p += neg;
+  if (!is_digit(*p) || (*p == '0' && is_digit(p[1]))) return -1;
+  for (; is_digit(*p); p++)
+    if (nd || *p != '0') {
+      if (++nd <= 18) m = m * 10 + (unsigned)(*p - '0');
+      else k++;
+    }
+  int integer = *p != '.' && *p != 'e' && *p != 'E';
+  if (*p == '.') {
+    if (!is_digit(*++p)) return -1;
+    for (; is_digit(*p); p++)
+      if (nd || *p != '0') {
+        if (++nd <= 18) {
+          m = m * 10 + (unsigned)(*p - '0');
+          k--;
+        }
+      } else k--;
+  }
+  if (*p == 'e' || *p == 'E') {
+    int eneg = *++p == '-', e = 0;
+    p += *p == '-' || *p == '+';
+    if (!is_digit(*p)) return -1;
+    for (; is_digit(*p); p++) e = e < 10000 ? e * 10 + (*p - '0') : e;
+    k += eneg ? -e : e;
+  }
+  *end = p;
+  if (integer) { /* jansson reads these as integers: exact up to 15 digits, else its own verdict */
+    if (nd > 15) return -1;
+    *out = neg && m ? -(double)m : (double)m;
+    return 0;
+  }
+  if (nd <= 15 && k >= -22 && k <= 22) {
+    double v = (double)m;
+    v = k < 0 ? v / p10[-k] : v * p10[k];
+    *out = neg ? -v : v;
+    return 0;
+  }
+  char *e2;
+  *out = strtod(s, &e2);
+  return e2 == p && isfinite(*out) ? 0 : -1; /* jansson refuses an overflow */
+}
+
+static int samples_push(struct ar_samples *sm, double v) {
+  if (sm->n == sm->cap) {
+    size_t cap = sm->cap ? sm->cap * 2 : 1024;
+    double *nv = realloc(sm->v, cap * sizeof *nv);
+    if (!nv) return -1;
+    sm->v = nv;
+    sm->cap = cap;
+  }
+  sm->v[sm->n++] = v;
+  return 0;
+}
+
+/* When line holds "samples_us":[numbers] as a member (after '{' or ','), parse the numbers into sm
+ * and cut the member out of line, so the JSON parser never builds a value per sample. Anything
+ * unusual leaves the line as it is (sm->present = 0) for the JSON parser to judge. */
+static void take_samples(char *line, struct ar_samples *sm) {
+  static const char key[] = "\"samples_us\"";
+  sm->present = 0;
+  sm->n = 0;
+  char *k = strstr(line, key);
+  if (!k) return;
+  char *before = k;
+  while (before > line && (before[-1] == ' ' || before[-1] == '\t')) before--;
+  if (before == line || (before[-1] != ',' && before[-1] != '{')) return;
+  const char *p = skip_ws(k + sizeof key - 1);
+  if (*p++ != ':') return;
+  p = skip_ws(p);
+  if (*p++ != '[') return;
+  p = skip_ws(p);
+  while (*p != ']') { /* numbers separated by commas: a trailing comma is no JSON */
+    double v;
+    if (parse_number(p, &p, &v) || samples_push(sm, v)) return;
+    p = skip_ws(p);
+    if (*p == ']') break;
+    if (*p != ',') return;
+    p = skip_ws(p + 1);
+    if (*p == ']') return;
+  }
+  p = skip_ws(p + 1); /* after ']': ',' or '}' */
+  char *from = before[-1] == ',' ? before - 1 : before; /* ",member" or "member," */
+  if (*p == ',' && before[-1] == '{') p++;
+  else if (*p != '}' && *p != ',') return;
+  memmove(from, p, strlen(p) + 1);
+  sm->present = 1;
+}
+
+static int read_file(const char *path, ar_record_fn fn, ar_record_samples_fn sfn, void *arg, char *err, size_t len) {
   FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
   if (!f) {
     snprintf(err, len, "cannot open results file '%s': %s", path, strerror(errno));
     return -AR_EINVAL;
   }
-  int line = 0, rc = 0, had_nl, nrec = 0;
-  char *s;
-  while (!rc && (s = read_line(f, &had_nl))) {
+  int line = 0, rc = 0, had_nl;
+  char *s, *buf = NULL;
+  size_t cap = 0;
+  struct ar_samples sm = {0};
+  while (!rc && (s = read_line(f, &buf, &cap, &had_nl))) {
     line++;
-    if (blank(s)) {
-      free(s);
-      continue;
-    }
+    if (blank(s)) continue;
+    if (sfn) take_samples(s, &sm);
     json_error_t je;
     json_t *rec = json_loads(s, 0, &je);
-    free(s);
     if (!rec || !json_is_object(rec)) {
       json_decref(rec);
       int c = fgetc(f);
@@ -154,12 +243,21 @@ int ar_results_read(const char *path, ar_record_fn fn, void *arg, char *err, siz
       rc = -AR_EINVAL;
       break;
     }
-    nrec++;
-    rc = fn(rec, path, line, arg);
+    rc = sfn ? sfn(rec, &sm, path, line, arg) : fn(rec, path, line, arg);
     json_decref(rec);
   }
+  free(buf);
+  free(sm.v);
   if (f != stdin) fclose(f);
   return rc;
+}
+
+int ar_results_read(const char *path, ar_record_fn fn, void *arg, char *err, size_t len) {
+  return read_file(path, fn, NULL, arg, err, len);
+}
+
+int ar_results_read_samples(const char *path, ar_record_samples_fn fn, void *arg, char *err, size_t len) {
+  return read_file(path, NULL, fn, arg, err, len);
 }
 
 static int append_rec(json_t *rec, const char *path, int line, void *arg) {

@@ -25,6 +25,20 @@ void ar_writer_close(struct ar_writer *w);
 typedef int (*ar_record_fn)(json_t *rec, const char *path, int line, void *arg);
 int ar_results_read(const char *path, ar_record_fn fn, void *arg, char *err, size_t len);
 
+/* Per-iteration samples the streaming reader took out of a record's line ("samples_us":[...]) before
+ * parsing it: present = 1 with v[0..n) in file order; present = 0 when the line had none or an
+ * unusual form (the record then keeps its samples_us as parsed). Valid during the callback only,
+ * which may reorder v (the loader selects and sorts in place). */
+struct ar_samples {
+  double *v;
+  size_t n, cap;
+  int present;
+};
+typedef int (*ar_record_samples_fn)(json_t *rec, const struct ar_samples *s, const char *path, int line, void *arg);
+/* As ar_results_read, but a record's samples come apart from it (no JSON value per sample): the
+ * analysis commands reduce them as they stream (memory per record, not per sample). */
+int ar_results_read_samples(const char *path, ar_record_samples_fn fn, void *arg, char *err, size_t len);
+
 /* Load all records of several files into one array (records gain nothing; caller decrefs). */
 int ar_results_load(int nfiles, char **paths, json_t **out, char *err, size_t len);
 

@@ -14,7 +14,10 @@ struct load_ctx {
   struct ar_ana *a;
   char *err;
   size_t len;
-  int drop_samples; /* keep statistics, not per-iteration samples (table, tune) */
+  json_t *cells;  /* measurement key -> object of its run keys (the runs kept) */
+  size_t capped;  /* records of runs beyond AR_RUNS_MAX of one measurement, not kept */
+  double *tmp;    /* samples of a record that kept them in its JSON */
+  size_t tmpcap;
 };
 
 static int bad_result(json_t *rec, const char *path, int line, char *err, size_t len) {
@@ -33,7 +36,122 @@ static int bad_result(json_t *rec, const char *path, int line, char *err, size_t
   return 0;
 }
 
-static int on_record(json_t *rec, const char *path, int line, void *arg) {
+/* ---- samples reduced as they stream ---- */
+
+static void swap_d(double *v, long i, long j) {
+  double t = v[i];
+  v[i] = v[j];
+  v[j] = t;
+}
+
+/* Rearrange v[0..n) so that v[k] is the k-th smallest, smaller-or-equal values before it and
+ * greater-or-equal after (quickselect, Hoare partition around a median-of-three pivot). */
+static void select_kth(double *v, long n, long k) {
+  long lo = 0, hi = n - 1;
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    if (v[mid] < v[lo]) swap_d(v, mid, lo);
+    if (v[hi] < v[lo]) swap_d(v, hi, lo);
+    if (v[hi] < v[mid]) swap_d(v, hi, mid);
+    double pv = v[mid];
+    long i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pv) i++;
+      while (pv < v[j]) j--;
+      if (i <= j) swap_d(v, i++, j--);
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+/* Sort v[0..n) ascending: quicksort (Hoare, median of three) down to insertion sort; no comparison
+ * callback, the window of every record is sorted while streaming. */
+static void sort_d(double *v, long n) {
+  while (n > 16) {
+    long mid = n / 2, i = 0, j = n - 1;
+    if (v[mid] < v[0]) swap_d(v, mid, 0);
+    if (v[n - 1] < v[0]) swap_d(v, n - 1, 0);
+    if (v[n - 1] < v[mid]) swap_d(v, n - 1, mid);
+    double pv = v[mid];
+    while (i <= j) {
+      while (v[i] < pv) i++;
+      while (pv < v[j]) j--;
+      if (i <= j) swap_d(v, i++, j--);
+    }
+    if (j + 1 < n - i) { /* recurse into the smaller part, loop on the larger */
+      sort_d(v, j + 1);
+      v += i;
+      n -= i;
+    } else {
+      sort_d(v + i, n - i);
+      n = j + 1;
+    }
+  }
+  for (long i = 1; i < n; i++) {
+    double x = v[i];
+    long j = i;
+    for (; j > 0 && x < v[j - 1]; j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+size_t ar_samples_window(size_t n, size_t *off) {
+  size_t half = (size_t)(5 * sqrt((double)n)) + 3; /* the resampled median's order statistic: sd sqrt(n)/2 */
+  size_t lo = n / 2 > half ? n / 2 - half : 0, hi = n / 2 + half + 1 < n ? n / 2 + half + 1 : n;
+  *off = lo;
+  return hi - lo;
+}
+
+/* Replace the record's samples by "_win" (the sorted values of ranks _woff.. of the window around
+ * the median, raw doubles), "_wn" (how many samples). Exact order statistics: select, then sort. */
+static int keep_window(json_t *rec, double *v, size_t n) {
+  json_object_del(rec, "samples_us");
+  if (!n) return 0;
+  size_t off, w = ar_samples_window(n, &off);
+  if (off) select_kth(v, (long)n, (long)off - 1);
+  if (off + w < n) select_kth(v + off, (long)(n - off), (long)w);
+  sort_d(v + off, (long)w);
+  json_t *win = json_stringn_nocheck((const char *)(v + off), w * sizeof *v);
+  if (!win || json_object_set_new(rec, "_win", win)) return -AR_ERUNTIME;
+  json_object_set_new(rec, "_wn", json_integer((json_int_t)n));
+  json_object_set_new(rec, "_woff", json_integer((json_int_t)off));
+  return 0;
+}
+
+/* samples_us left in the JSON (an unusual line): to doubles in c->tmp. */
+static double *json_samples(struct load_ctx *c, json_t *arr, size_t *n) {
+  *n = json_array_size(arr);
+  if (*n > c->tmpcap) {
+    double *t = realloc(c->tmp, *n * sizeof *t);
+    if (!t) return NULL;
+    c->tmp = t;
+    c->tmpcap = *n;
+  }
+  for (size_t i = 0; i < *n; i++) c->tmp[i] = json_number_value(json_array_get(arr, i));
+  return c->tmp;
+}
+
+/* A measurement keeps at most AR_RUNS_MAX runs (the first ones; p50 over runs reads no more):
+ * 0 to keep rec, 1 to drop it. Records of a run already kept (the same run again) are kept. */
+static int over_cap(struct load_ctx *c, json_t *rec) {
+  char key[1024], point[200], run[128];
+  ar_rec_point(rec, point, sizeof point);
+  snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%s|%d|%s|%s|%lld|%s", ar_rec_str(rec, "type", ""),
+           ar_rec_str(rec, "backend", ""), ar_rec_str(rec, "variant", ""), ar_rec_str(rec, "spec", ""), point,
+           ar_rec_str(rec, "dtype", ""), ar_rec_ranks(rec), ar_rec_placement(rec), ar_rec_str(rec, "op", "sum"),
+           (long long)json_integer_value(json_object_get(rec, "size")), ar_rec_stack(c->a->runs, rec));
+  ar_run_key(rec, run, sizeof run);
+  json_t *runs = json_object_get(c->cells, key);
+  if (!runs) json_object_set_new(c->cells, key, runs = json_object());
+  if (json_object_get(runs, run)) return 0;
+  if (json_object_size(runs) >= AR_RUNS_MAX) return c->capped++, 1;
+  json_object_set_new(runs, run, json_true());
+  return 0;
+}
+
+static int on_record(json_t *rec, const struct ar_samples *sm, const char *path, int line, void *arg) {
   struct load_ctx *c = arg;
   const char *type = ar_rec_str(rec, "type", "");
   char src[1100];
@@ -45,8 +163,14 @@ static int on_record(json_t *rec, const char *path, int line, void *arg) {
   }
   if (!strcmp(type, "result") || !strcmp(type, "prediction")) { /* predictions: `arbench model` */
     int rc = bad_result(rec, path, line, c->err, c->len);
-    if (c->drop_samples) json_object_del(rec, "samples_us"); /* up to 1,000 numbers a record */
-    return rc ? rc : json_array_append(c->a->results, rec) ? -AR_ERUNTIME : 0;
+    if (rc) return rc;
+    if (over_cap(c, rec)) return 0;
+    size_t n = sm->n;
+    double *v = sm->present ? sm->v : NULL;
+    if (!v && json_is_array(json_object_get(rec, "samples_us")))
+      v = json_samples(c, json_object_get(rec, "samples_us"), &n);
+    if (v ? keep_window(rec, v, n) : (json_object_del(rec, "samples_us"), 0)) return -AR_ERUNTIME;
+    return json_array_append(c->a->results, rec) ? -AR_ERUNTIME : 0;
   }
   return json_array_append(c->a->notes, rec) ? -AR_ERUNTIME : 0;
 }
@@ -84,23 +208,26 @@ static size_t drop_incomplete(struct ar_ana *a) {
   return dropped;
 }
 
-static int load(struct ar_ana *a, int nfiles, char **paths, int drop_samples, char *err, size_t len) {
+int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
   a->results = json_array();
   a->runs = json_object();
   a->notes = json_array();
-  struct load_ctx c = {a, err, len, drop_samples};
-  for (int i = 0; i < nfiles; i++) {
-    int rc = ar_results_read(paths[i], on_record, &c, err, len);
-    if (rc) return rc < 0 ? rc : -AR_EINVAL;
+  struct load_ctx c = {a, err, len, json_object(), 0, NULL, 0};
+  int rc = 0;
+  for (int i = 0; !rc && i < nfiles; i++) {
+    rc = ar_results_read_samples(paths[i], on_record, &c, err, len);
+    if (rc > 0) rc = -AR_EINVAL;
   }
+  json_decref(c.cells);
+  free(c.tmp);
+  if (rc) return rc;
+  if (c.capped)
+    fprintf(stderr, "arbench: note: ignored %zu records of runs beyond the first %d of one measurement\n", c.capped,
+            AR_RUNS_MAX);
   size_t dropped = drop_incomplete(a);
   if (dropped)
     fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
   return 0;
-}
-
-int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
-  return load(a, nfiles, paths, 0, err, len);
 }
 
 void ar_ana_free(struct ar_ana *a) {

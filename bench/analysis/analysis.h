@@ -7,7 +7,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Records of one or more results files. Result records gain "_src" ("file:line"). */
+/* Records of one or more results files, streamed: result records gain "_src" ("file:line"), and
+ * their per-iteration samples are reduced on reading to what the noise rule draws from: "_win", the
+ * sorted samples of ranks _woff .. _woff + len/8 (raw doubles in a string) around the median, and
+ * "_wn", the number of samples (ar_samples_window). A measurement keeps its first AR_RUNS_MAX runs. */
+#define AR_RUNS_MAX 64
 struct ar_ana {
   json_t *results; /* array of result records */
   json_t *runs;    /* object: run_id -> run record */
@@ -16,6 +20,11 @@ struct ar_ana {
 
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len);
 void ar_ana_free(struct ar_ana *a);
+/* Sorted ranks a record of n samples keeps: *off .. *off + return value. All of them up to about
+ * 100 samples; beyond, the median +- 5 sqrt(n) + 3 ranks, ten standard deviations of the rank a
+ * bootstrap resample's median falls on (sd sqrt(n)/2), so no draw of the noise rule lands outside
+ * (beyond 10 sd: probability below 1e-22 per draw). */
+size_t ar_samples_window(size_t n, size_t *off);
 
 #define AR_FILTER_MAX 16
 /* Filters given on the command line; every list is OR within, AND across. */

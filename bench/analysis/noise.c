@@ -62,10 +62,15 @@ double ar_runs_p50(json_t *runs) {
   return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
+/* Samples of a run: the loader's window ("_wn" of them), or a samples_us array as written. */
+static size_t rec_nsamples(json_t *rec) {
+  json_t *wn = json_object_get(rec, "_wn");
+  return wn ? (size_t)json_integer_value(wn) : json_array_size(json_object_get(rec, "samples_us"));
+}
+
 int ar_runs_sampled(json_t *runs) {
   int n = 0;
-  for (size_t i = 0; i < json_array_size(runs); i++)
-    n += json_array_size(json_object_get(json_array_get(runs, i), "samples_us")) > 0;
+  for (size_t i = 0; i < json_array_size(runs); i++) n += rec_nsamples(json_array_get(runs, i)) > 0;
   return n;
 }
 
@@ -106,12 +111,20 @@ static void order_stat(int n, int k, uint64_t *rng, int *ik, int *inext) {
   if (*inext >= n) *inext = n - 1;
 }
 
-/* The median of one bootstrap resample of sorted s[0..n), as ar_stats computes a median (mean of the
- * two middle values for even n), drawn in O(1) from the distribution of its order statistics. */
-static double resampled_median(const double *s, int n, uint64_t *rng) {
+/* Value of sorted rank i of a run kept as the window of ranks off .. off + w (ar_samples_window: a
+ * resampled median's rank lies outside only beyond ten standard deviations; then the nearest end). */
+static double at_rank(const double *win, int off, int w, int i) {
+  i -= off;
+  return win[i < 0 ? 0 : i >= w ? w - 1 : i];
+}
+
+/* The median of one bootstrap resample of a run of n sorted samples (win: ranks off.. of them), as
+ * ar_stats computes a median (mean of the two middle values for even n), drawn in O(1) from the
+ * distribution of its order statistics. */
+static double resampled_median(const double *win, int n, int off, int w, uint64_t *rng) {
   int ik, inext;
   order_stat(n, n % 2 ? n / 2 + 1 : n / 2, rng, &ik, &inext);
-  return n % 2 ? s[ik] : (s[ik] + s[inext]) / 2;
+  return n % 2 ? at_rank(win, off, w, ik) : (at_rank(win, off, w, ik) + at_rank(win, off, w, inext)) / 2;
 }
 
 static int cmp_dbl(const void *x, const void *y) {
@@ -119,35 +132,55 @@ static int cmp_dbl(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* The sampled runs of one side, each sorted: run r at s[off[r] .. off[r + 1]). */
+/* The sampled runs of one side: run r has n[r] samples, of which the sorted ranks woff[r] .. are
+ * at s[off[r] .. off[r + 1]). */
 struct side {
   double *s, *tmp;
-  int *off, nruns, total;
+  int *off, *n, *woff, nruns, total;
 };
 
 static void side_free(struct side *sd) {
   free(sd->s);
   free(sd->tmp);
   free(sd->off);
+  free(sd->n);
+  free(sd->woff);
+}
+
+/* Values a run keeps (its window, or all its samples_us), how many samples it had, where they start. */
+static int run_kept(json_t *rec, int *nsamp, int *woff) {
+  json_t *win = json_object_get(rec, "_win");
+  *nsamp = (int)rec_nsamples(rec);
+  *woff = win ? (int)json_integer_value(json_object_get(rec, "_woff")) : 0;
+  return win ? (int)(json_string_length(win) / sizeof(double)) : *nsamp;
 }
 
 static int side_load(json_t *runs, struct side *sd) {
   memset(sd, 0, sizeof *sd);
   size_t n = json_array_size(runs);
-  for (size_t i = 0; i < n; i++) sd->total += (int)json_array_size(json_object_get(json_array_get(runs, i), "samples_us"));
+  int ns, wo;
+  for (size_t i = 0; i < n; i++) sd->total += run_kept(json_array_get(runs, i), &ns, &wo);
   if (!sd->total) return -1;
   sd->s = malloc(sizeof *sd->s * (size_t)sd->total);
   sd->off = malloc(sizeof *sd->off * (n + 1));
+  sd->n = malloc(sizeof *sd->n * (n + 1));
+  sd->woff = malloc(sizeof *sd->woff * (n + 1));
   sd->tmp = malloc(sizeof *sd->tmp * (n + 1));
-  if (!sd->s || !sd->off || !sd->tmp) return side_free(sd), -1;
+  if (!sd->s || !sd->off || !sd->n || !sd->woff || !sd->tmp) return side_free(sd), -1;
   int k = 0;
   for (size_t i = 0; i < n; i++) {
-    json_t *a = json_object_get(json_array_get(runs, i), "samples_us");
-    int m = (int)json_array_size(a);
-    if (!m) continue;
-    sd->off[sd->nruns++] = k;
-    for (int j = 0; j < m; j++) sd->s[k + j] = json_number_value(json_array_get(a, (size_t)j));
-    qsort(sd->s + k, (size_t)m, sizeof *sd->s, cmp_dbl);
+    json_t *rec = json_array_get(runs, i), *win = json_object_get(rec, "_win");
+    int m = run_kept(rec, &ns, &wo);
+    if (!m || !ns) continue;
+    sd->off[sd->nruns] = k;
+    sd->n[sd->nruns] = ns;
+    sd->woff[sd->nruns++] = wo;
+    if (win) memcpy(sd->s + k, json_string_value(win), (size_t)m * sizeof *sd->s); /* sorted already */
+    else {
+      json_t *a = json_object_get(rec, "samples_us");
+      for (int j = 0; j < m; j++) sd->s[k + j] = json_number_value(json_array_get(a, (size_t)j));
+      qsort(sd->s + k, (size_t)m, sizeof *sd->s, cmp_dbl);
+    }
     k += m;
   }
   sd->off[sd->nruns] = k;
@@ -160,7 +193,7 @@ static int side_load(json_t *runs, struct side *sd) {
 static double side_resample(struct side *sd, uint64_t *rng) {
   for (int r = 0; r < sd->nruns; r++) {
     int run = sd->nruns == 1 ? 0 : (int)(splitmix(rng) % (uint64_t)sd->nruns);
-    sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->off[run + 1] - sd->off[run], rng);
+    sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->n[run], sd->woff[run], sd->off[run + 1] - sd->off[run], rng);
   }
   if (sd->nruns == 1) return sd->tmp[0];
   qsort(sd->tmp, (size_t)sd->nruns, sizeof *sd->tmp, cmp_dbl);
