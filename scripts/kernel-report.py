@@ -6,7 +6,8 @@
   kernel-report.py nvrtc --archs 80,90 --out OUT.json LOG ...     (LOG named SRCBASE.smNN.log)
   kernel-report.py none --why TEXT --out OUT.json
   kernel-report.py header IN.json OUT.h                            (the JSON as a C string)
-  kernel-report.py table REPORT.json ...                           (one table row per kernel)"""
+  kernel-report.py table REPORT.json ...                           (one table row per kernel)
+  kernel-report.py md NAME=REPORT.json ...                         (markdown: stack x kernel rows, arch columns)"""
 import json
 import os
 import re
@@ -163,8 +164,35 @@ def cmd_table(argv):
             print("  " + row(e))
 
 
+def cell(e):
+    if not e["compiled"]:
+        return "error"
+    s = str(e["registers"])
+    return s + (" +s%d/%d" % (e["spill_stores"], e["spill_loads"]) if e["spill_stores"] or e["spill_loads"] else "")
+
+
+def cmd_md(argv):
+    stacks = [(a.partition("=")[0], json.load(open(a.partition("=")[2]))) for a in argv]
+    archs = []
+    for _, r in stacks:
+        archs += [a for a in r["archs"] if a not in archs]
+    archs.sort(key=lambda a: int(a[3:]))
+    print("| stack | compiler | kernel | " + " | ".join(archs) + " |")
+    print("|" + " --- |" * (3 + len(archs)))
+    for name, r in stacks:
+        kernels = []
+        for e in r["kernels"]:
+            k = e["kernel"] or e["source"]
+            if k not in kernels:
+                kernels.append(k)
+        for k in kernels:
+            by = {e["arch"]: cell(e) for e in r["kernels"] if (e["kernel"] or e["source"]) == k}
+            print("| %s | %s | `%s` | %s |" % (name, r["compiler"], k, " | ".join(by.get(a, "") for a in archs)))
+
+
 def main():
-    cmds = {"nvcc": cmd_nvcc, "nvrtc": cmd_nvrtc, "none": cmd_none, "header": cmd_header, "table": cmd_table}
+    cmds = {"nvcc": cmd_nvcc, "nvrtc": cmd_nvrtc, "none": cmd_none, "header": cmd_header, "table": cmd_table,
+            "md": cmd_md}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
