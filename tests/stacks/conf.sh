@@ -6,7 +6,7 @@ source "$(dirname "$0")/../lib/common.sh"
 S=$ARBENCH_SRC/scripts/stack.sh
 W=$ARBENCH_SRC/scripts/stack-wheels.sh
 expect_status 0 "$S" --list
-printf 'cu130 all\ncu128 unit,gpu,stacks,doctor,integration\ncu130-nccl232 unit,gpu,stacks\n' >"$TMP/want"
+printf 'cu130 all\ncu128 unit,gpu,stacks,doctor\ncu130-nccl232 unit,gpu,stacks\n' >"$TMP/want"
 diff "$TMP/want" "$TMP/out" || fail "stack.sh --list is not the stacks of scripts/stacks.conf"
 expect_status 0 "$S" cu128 --dry-run
 grep -qx "cu128 cuda=12.8.90 nccl=2.22.3 nvrtc=12.8.93 cuda_home=$ARBENCH_SRC/stacks/cu128 nccl_home=$ARBENCH_SRC/stacks/cu128" "$TMP/out" \
