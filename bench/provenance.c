@@ -54,6 +54,50 @@ void ar_hwloc_line(const struct ar_hwloc_versions *v, char *buf, size_t len) {
              v->compiled, v->api_compiled);
 }
 
+/* One cell of the kernel table: "sm_90 40r", "sm_120 64r spill 12/24", "sm_120 error". */
+static void ar_kernel_cell(json_t *e) {
+  const char *arch = json_string_value(json_object_get(e, "arch"));
+  if (!json_is_true(json_object_get(e, "compiled"))) {
+    printf("  %s error", arch ? arch : "?");
+    return;
+  }
+  json_int_t st = json_integer_value(json_object_get(e, "spill_stores"));
+  json_int_t ld = json_integer_value(json_object_get(e, "spill_loads"));
+  printf("  %s %" JSON_INTEGER_FORMAT "r", arch ? arch : "?", json_integer_value(json_object_get(e, "registers")));
+  if (st || ld) printf(" spill %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, st, ld);
+}
+
+/* The kernel compile report of this build: one line per kernel (registers, spills per arch), then the
+ * compiler's errors. */
+static void ar_print_kernel_build(json_t *kb) {
+  if (!json_is_object(kb)) return;
+  const char *comp = json_string_value(json_object_get(kb, "compiler"));
+  json_t *ks = json_object_get(kb, "kernels");
+  if (!comp) {
+    printf("kernel build none (%s)\n", json_string_value(json_object_get(kb, "why")) ? json_string_value(json_object_get(kb, "why")) : "?");
+    return;
+  }
+  printf("kernel build %s, %zu kernel x arch entries (registers r, spill stores/loads bytes)\n", comp,
+         json_array_size(ks));
+  const char *prev = NULL;
+  size_t i;
+  json_t *e;
+  json_array_foreach(ks, i, e) {
+    const char *k = json_string_value(json_object_get(e, "kernel"));
+    if (!k) k = json_string_value(json_object_get(e, "source"));
+    if (!k) k = "?";
+    if (!prev || strcmp(prev, k)) printf("%s  %-22s", prev ? "\n" : "", k);
+    prev = k;
+    ar_kernel_cell(e);
+  }
+  if (prev) printf("\n");
+  json_array_foreach(ks, i, e) {
+    const char *err = json_string_value(json_object_get(e, "error"));
+    if (err) printf("  %s %s: %s\n", json_string_value(json_object_get(e, "source")),
+                    json_string_value(json_object_get(e, "arch")), err);
+  }
+}
+
 static json_t *env_object(void) {
   static const char *const prefixes[] = {"NCCL_", "OMPI_MCA_", "CUDA_", "UCX_", "HWLOC_", "ARBENCH_"};
   json_t *o = json_object();
@@ -151,7 +195,8 @@ int ar_cmd_version(int argc, char **argv) {
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
   printf("GPU archs    %s\n", json_is_true(json_object_get(st, "kernels")) ? S("archs")
-                              : "none (no nvcc in this stack: no GPU kernels compiled)");
+                              : "none (no nvcc in this stack: no GPU kernels compiled in)");
+  ar_print_kernel_build(json_object_get(st, "kernel_build"));
   printf("MPI          %s\n", mpi);
   printf("hwloc        %s\n", hline);
 #undef S

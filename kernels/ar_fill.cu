@@ -3,8 +3,6 @@
 #include "ar_pattern.h"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#include <stdint.h>
 
 /* Bits of the exact integer v in dtype (0 float, 1 half, 2 bf16, 3 int32). */
 static __device__ __forceinline__ uint32_t ar_bits(int dtype, long v) {
@@ -45,6 +43,9 @@ __global__ void ar_check_kernel(const void *buf, size_t count, int dtype, int op
   if ((threadIdx.x & 31) == 0 && bad) atomicAdd(wrong, bad);
 }
 
+#if !defined(__CUDACC_RTC__) /* the host launchers; NVRTC compiles the kernels above only */
+#include <cuda_runtime.h>
+
 static unsigned ar_blocks(size_t count) {
   size_t b = (count + 255) / 256;
   return (unsigned)(b < 1 ? 1 : b > 4096 ? 4096 : b);
@@ -67,3 +68,4 @@ extern "C" int ar_cu_image(void) {
   cudaFuncAttributes a;
   return (int)cudaFuncGetAttributes(&a, ar_fill_kernel);
 }
+#endif

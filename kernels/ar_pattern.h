@@ -3,7 +3,7 @@
 #ifndef AR_PATTERN_H
 #define AR_PATTERN_H
 
-#include <stdint.h>
+#include "ar_core_types.h" /* stdint, or its NVRTC stand-in */
 
 #if defined(__CUDACC__)
 #define AR_PAT_FN static __host__ __device__ __forceinline__

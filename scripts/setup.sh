@@ -44,6 +44,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_wait $SUDO apt-get update -qq
   apt_wait $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# SETUP_PACKAGES_ONLY=1 (scripts/stack.sh): the packages only; the caller configures its own build.
+[ "${SETUP_PACKAGES_ONLY:-}" = 1 ] && exit 0
 opts=()
 [ -n "${CI:-}" ] && opts+=(-Dwerror=true)
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then

@@ -5,8 +5,7 @@ source "$(dirname "$0")/../lib/common.sh"
 mine=$("$ARBENCH" version | awk '/^stack/ {print $2}')
 other=${ARBENCH_OTHER:-}
 if [ -z "$other" ]; then
-  for d in build build-cu130 build-cu128; do
-    cand=$ARBENCH_SRC/$d/arbench
+  for cand in "$ARBENCH_SRC"/build*/arbench; do
     [ -x "$cand" ] || continue
     [ "$(cd "$(dirname "$cand")" && pwd)" = "$(cd "$(dirname "$ARBENCH")" && pwd)" ] && continue
     s=$("$cand" version 2>/dev/null | awk '/^stack/ {print $2}')
@@ -14,18 +13,22 @@ if [ -z "$other" ]; then
   done
 fi
 if [ -z "$other" ]; then
-  echo "skipped: no second stack built beside $mine (build one with scripts/stack.sh cu128)"
+  echo "skipped: no second stack built beside $mine (build one with scripts/stack.sh cu128; stacks: scripts/stacks.conf)"
   exit 77
 fi
 theirs=$("$other" version | awk '/^stack/ {print $2}')
 echo "comparing stack $mine ($ARBENCH) with $theirs ($other)"
-# Each binary reports the stack it was built for; the cu128 wheel stack has exact versions.
+# Each binary reports the stack it was built for; a wheel stack of scripts/stacks.conf has exact versions.
 for b in "$ARBENCH" "$other"; do
   "$b" version >"$TMP/v"
-  if grep -q '^stack *cu128$' "$TMP/v"; then
-    grep -q '^CUDA runtime 12\.8,' "$TMP/v" || { cat "$TMP/v"; fail "cu128 does not report CUDA runtime 12.8"; }
-    grep -q '^NCCL *compiled 2\.26\.5, loaded 2\.26\.5$' "$TMP/v" || { cat "$TMP/v"; fail "cu128 does not report NCCL 2.26.5"; }
+  s=$(awk '/^stack/ {print $2}' "$TMP/v")
+  read -r cuda nccl < <(awk -v n="$s" '{ sub(/#.*/, "") } $1 == n {print $2, $3}' "$ARBENCH_SRC/scripts/stacks.conf") || true
+  if [[ ${cuda:-} =~ ^[0-9] ]]; then
+    mm=$(cut -d. -f1,2 <<<"$cuda")
+    grep -q "^CUDA runtime ${mm//./\\.}," "$TMP/v" || { cat "$TMP/v"; fail "$s does not report CUDA runtime $mm"; }
+    grep -q "^NCCL *compiled ${nccl//./\\.}, loaded ${nccl//./\\.}$" "$TMP/v" || { cat "$TMP/v"; fail "$s does not report NCCL $nccl"; }
   fi
+  cuda="" nccl=""
 done
 ar_mpirun 2 run --backend mpi,shm-oneshot -b 8 -e 4K -f 8 -n 30 -J "$TMP/a.jsonl" >/dev/null || fail "run with $mine failed"
 mpirun -q --oversubscribe -np 2 "$other" run --backend mpi,shm-oneshot -b 8 -e 4K -f 8 -n 30 -J "$TMP/b.jsonl" >/dev/null \

@@ -1,6 +1,7 @@
 /* gpu.c — the GPU hooks of gpu.h with CUDA: device count and why none, one device per rank,
  * the CUDA/NCCL stack this binary was built against and runs with, and the devices it sees. */
 #include "ar_config.h"
+#include "ar_kernel_report.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/priv.h"
 #include "backends/gpu/nccl_parse.h"
@@ -152,6 +153,8 @@ json_t *ar_stack_describe(void) {
                          "nccl_loaded", str_or_null(nl), "archs", str_or_null(AR_HAVE_NVCC ? AR_CUDA_ARCHS : ""),
                          "kernels", AR_HAVE_NVCC, "cuda_home", AR_CUDA_HOME, "nccl_home", AR_NCCL_HOME);
   if (*warn) json_object_set_new(st, "warning", json_string(warn));
+  /* How this stack's compiler built each kernel per arch (kernels/meson.build); null if unreadable. */
+  json_object_set_new(st, "kernel_build", json_loads(AR_KERNEL_REPORT, 0, NULL));
   return st;
 }
 

@@ -218,10 +218,18 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   return 0;
 }
 
+/* NCCL up to 2.23 declares ncclBfloat16 only after cuda_bf16.h, which this C file does not include; the
+ * library itself has it, as 9, in every version (2.24 dropped the header's guard). */
+#if defined(__CUDA_BF16_TYPES_EXIST__) || NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+#define AR_NCCL_BF16 ncclBfloat16
+#else
+#define AR_NCCL_BF16 ((ncclDataType_t)9)
+#endif
+
 static ncclDataType_t nccl_type(enum ar_dtype dt) {
   switch (dt) {
   case AR_HALF: return ncclFloat16;
-  case AR_BF16: return ncclBfloat16;
+  case AR_BF16: return AR_NCCL_BF16;
   case AR_INT32: return ncclInt32;
   default: return ncclFloat32;
   }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# kernel_report.sh — the per-stack kernel compile report: kernel-report.py reads ptxas logs exactly
+# (fixtures: registers, spills, a failed arch), and this build's report has every kernel on every arch
+# of cuda-archs with integer registers/spills, shown by `arbench version` and carried by run records.
+source "$(dirname "$0")/../lib/common.sh"
+R=$ARBENCH_SRC/scripts/kernel-report.py
+"$PY" "$R" nvrtc --archs 90,100,120 --out "$TMP/r.json" "$(dirname "$0")"/fixtures/*.log || fail "kernel-report.py failed"
+"$PY" - "$TMP/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["compiler"] == "nvrtc 12.8" and r["archs"] == ["sm_90", "sm_100", "sm_120"], r
+got = [(e["source"], e["kernel"], e["arch"], e["compiled"], e.get("registers"), e.get("spill_stores"),
+        e.get("spill_loads"), e.get("stack_bytes")) for e in r["kernels"]]
+assert got == [
+    ("ar_fill.cu", None, "sm_100", False, None, None, None, None),
+    ("ar_fill.cu", "ar_fill_kernel", "sm_90", True, 26, 0, 0, 0),
+    ("ar_p2p.cu", "ar_p2p::p2p_kernel<0>", "sm_120", True, 62, 0, 0, 1024),
+    ("ar_p2p.cu", "ar_p2p::p2p_kernel<1>", "sm_120", True, 64, 12, 24, 1040)], got
+assert r["kernels"][0]["error"].startswith("NVRTC_ERROR_INVALID_OPTION; nvrtc: error: invalid value"), r["kernels"][0]
+PY
+[ $? = 0 ] || fail "kernel-report.py misread the fixture logs"
+report=$(dirname "$ARBENCH")/kernels/kernels-report.json
+[ -f "$report" ] || fail "no $report in this build"
+"$ARBENCH" version >"$TMP/v" || fail "arbench version failed"
+if "$PY" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["compiler"] is not None)' "$report"; then
+  echo "skipped: this build compiled no kernels ($(grep '^kernel build' "$TMP/v"))"; exit 77
+fi
+"$PY" - "$report" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = {"ar_fill_kernel", "ar_check_kernel"} | {"ar_p2p::p2p_kernel<%d>" % d for d in range(4)}
+assert r["archs"], r
+for arch in r["archs"]:
+    es = [e for e in r["kernels"] if e["arch"] == arch]
+    bad = [e for e in es if not e["compiled"]]
+    assert not bad, "%s does not compile for %s: %s" % (r["compiler"], arch, bad)
+    assert {e["kernel"] for e in es} == want and len(es) == len(want), (arch, es)
+    for e in es:
+        for k in ("registers", "spill_stores", "spill_loads", "stack_bytes"):
+            assert type(e[k]) is int and e[k] >= 0, (k, e)
+        assert 0 < e["registers"] <= 255, e
+print("%s: %d kernels x %d archs" % (r["compiler"], len(want), len(r["archs"])))
+PY
+[ $? = 0 ] || fail "the build's kernel report is incomplete"
+comp=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["compiler"])' "$report")
+grep -q "^kernel build $comp, [0-9]* kernel x arch entries" "$TMP/v" || { cat "$TMP/v"; fail "version does not show the kernel build"; }
+grep -q "^  ar_p2p::p2p_kernel<3> .* sm_[0-9]* [0-9]*r" "$TMP/v" || { cat "$TMP/v"; fail "version has no per-arch registers"; }
+ar_mpirun 1 run --backend mpi -b 8 -e 8 -n 2 -J "$TMP/run.jsonl" >/dev/null || fail "run failed"
+"$PY" - "$TMP/run.jsonl" "$report" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+kb = [r["stack"]["kernel_build"] for r in recs if isinstance(r.get("stack"), dict)]
+assert kb and kb[0] == json.load(open(sys.argv[2])), "the run record does not carry the kernel report"
+PY
+[ $? = 0 ] || fail "run record without the kernel report"
+echo "stacks-kernel-report: ok"
