@@ -250,7 +250,11 @@ const char *ar_rec_placement(json_t *rec) {
   return strcmp(ar_rec_str(rec, "placement", "out"), "in") ? "out" : "in";
 }
 
-int ar_rec_ranks(json_t *rec) { return (int)ar_rec_num(rec, "ranks", 0); }
+/* A rank count as written (0 when absent); one that no int holds (a damaged or hostile file) reads as -1. */
+int ar_rec_ranks(json_t *rec) {
+  double r = ar_rec_num(rec, "ranks", 0);
+  return r >= 0 && r <= 1e9 ? (int)r : -1;
+}
 
 static void value_str(json_t *v, char *buf, size_t len) {
   if (json_is_string(v)) snprintf(buf, len, "%s", json_string_value(v));
@@ -555,7 +559,8 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, int with_sta
   snprintf(g->placement, sizeof g->placement, "%s", ar_rec_placement(first));
   snprintf(g->op, sizeof g->op, "%s", ar_rec_str(first, "op", "sum"));
   g->ranks = ar_rec_ranks(first);
-  g->nodes = (int)ar_rec_num(first, "nodes", 1);
+  double nodes = ar_rec_num(first, "nodes", 1);
+  g->nodes = nodes >= 1 && nodes <= 1e6 ? (int)nodes : -1;
   return 0;
 }
 

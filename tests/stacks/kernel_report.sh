@@ -25,10 +25,14 @@ report=$(dirname "$ARBENCH")/kernels/kernels-report.json
 if "$PY" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["compiler"] is not None)' "$report"; then
   echo "skipped: this build compiled no kernels ($(grep '^kernel build' "$TMP/v"))"; exit 77
 fi
-"$PY" - "$report" <<'PY'
+symm=1; "$ARBENCH" list | grep -E '^symm .*not compiled in' >/dev/null && symm=0 # symm: nvcc and NCCL >= 2.28 headers only
+"$PY" - "$report" "$symm" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 want = {"ar_fill_kernel", "ar_check_kernel"} | {"ar_p2p::p2p_kernel<%d>" % d for d in range(4)}
+want |= {"ar_p2p::fused_kernel<0>", "ar_p2p::fused_kernel<1>"}
+if sys.argv[2] == "1":
+    want |= {"ar_symm::symm_kernel<%d>" % d for d in range(4)}
 assert r["archs"], r
 for arch in r["archs"]:
     es = [e for e in r["kernels"] if e["arch"] == arch]
