@@ -42,7 +42,7 @@ step np4-dtypes 0 4 -- --islands 2 --backend "$ALL" --counts 1,1023,65536,104857
 step np2-graph 0 2 -- --backend "$ALL" --counts 7,65536,1048577 -d float,bf16 -n 20 -w 2 -G 5 -c 1 --inplace both -T 60
 step np2-shapes 0 2 -- --backend 'p2p-oneshot:blocks=1,threads=64;p2p-oneshot:mode=push,blocks=3,threads=96;p2p-twoshot:blocks=64,threads=1024;p2p-staged:blocks=3,threads=96' \
   --counts 1,4097,1048577 -d half -n 3 -c 1 --inplace both -T 60
-step np2-10k 0 2 -- --backend 'p2p-oneshot;p2p-twoshot:reg=1' --sizes 4K -d float -n 10 -w 0 -c 10000 -T 120
+step np2-10k 0 2 -- --backend 'p2p-oneshot;p2p-oneshot:mode=push;p2p-twoshot:reg=1' --sizes 4K -d float -n 10 -w 0 -c 10000 -T 120
 step np2-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend p2p-oneshot --sizes 1M -n 5 -c 1 -T 4
 step np2-push-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend p2p-oneshot:mode=push --sizes 1M -n 5 -c 1 -T 4
 # fused (bf16 rows of hidden): 1, 7 and 33 tokens of 4096; 1000 elements are not whole rows and float is not
@@ -55,6 +55,9 @@ step np2-fused-graph 0 2 -- --backend "$FUSED" --counts 4096,135168 -d bf16 -n 2
 step np2-fused-max 0 2 -- --backend fused --counts 4096 -d bf16 -o max -n 3 -c 1 -T 60
 step np2-fused-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend fused --counts 135168 -d bf16 -n 5 -c 1 -T 4
 step np2-fused-nccl 0 2 -- --backend fused:unfused=nccl --counts 4096 -d bf16 -n 3 -c 1 -T 60
+step np2-fused-shapes 0 2 -- --backend 'fused:blocks=1,threads=64;fused:blocks=3,threads=96;fused:unfused=p2p,blocks=64,threads=1024' \
+  --counts 4096,135168 -d bf16 -n 3 -c 1 --inplace both -T 60
+step np2-fused-10k 0 2 -- --backend 'fused:hidden=1024' --counts 4096 -d bf16 -n 10 -w 0 -c 10000 -T 120
 if [ "$gpus" -ge 2 ]; then
   MULTI=1 step gpus-np2 0 2 -- --backend "$ALL" --counts $C -d $D -n 20 -w 5 -c 1 --inplace both -T 60
   MULTI=1 step gpus-fused 0 2 -- --backend "$FUSED;fused:unfused=nccl" --counts 4096,135168 -d bf16 -n 20 -w 5 -c 1 \

@@ -24,7 +24,8 @@ if [ $compiled = 1 ]; then
   bad 'p2p-oneshot:mode=push,reg=1' "p2p-oneshot variant mode=push,reg=1: push always writes into the peers' staging slots, there is no zero-copy push (allowed with mode=push: reg=0)"
   bad 'fused:hidden=4100' "fused variant hidden=4100: expected a multiple of 8 (one 16-byte vector) in 8..65536"
   bad 'fused:unfused=mpi' "fused variant unfused=mpi: expected nccl or p2p"
-  bad 'fused:mode=push' "fused variant: unknown key 'mode' (known: hidden, eps, unfused)"
+  bad 'fused:mode=push' "fused variant: unknown key 'mode' (known: hidden, eps, unfused, blocks, threads)"
+  bad 'fused:blocks=65' "fused variant blocks=65: expected an integer 1..64"
   bad 'fused:eps=2' "fused variant eps=2: expected a number in (0, 1]"
   bad 'p2p-twoshot:mode=pull' "p2p-twoshot variant mode=pull: only p2p-oneshot has a mode (pull|push)"
   bad 'p2p-staged:threads=100' "p2p-staged variant threads=100: expected a multiple of 32 in 64..1024"
@@ -34,7 +35,7 @@ fi
 [ $compiled = 1 ] || { echo "p2p_cli: ok (p2p-* not compiled in: listed with the reason)"; exit 0; }
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if [ "${gpus:-0}" -gt 0 ]; then echo "p2p_cli: ok (GPUs present: device-check.sh runs the kernels)"; exit 0; fi
-expect_status 0 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-oneshot:mode=push;p2p-twoshot;p2p-staged:blocks=4;p2p-islands;fused:hidden=7168;fused:unfused=p2p;fused:unfused=nccl' --sizes 8,1M \
+expect_status 0 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-oneshot:mode=push;p2p-twoshot;p2p-staged:blocks=4;p2p-islands;fused:hidden=7168,blocks=4,threads=256;fused:unfused=p2p;fused:unfused=nccl' --sizes 8,1M \
   -J "$TMP/r.jsonl"
 "$PY" - "$TMP/r.jsonl" "$compiled" <<'PY' || fail "skip records"
 import json, sys
@@ -43,7 +44,7 @@ skips = {r["spec"]: r for r in recs if r.get("type") == "skip"}
 assert not [r for r in recs if r.get("type") == "result"], "results without a GPU"
 if sys.argv[2] == "1":
     for b in ("p2p-oneshot:reg=1", "p2p-oneshot:mode=push", "p2p-twoshot", "p2p-staged:blocks=4", "p2p-islands",
-              "fused:hidden=7168", "fused:unfused=p2p", "fused:unfused=nccl"):
+              "fused:hidden=7168,blocks=4,threads=256", "fused:unfused=p2p", "fused:unfused=nccl"):
         assert b in skips and "no CUDA device" in skips[b]["reason"], (b, skips.get(b))
 PY
 echo "p2p_cli: ok"

@@ -117,6 +117,20 @@ static void test_fused_variant(void **st) {
   assert_string_equal(err, "fused variant unfused=mpi: expected nccl or p2p");
   assert_int_equal(ar_fused_variant_parse("eps=0", &v, err, sizeof err), -AR_EINVAL);
   assert_string_equal(err, "fused variant eps=0: expected a number in (0, 1]");
+  char inner[96];
+  assert_int_equal(ar_fused_variant_parse("", &v, err, sizeof err), 0);
+  assert_int_equal(ar_fused_inner_variant(&v, inner, sizeof inner), 0);
+  assert_string_equal(inner, "mode=pull,reg=0");
+  assert_int_equal(ar_fused_variant_parse("threads=256,unfused=p2p,blocks=12", &v, err, sizeof err), 0);
+  assert_int_equal(v.blocks, 12);
+  assert_int_equal(v.threads, 256);
+  assert_int_equal(ar_fused_inner_variant(&v, inner, sizeof inner), 0);
+  assert_string_equal(inner, "mode=pull,reg=0,blocks=12,threads=256");
+  assert_int_equal(ar_fused_variant_parse("threads=100", &v, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "fused variant threads=100: expected a multiple of 32 in 64..1024");
+  assert_int_equal(ar_fused_variant_parse("blocks=4,unfused=nccl", &v, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "fused variant unfused=nccl takes no blocks= or threads= (NCCL picks its own launch; "
+                           "they shape the one-shot of fused and unfused=p2p)");
   assert_int_equal(ar_fused_rows(3 * 4096 * 2, AR_BF16, 4096, &t, err, sizeof err), 0);
   assert_int_equal(t, 3);
   assert_int_equal(ar_fused_rows(4096, AR_BF16, 4096, &t, err, sizeof err), -AR_EUNAVAIL);

@@ -59,8 +59,11 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
   s->v = v;
   s->nranks = env->nranks;
   s->inner = v.unfused == AR_FUSED_NCCL ? &ar_be_nccl : &ar_be_p2p_oneshot;
-  rc = v.unfused == AR_FUSED_NCCL ? ar_be_nccl.init(env, "", &s->inner_state, err, len)
-                                  : ar_p2p_open(env, "mode=pull,reg=0", &s->inner_state, err, len, &ar_be_fused);
+  char inner[96];
+  rc = ar_fused_inner_variant(&v, inner, sizeof inner);
+  if (!rc)
+    rc = v.unfused == AR_FUSED_NCCL ? ar_be_nccl.init(env, "", &s->inner_state, err, len)
+                                    : ar_p2p_open(env, inner, &s->inner_state, err, len, &ar_be_fused);
   if (rc) {
     free(s);
     return rc;
@@ -231,7 +234,7 @@ static void fused_fini(void *state) {
 
 const struct ar_backend ar_be_fused = {
   .name = "fused",
-  .summary = "custom allreduce + residual add + RMSNorm, one kernel (bf16; hidden=N; unfused=p2p|nccl baselines, "
+  .summary = "custom allreduce + residual add + RMSNorm, one kernel (bf16; hidden=N; blocks=,threads=; unfused=p2p|nccl baselines, "
              "nccl needs >= 2 GPUs)",
   .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_FUSED,
   .check_variant = fused_check_variant,

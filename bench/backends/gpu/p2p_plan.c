@@ -163,6 +163,16 @@ static int fused_key(void *ctx, const char *key, const char *val, char *err, siz
     v->eps = e;
     return 0;
   }
+  if (!strcmp(key, "blocks")) return int_value("fused", key, val, 1, AR_P2P_MAX_BLOCKS, &v->blocks, err, len);
+  if (!strcmp(key, "threads")) {
+    int rc = int_value("fused", key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, &v->threads, err, len);
+    if (!rc && v->threads % 32) {
+      snprintf(err, len, "fused variant threads=%s: expected a multiple of 32 in %d..%d", val, AR_P2P_MIN_THREADS,
+               AR_P2P_MAX_THREADS);
+      return -AR_EINVAL;
+    }
+    return rc;
+  }
   if (!strcmp(key, "unfused")) {
     if (!strcmp(val, "nccl")) v->unfused = AR_FUSED_NCCL;
     else if (!strcmp(val, "p2p")) v->unfused = AR_FUSED_P2P;
@@ -172,7 +182,7 @@ static int fused_key(void *ctx, const char *key, const char *val, char *err, siz
     }
     return 0;
   }
-  snprintf(err, len, "fused variant: unknown key '%s' (known: hidden, eps, unfused)", key);
+  snprintf(err, len, "fused variant: unknown key '%s' (known: hidden, eps, unfused, blocks, threads)", key);
   return -AR_EINVAL;
 }
 
@@ -180,7 +190,21 @@ int ar_fused_variant_parse(const char *text, struct ar_fused_variant *v, char *e
   v->hidden = 4096;
   v->eps = 1e-6;
   v->unfused = AR_FUSED_FUSED;
-  return each_pair("fused", "hidden, eps, unfused", text ? text : "", fused_key, v, err, len);
+  v->blocks = v->threads = 0;
+  int rc = each_pair("fused", "hidden, eps, unfused, blocks, threads", text ? text : "", fused_key, v, err, len);
+  if (!rc && v->unfused == AR_FUSED_NCCL && (v->blocks || v->threads)) {
+    snprintf(err, len, "fused variant unfused=nccl takes no blocks= or threads= (NCCL picks its own launch; "
+             "they shape the one-shot of fused and unfused=p2p)");
+    return -AR_EINVAL;
+  }
+  return rc;
+}
+
+int ar_fused_inner_variant(const struct ar_fused_variant *v, char *buf, size_t len) {
+  int n = snprintf(buf, len, "mode=pull,reg=0");
+  if (v->blocks && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, ",blocks=%d", v->blocks);
+  if (v->threads && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, ",threads=%d", v->threads);
+  return n >= 0 && (size_t)n < len ? 0 : -AR_EINVAL;
 }
 
 int ar_fused_rows(size_t bytes, enum ar_dtype dt, int hidden, size_t *tokens, char *why, size_t len) {

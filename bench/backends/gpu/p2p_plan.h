@@ -47,9 +47,14 @@ struct ar_fused_variant {
   int hidden;      /* elements per row (token), a multiple of 8 (one 16-byte vector) */
   double eps;      /* RMSNorm epsilon */
   int unfused;     /* 0 = the fused kernel; 1 = ncclAllReduce + norm kernel; 2 = p2p one-shot + norm */
+  int blocks;      /* launch shape of the one-shot pull (fused, unfused=p2p); 0 = p2p-oneshot's default */
+  int threads;
 };
 enum { AR_FUSED_FUSED = 0, AR_FUSED_NCCL = 1, AR_FUSED_P2P = 2 };
 int ar_fused_variant_parse(const char *text, struct ar_fused_variant *v, char *err, size_t len);
+/* The p2p-oneshot variant the fused kernel and unfused=p2p run on: a pull with a staging copy, shaped by
+ * the fused variant's blocks/threads when given. */
+int ar_fused_inner_variant(const struct ar_fused_variant *v, char *buf, size_t len);
 /* Rows of a message: 0 with *tokens, or -AR_EUNAVAIL with why when bytes is not whole bf16 rows. */
 int ar_fused_rows(size_t bytes, enum ar_dtype dt, int hidden, size_t *tokens, char *why, size_t len);
 
