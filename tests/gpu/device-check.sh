@@ -96,8 +96,23 @@ ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-p2p.sh"
 p2p_rc=$?
 [ "$p2p_rc" = 77 ] && echo "(p2p-* skipped)" && p2p_rc=0
 echo
+# A killed or stopped rank in the middle of a GPU run (the host test tests/integration/dead_rank.sh, on the
+# custom kernels with 4 ranks sharing GPU 0; nccl on 4 GPUs when there are): ends within -T, names the rank.
+dead_rc=0
+if ! "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
+  echo "== dead ranks: p2p-oneshot SIGKILL, p2p-twoshot SIGSTOP (4 ranks on GPU 0)"
+  ARBENCH="$ARBENCH" DEAD_RANK_CASES="p2p-oneshot:KILL:2 p2p-twoshot:STOP:1" DEAD_RANK_N=200 \
+    DEAD_RANK_ARGS="--devices 0,0,0,0 --shared-gpu" bash "$src/tests/integration/dead_rank.sh" || dead_rc=1
+fi
+if [ "$gpus" -ge 4 ]; then
+  echo "== dead ranks: nccl SIGKILL and SIGSTOP (4 GPUs)"
+  ARBENCH="$ARBENCH" DEAD_RANK_CASES="nccl:KILL:3 nccl:STOP:1" DEAD_RANK_N=500 DEAD_RANK_ARGS="--devices 0,1,2,3" \
+    bash "$src/tests/integration/dead_rank.sh" || dead_rc=1
+fi
+echo "dead ranks: $([ $dead_rc = 0 ] && echo PASS || echo FAIL)"
+echo
 # symm (NCCL device API) needs >= 2 GPUs: its script says why when it skips.
 ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-symm.sh"
 symm_rc=$?
 [ "$symm_rc" = 77 ] && echo "(symm skipped)" && symm_rc=0
-exit $(( nccl_rc != 0 || p2p_rc != 0 || symm_rc != 0 ))
+exit $(( nccl_rc != 0 || p2p_rc != 0 || symm_rc != 0 || dead_rc != 0 ))
