@@ -81,7 +81,7 @@ int ar_cmd_list(int argc, char **argv) {
                                             : "not built: no CUDA");
     json_t *ck = json_object_get(st, "custom_kernels");
     if (json_is_object(ck) && !json_is_true(json_object_get(st, "kernels")))
-      printf("custom allreduce kernels: %s-built for %s, loaded %s\n", json_string_value(json_object_get(ck, "compiler")),
+      printf("custom allreduce kernels: %s-built for %s, %s\n", json_string_value(json_object_get(ck, "compiler")),
              json_string_value(json_object_get(ck, "archs")), json_string_value(json_object_get(ck, "load")));
     json_decref(st);
     printf("GPUs visible: %d", gpus);

@@ -141,7 +141,7 @@ static json_t *custom_kernels(void) {
   for (int i = 0; i < ar_rtc_nimages && at < sizeof archs; i++)
     at += (size_t)snprintf(archs + at, sizeof archs - at, "%s%s_%d", i ? "," : "", ar_rtc_images[i].ptx ? "compute" : "sm",
                            ar_rtc_images[i].arch);
-  return json_pack("{s:s, s:s, s:s}", "compiler", "nvrtc", "archs", archs, "load", "at run time (CUDA driver API)");
+  return json_pack("{s:s, s:s, s:s}", "compiler", "nvrtc", "archs", archs, "load", "loaded at run time (CUDA driver API)");
 #elif AR_HAVE_NVCC
   return json_pack("{s:s, s:s, s:s}", "compiler", "nvcc", "archs", AR_CUDA_ARCHS, "load", "linked in");
 #else
