@@ -6,19 +6,18 @@
 #include "ar_p2p.h"
 #include "backends/gpu/rtc_pick.h"
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The driver API functions used here, as cuda.h declares them (CUDA 12.x / 13.0). */
-typedef CUresult (*ar_pfn_load)(CUmodule *module, const void *image);
-typedef CUresult (*ar_pfn_getfn)(CUfunction *hfunc, CUmodule hmod, const char *name);
-typedef CUresult (*ar_pfn_launch)(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
-                                  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
-                                  unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
-typedef CUresult (*ar_pfn_paraminfo)(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
+/* The driver API functions used here, by cudaTypedefs.h's types of the versions asked for below. */
+typedef PFN_cuModuleLoadData_v2000 ar_pfn_load;
+typedef PFN_cuModuleGetFunction_v2000 ar_pfn_getfn;
+typedef PFN_cuLaunchKernel_v4000 ar_pfn_launch;
+typedef PFN_cuFuncGetParamInfo_v12040 ar_pfn_paraminfo;
 
 enum { AR_RTC_MAX_DEVICES = 64, AR_RTC_WHY = 256 };
 
