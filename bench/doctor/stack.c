@@ -220,12 +220,17 @@ static void check_archs(struct ar_doc *d, const int *cc, int n, int drv) {
                  "sm_%d GPUs need CUDA >= %s; the driver supports only %s", cc[i], need, have);
 #if AR_HAVE_RTC /* custom kernels: NVRTC-built cubins loaded at run time; fill/check staged through the host */
     char why[256];
-    if (ar_rtc_pick(ar_rtc_images, ar_rtc_nimages, cc[i], why, sizeof why) < 0)
+    int img = ar_rtc_pick(ar_rtc_images, ar_rtc_nimages, cc[i], why, sizeof why);
+    if (img < 0)
       ar_doc_add(d, G, "archs", AR_D_INFO, "rebuild with -Dcuda-archs including it",
                  "sm_%d: p2p-* and fused unavailable: %s", cc[i], why);
+    else if (ar_rtc_images[img].ptx)
+      ar_doc_add(d, G, "archs", AR_D_INFO, "rebuild with -Dcuda-archs including it for no JIT at start",
+                 "sm_%d: custom kernels by JIT from the embedded compute_%d PTX (NVRTC-built)", cc[i],
+                 ar_rtc_images[img].arch);
     else
-      ar_doc_add(d, G, "archs", AR_D_OK, "", "sm_%d: custom kernels NVRTC-built into this binary, loaded at run time",
-                 cc[i]);
+      ar_doc_add(d, G, "archs", AR_D_OK, "", "sm_%d: custom kernels NVRTC-built into this binary (sm_%d cubin), loaded "
+                 "at run time", cc[i], ar_rtc_images[img].arch);
 #else
     if (!AR_HAVE_NVCC)
       ar_doc_add(d, G, "archs", AR_D_INFO, "", "sm_%d: this build has no custom GPU kernels (built without nvcc)",

@@ -37,7 +37,7 @@ comp=$(sed -n 's/^custom kernels \([a-z]*\)-built for .*/\1/p' <<<"$ver")
 if [ $compiled = 1 ]; then
   case "$comp" in
     nvcc) grep -q "^custom kernels nvcc-built for .*, linked in$" <<<"$ver" || fail "version: $ver" ;;
-    nvrtc) grep -Eq "^custom kernels nvrtc-built for sm_[0-9]+(,sm_[0-9]+)*, loaded at run time" <<<"$ver" ||
+    nvrtc) grep -Eq "^custom kernels nvrtc-built for sm_[0-9]+(,(sm|compute)_[0-9]+)*, loaded at run time" <<<"$ver" ||
              fail "version: $ver"
            grep -Eq "^custom allreduce kernels: nvrtc-built for sm_[0-9]+" <<<"$list" || fail "list: no NVRTC line" ;;
     *) fail "p2p-* compiled in but version names no custom kernel compiler: $ver" ;;

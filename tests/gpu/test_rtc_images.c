@@ -1,6 +1,7 @@
 /* test_rtc_images.c — NVRTC stacks: every cubin embedded in arbench (the generated ar_rtc_images.c) is an ELF
- * image whose symbol table has each kernel the launchers ask the driver for, and one per arch of cuda-archs.
- * Usage: test_rtc_images ARCHS (e.g. 80,86,90). No GPU needed. */
+ * image whose symbol table has each kernel the launchers ask the driver for, one per arch of cuda-archs, and
+ * the PTX of the newest arch is a C string with an .entry of each. Usage: test_rtc_images ARCHS (e.g. 80,86,90).
+ * No GPU needed. */
 #include "backends/gpu/rtc_pick.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,18 +12,31 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s ARCHS\n", argv[0]);
     return 2;
   }
-  int fails = 0, want = 0;
+  int fails = 0, want = 0, newest = 0;
   char archs[256];
   snprintf(archs, sizeof archs, "%s", argv[1]);
   for (char *a = strtok(archs, ", "); a; a = strtok(NULL, ", ")) {
     int found = 0;
     want++;
+    newest = atoi(a) > newest ? atoi(a) : newest;
     for (int i = 0; i < ar_rtc_nimages; i++) found += !ar_rtc_images[i].ptx && ar_rtc_images[i].arch == atoi(a);
     if (found != 1) fprintf(stderr, "FAIL: sm_%s: %d embedded cubins (expected 1)\n", a, found), fails++;
   }
-  if (ar_rtc_nimages != want) fprintf(stderr, "FAIL: %d images for %d archs\n", ar_rtc_nimages, want), fails++;
+  int ptx = 0;
+  for (int i = 0; i < ar_rtc_nimages; i++) ptx += ar_rtc_images[i].ptx && ar_rtc_images[i].arch == newest;
+  if (ptx != 1) fprintf(stderr, "FAIL: %d PTX images for compute_%d (expected 1)\n", ptx, newest), fails++;
+  if (ar_rtc_nimages != want + 1) fprintf(stderr, "FAIL: %d images for %d archs + PTX\n", ar_rtc_nimages, want), fails++;
   for (int i = 0; i < ar_rtc_nimages; i++) {
     const struct ar_rtc_image *im = &ar_rtc_images[i];
+    if (im->ptx) { /* a C string (the driver reads it up to its NUL) with an .entry per kernel */
+      if (!im->size || im->data[im->size - 1]) fprintf(stderr, "FAIL: compute_%d PTX not NUL-terminated\n", im->arch), fails++;
+      for (int k = 0; k < AR_RTC_NKERNELS && im->size && !im->data[im->size - 1]; k++) {
+        char entry[128];
+        snprintf(entry, sizeof entry, ".entry %s(", ar_rtc_kernel_names[k]);
+        if (!strstr((const char *)im->data, entry)) fprintf(stderr, "FAIL: compute_%d PTX: no '%s'\n", im->arch, entry), fails++;
+      }
+      continue;
+    }
     for (int k = 0; k < AR_RTC_NKERNELS; k++) {
       int r = ar_rtc_elf_has_func(im->data, im->size, ar_rtc_kernel_names[k]);
       if (r != 1) fprintf(stderr, "FAIL: sm_%d: kernel %d '%s': %s\n", im->arch, k, ar_rtc_kernel_names[k],
@@ -40,6 +54,6 @@ int main(int argc, char **argv) {
       fprintf(stderr, "FAIL: sm_%d: a kernel never instantiated resolves\n", im->arch), fails++;
   }
   if (fails) return 1;
-  printf("rtc images: %d cubins, %d kernels each resolve\n", ar_rtc_nimages, AR_RTC_NKERNELS);
+  printf("rtc images: %d cubins + PTX, %d kernels each resolve\n", ar_rtc_nimages - 1, AR_RTC_NKERNELS);
   return 0;
 }
