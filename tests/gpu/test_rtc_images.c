@@ -1,7 +1,5 @@
-/* test_rtc_images.c — NVRTC stacks: every cubin embedded in arbench (the generated ar_rtc_images.c) is an ELF
- * image whose symbol table has each kernel the launchers ask the driver for, one per arch of cuda-archs, and
- * the PTX of the newest arch is a C string with an .entry of each. Usage: test_rtc_images ARCHS (e.g. 80,86,90).
- * No GPU needed. */
+/* test_rtc_images.c — NVRTC stacks, no GPU: each cubin embedded in arbench (one per arch of ARCHS, argv[1]) has every
+ * kernel the launchers look up in its ELF symbol table, and the newest arch's PTX is a C string with their .entry. */
 #include "backends/gpu/rtc_pick.h"
 #include <stdio.h>
 #include <stdlib.h>

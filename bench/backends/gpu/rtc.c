@@ -1,6 +1,5 @@
-/* rtc.c — the custom kernels' launchers (ar_cu_p2p, ar_cu_fused of kernels/ar_p2p.h) on stacks without nvcc:
- * the NVRTC-built cubins embedded at build time (scripts/embed-cubins.py) are loaded through the CUDA driver
- * API, whose entry points come from the runtime (no link against libcuda), and launched with cuLaunchKernel. */
+/* rtc.c — ar_cu_p2p / ar_cu_fused (kernels/ar_p2p.h) on stacks without nvcc: load the embedded NVRTC-built images
+ * through the CUDA driver API (entry points from the runtime, no link against libcuda) and cuLaunchKernel them. */
 #include "ar_config.h"
 #include "ar.h"
 #include "ar_p2p.h"
