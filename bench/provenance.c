@@ -194,8 +194,13 @@ int ar_cmd_version(int argc, char **argv) {
   printf("stack        %s\n", S("name"));
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
+  json_t *ck = json_object_get(st, "custom_kernels");
   printf("GPU archs    %s\n", json_is_true(json_object_get(st, "kernels")) ? S("archs")
-                              : "none (no nvcc in this stack: no GPU kernels compiled in)");
+                              : json_is_object(ck) ? "none linked in (no nvcc in this stack: fill/check staged through the host)"
+                                                   : "none (no nvcc in this stack: no GPU kernels compiled in)");
+  if (json_is_object(ck)) /* p2p-* and fused: nvcc's, or NVRTC's cubins loaded at run time */
+    printf("custom kernels %s-built for %s, %s\n", json_string_value(json_object_get(ck, "compiler")),
+           json_string_value(json_object_get(ck, "archs")), json_string_value(json_object_get(ck, "load")));
   ar_print_kernel_build(json_object_get(st, "kernel_build"));
   printf("MPI          %s\n", mpi);
   printf("hwloc        %s\n", hline);

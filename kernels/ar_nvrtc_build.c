@@ -1,5 +1,6 @@
 /* ar_nvrtc_build.c — build-time tool: compile one kernel source with the stack's NVRTC for one SM arch
- * into a cubin, and write NVRTC's log (ptxas -v: registers and spills per kernel) for kernel-report.py.
+ * into a cubin (or, ARCH compute_NN, into PTX), and write NVRTC's log (ptxas -v: registers and spills per
+ * kernel) for kernel-report.py.
  * Usage: ar_nvrtc_build SRC ARCH OUT_CUBIN OUT_LOG [-Idir ...]   (exit 0 also when the compile fails:
  * the log's first line says "nvrtc MAJOR.MINOR ok" or "nvrtc MAJOR.MINOR error: WHAT", and the cubin is
  * empty; exit 1: the tool itself failed) */
@@ -25,11 +26,12 @@ static char *ar_read_file(const char *path) {
   return s;
 }
 
-static int ar_write_cubin(nvrtcProgram p, const char *path) {
+/* The compiled image: the cubin, or (ptx) the PTX text with its terminating NUL. */
+static int ar_write_image(nvrtcProgram p, const char *path, int ptx) {
   size_t n = 0;
-  if (nvrtcGetCUBINSize(p, &n) != NVRTC_SUCCESS || n == 0) return -1;
+  if ((ptx ? nvrtcGetPTXSize(p, &n) : nvrtcGetCUBINSize(p, &n)) != NVRTC_SUCCESS || n == 0) return -1;
   char *bin = malloc(n);
-  if (!bin || nvrtcGetCUBIN(p, bin) != NVRTC_SUCCESS) {
+  if (!bin || (ptx ? nvrtcGetPTX(p, bin) : nvrtcGetCUBIN(p, bin)) != NVRTC_SUCCESS) {
     free(bin);
     return -1;
   }
@@ -41,15 +43,19 @@ static int ar_write_cubin(nvrtcProgram p, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 5 || argc - 5 > AR_NVRTC_MAX_OPTS - 4) {
+  if (argc < 5 || argc - 5 > AR_NVRTC_MAX_OPTS - 3) {
     fprintf(stderr, "usage: %s SRC ARCH OUT_CUBIN OUT_LOG [-Idir ...]\n", argv[0]);
     return 1;
   }
   const char *src_path = argv[1], *cubin_path = argv[3], *log_path = argv[4];
+  /* ARCH 90: a cubin for sm_90; compute_120: PTX for compute_120 (OUT_CUBIN gets the PTX text) */
+  int ptx = !strncmp(argv[2], "compute_", 8);
   char arch[64];
-  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%s", argv[2]);
-  const char *opts[AR_NVRTC_MAX_OPTS] = {arch, "-std=c++17", "--ptxas-options=-v", "-lineinfo"};
-  int nopts = 4;
+  snprintf(arch, sizeof arch, "--gpu-architecture=%s%s", ptx ? "" : "sm_", argv[2]);
+  /* No -lineinfo: the images of ar_p2p.cu are embedded in arbench (scripts/embed-cubins.py), and line info would
+   * triple their size (same registers and spills either way). */
+  const char *opts[AR_NVRTC_MAX_OPTS] = {arch, "-std=c++17", "--ptxas-options=-v"};
+  int nopts = ptx ? 2 : 3;
   for (int i = 5; i < argc; i++) opts[nopts++] = argv[i];
   char *src = ar_read_file(src_path);
   if (!src) {
@@ -71,8 +77,9 @@ int main(int argc, char **argv) {
     nvrtcGetProgramLogSize(p, &n);
     char *text = calloc(1, n + 1);
     if (text) nvrtcGetProgramLog(p, text);
-    if (r == NVRTC_SUCCESS && ar_write_cubin(p, cubin_path)) {
-      fprintf(log, "nvrtc %d.%d error: no cubin for sm_%s\n%s\n", major, minor, argv[2], text ? text : "");
+    if (r == NVRTC_SUCCESS && ar_write_image(p, cubin_path, ptx)) {
+      fprintf(log, "nvrtc %d.%d error: no %s for %s%s\n%s\n", major, minor, ptx ? "PTX" : "cubin", ptx ? "" : "sm_",
+              argv[2], text ? text : "");
     } else if (r == NVRTC_SUCCESS) {
       fprintf(log, "nvrtc %d.%d ok\n%s\n", major, minor, text ? text : "");
     } else {

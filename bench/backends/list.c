@@ -47,12 +47,12 @@ int ar_cmd_list(int argc, char **argv) {
 #ifndef AR_HAVE_CUDA
     printf("%-14s %-6s %-52s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
 #endif
-#if !defined(AR_HAVE_CUDA) || !AR_HAVE_NVCC
+#if !defined(AR_HAVE_CUDA) || !AR_HAVE_P2P
     static const char *const custom[] = {"p2p-oneshot", "p2p-twoshot", "p2p-staged", "p2p-islands", "fused"};
     for (int i = 0; i < 5; i++)
       printf("%-14s %-6s %-52s %s\n", custom[i], "gpu",
 #ifdef AR_HAVE_CUDA
-             "not compiled in: no nvcc in this stack",
+             "not compiled in: no nvcc or NVRTC in this stack",
 #else
              "not compiled in: built without CUDA",
 #endif
@@ -75,8 +75,14 @@ int ar_cmd_list(int argc, char **argv) {
     printf("\nstack: %s; GPU kernels (fill/check, custom allreduce): %s\n",
            json_string_value(json_object_get(st, "name")),
            json_is_true(json_object_get(st, "kernels")) ? archs
+           : json_is_object(json_object_get(st, "custom_kernels"))
+               ? "fill/check not built: no nvcc under cuda-home (data staged through the host)"
            : json_object_get(st, "kernels") ? "not built: no nvcc under cuda-home (data staged through the host)"
                                             : "not built: no CUDA");
+    json_t *ck = json_object_get(st, "custom_kernels");
+    if (json_is_object(ck) && !json_is_true(json_object_get(st, "kernels")))
+      printf("custom allreduce kernels: %s-built for %s, %s\n", json_string_value(json_object_get(ck, "compiler")),
+             json_string_value(json_object_get(ck, "archs")), json_string_value(json_object_get(ck, "load")));
     json_decref(st);
     printf("GPUs visible: %d", gpus);
     if (!gpus) printf(" (%s)", why);

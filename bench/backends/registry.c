@@ -9,7 +9,7 @@ extern const struct ar_backend ar_be_mpi;
 extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_staged, ar_be_shm_islands;
 #ifdef AR_HAVE_CUDA
 extern const struct ar_backend ar_be_nccl;
-#if AR_HAVE_NVCC
+#if AR_HAVE_P2P /* nvcc's kernels, or NVRTC's loaded at run time */
 extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
 extern const struct ar_backend ar_be_fused;
 #endif
@@ -26,7 +26,7 @@ static const struct ar_backend *const registry[] = {
   &ar_be_shm_islands,
 #ifdef AR_HAVE_CUDA
   &ar_be_nccl,
-#if AR_HAVE_NVCC
+#if AR_HAVE_P2P
   &ar_be_p2p_oneshot,
   &ar_be_p2p_twoshot,
   &ar_be_p2p_staged,

@@ -3,6 +3,7 @@
  * against the archs compiled in and what each toolkit can build, and a one-line verdict. */
 #include "doctor/doctor.h"
 #include "ar_config.h"
+#include "backends/gpu/rtc_pick.h"
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -186,6 +187,7 @@ static int gpu_ccs(struct ar_doc *d, const struct ar_doc_gpu *g, int n, int *cc)
   return m;
 }
 
+#if !AR_HAVE_RTC /* nvcc builds: the archs of -Dcuda-archs are linked in */
 static int in_list(const char *archs, int cc) {
   char buf[128], *save = NULL;
   snprintf(buf, sizeof buf, "%s", archs);
@@ -201,6 +203,7 @@ static int max_arch(const char *archs) {
   for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) m = atoi(t) > m ? atoi(t) : m;
   return m;
 }
+#endif
 
 static void check_archs(struct ar_doc *d, const int *cc, int n, int drv) {
   int done[64], nd = 0;
@@ -215,6 +218,20 @@ static void check_archs(struct ar_doc *d, const int *cc, int n, int drv) {
     if (drv && drv < cuda_min_for(cc[i]))
       ar_doc_add(d, G, "archs", AR_D_FAIL, "update the driver (570 or newer for SM120)",
                  "sm_%d GPUs need CUDA >= %s; the driver supports only %s", cc[i], need, have);
+#if AR_HAVE_RTC /* custom kernels: NVRTC-built cubins loaded at run time; fill/check staged through the host */
+    char why[256];
+    int img = ar_rtc_pick(ar_rtc_images, ar_rtc_nimages, cc[i], why, sizeof why);
+    if (img < 0)
+      ar_doc_add(d, G, "archs", AR_D_INFO, "rebuild with -Dcuda-archs including it",
+                 "sm_%d: p2p-* and fused unavailable: %s", cc[i], why);
+    else if (ar_rtc_images[img].ptx)
+      ar_doc_add(d, G, "archs", AR_D_INFO, "rebuild with -Dcuda-archs including it for no JIT at start",
+                 "sm_%d: custom kernels by JIT from the embedded compute_%d PTX (NVRTC-built)", cc[i],
+                 ar_rtc_images[img].arch);
+    else
+      ar_doc_add(d, G, "archs", AR_D_OK, "", "sm_%d: custom kernels NVRTC-built into this binary (sm_%d cubin), loaded "
+                 "at run time", cc[i], ar_rtc_images[img].arch);
+#else
     if (!AR_HAVE_NVCC)
       ar_doc_add(d, G, "archs", AR_D_INFO, "", "sm_%d: this build has no custom GPU kernels (built without nvcc)",
                  cc[i]);
@@ -227,6 +244,7 @@ static void check_archs(struct ar_doc *d, const int *cc, int n, int drv) {
       ar_doc_add(d, G, "archs", AR_D_WARN, "rebuild with -Dcuda-archs=...,<cc>",
                  "sm_%d: not compiled in (archs %s) and older than the PTX: the custom kernels cannot run", cc[i],
                  AR_CUDA_ARCHS);
+#endif
   }
 }
 

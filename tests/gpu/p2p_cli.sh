@@ -32,16 +32,32 @@ if [ $compiled = 1 ]; then
   bad 'p2p-twoshot:blocks=65' "p2p-twoshot variant blocks=65: expected an integer 1..64"
   bad 'p2p-oneshot:color=red' "p2p-oneshot variant: unknown key 'color' (known: mode, reg, blocks, threads)"
 fi
+# How the custom kernels got in: nvcc's linked in, or (stacks without nvcc) NVRTC's cubins loaded at run time.
+ver=$("$ARBENCH" version)
+comp=$(sed -n 's/^custom kernels \([a-z]*\)-built for .*/\1/p' <<<"$ver")
+if [ $compiled = 1 ]; then
+  case "$comp" in
+    nvcc) grep -q "^custom kernels nvcc-built for .*, linked in$" <<<"$ver" || fail "version: $ver" ;;
+    nvrtc) grep -Eq "^custom kernels nvrtc-built for sm_[0-9]+(,(sm|compute)_[0-9]+)*, loaded at run time" <<<"$ver" ||
+             fail "version: $ver"
+           grep -Eq "^custom allreduce kernels: nvrtc-built for sm_[0-9]+" <<<"$list" || fail "list: no NVRTC line" ;;
+    *) fail "p2p-* compiled in but version names no custom kernel compiler: $ver" ;;
+  esac
+else
+  [ -z "$comp" ] || fail "p2p-* not compiled in but version says custom kernels $comp-built"
+fi
 [ $compiled = 1 ] || { echo "p2p_cli: ok (p2p-* not compiled in: listed with the reason)"; exit 0; }
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if [ "${gpus:-0}" -gt 0 ]; then echo "p2p_cli: ok (GPUs present: device-check.sh runs the kernels)"; exit 0; fi
 expect_status 0 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-oneshot:mode=push;p2p-twoshot;p2p-staged:blocks=4;p2p-islands;fused:hidden=7168,blocks=4,threads=256;fused:unfused=p2p;fused:unfused=nccl' --sizes 8,1M \
   -J "$TMP/r.jsonl"
-"$PY" - "$TMP/r.jsonl" "$compiled" <<'PY' || fail "skip records"
+"$PY" - "$TMP/r.jsonl" "$compiled" "$comp" <<'PY' || fail "skip records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 skips = {r["spec"]: r for r in recs if r.get("type") == "skip"}
 assert not [r for r in recs if r.get("type") == "result"], "results without a GPU"
+runs = [r for r in recs if r.get("type") == "run"]
+assert runs and all(r["stack"]["custom_kernels"]["compiler"] == sys.argv[3] for r in runs), [r.get("stack") for r in runs]
 if sys.argv[2] == "1":
     for b in ("p2p-oneshot:reg=1", "p2p-oneshot:mode=push", "p2p-twoshot", "p2p-staged:blocks=4", "p2p-islands",
               "fused:hidden=7168,blocks=4,threads=256", "fused:unfused=p2p", "fused:unfused=nccl"):

@@ -54,6 +54,9 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
       return -AR_EUNAVAIL;
     }
   }
+#if AR_HAVE_RTC /* the norm kernel runs with either inner backend: load the NVRTC-built kernels before it */
+  if (v.unfused == AR_FUSED_NCCL && (rc = ar_rtc_load(env->device, env->comm, "fused", err, len))) return rc;
+#endif
   struct ar_fused *s = calloc(1, sizeof *s);
   if (!s) return -AR_ERUNTIME;
   s->v = v;

@@ -5,6 +5,7 @@
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/priv.h"
 #include "backends/gpu/nccl_parse.h"
+#include "backends/gpu/rtc_pick.h"
 #include "opts.h"
 #include <cuda_runtime_api.h>
 #include <ctype.h>
@@ -131,6 +132,23 @@ int ar_gpu_select(struct ar_env *env, char *err, size_t len) {
 
 static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
 
+/* How the custom allreduce kernels (p2p-*, fused) got into this binary: "nvcc", "nvrtc" (cubins embedded, loaded
+ * at run time; archs: the cubins'), or null (not compiled in). */
+static json_t *custom_kernels(void) {
+#if AR_HAVE_RTC
+  char archs[128] = "";
+  size_t at = 0;
+  for (int i = 0; i < ar_rtc_nimages && at < sizeof archs; i++)
+    at += (size_t)snprintf(archs + at, sizeof archs - at, "%s%s_%d", i ? "," : "", ar_rtc_images[i].ptx ? "compute" : "sm",
+                           ar_rtc_images[i].arch);
+  return json_pack("{s:s, s:s, s:s}", "compiler", "nvrtc", "archs", archs, "load", "loaded at run time (CUDA driver API)");
+#elif AR_HAVE_NVCC
+  return json_pack("{s:s, s:s, s:s}", "compiler", "nvcc", "archs", AR_CUDA_ARCHS, "load", "linked in");
+#else
+  return json_null();
+#endif
+}
+
 json_t *ar_stack_describe(void) {
   int runtime = 0, driver = 0, loaded = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -153,6 +171,7 @@ json_t *ar_stack_describe(void) {
                          "nccl_loaded", str_or_null(nl), "archs", str_or_null(AR_HAVE_NVCC ? AR_CUDA_ARCHS : ""),
                          "kernels", AR_HAVE_NVCC, "cuda_home", AR_CUDA_HOME, "nccl_home", AR_NCCL_HOME);
   if (*warn) json_object_set_new(st, "warning", json_string(warn));
+  json_object_set_new(st, "custom_kernels", custom_kernels());
   /* How this stack's compiler built each kernel per arch (kernels/meson.build); null if unreadable. */
   json_object_set_new(st, "kernel_build", json_loads(AR_KERNEL_REPORT, 0, NULL));
   return st;

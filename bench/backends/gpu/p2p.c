@@ -78,6 +78,9 @@ int ar_p2p_available(const struct ar_env *env, char *why, size_t len) {
              env->rank, env->local_nranks, count, count == 1 ? "" : "s");
     return -AR_EUNAVAIL;
   }
+#if AR_HAVE_RTC /* NVRTC-built kernels, loaded at run time: is there an image for this GPU? */
+  if (ar_rtc_ready(env->device, why, len)) return -AR_EUNAVAIL;
+#endif
   return 0;
 }
 
@@ -166,6 +169,9 @@ int ar_p2p_open(const struct ar_env *env, const char *variant, void **state, cha
   MPI_Allreduce(&sm, &s->sm_count, 1, MPI_INT, MPI_MIN, s->comm);
   if (s->sm_count > AR_P2P_MAX_BLOCKS) s->sm_count = AR_P2P_MAX_BLOCKS;
   rc = check_access(s, env->device, err, len);
+#if AR_HAVE_RTC /* load the kernels now, not at the first launch (which may be inside a graph capture) */
+  if (!rc) rc = ar_rtc_load(env->device, s->comm, be->name, err, len);
+#endif
   /* Ranks sharing a GPU (MPS) compete for its SMs: every block of every rank must still be resident. */
   s->sm_count /= s->per_gpu;
   if (s->sm_count < 1) s->sm_count = 1;

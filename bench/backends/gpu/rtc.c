@@ -1,0 +1,161 @@
+/* rtc.c — ar_cu_p2p / ar_cu_fused (kernels/ar_p2p.h) on stacks without nvcc: load the embedded NVRTC-built images
+ * through the CUDA driver API (entry points from the runtime, no link against libcuda) and cuLaunchKernel them. */
+#include "ar_config.h"
+#include "ar.h"
+#include "ar_p2p.h"
+#include "backends/gpu/rtc_pick.h"
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The driver API functions used here, by cudaTypedefs.h's types of the versions asked for below. */
+typedef PFN_cuModuleLoadData_v2000 ar_pfn_load;
+typedef PFN_cuModuleGetFunction_v2000 ar_pfn_getfn;
+typedef PFN_cuLaunchKernel_v4000 ar_pfn_launch;
+typedef PFN_cuFuncGetParamInfo_v12040 ar_pfn_paraminfo;
+
+enum { AR_RTC_MAX_DEVICES = 64, AR_RTC_WHY = 256 };
+
+/* What one device has loaded: its module (in the device's primary context) and kernels. */
+struct ar_rtc_dev {
+  int state; /* 0 = not tried, 1 = loaded, -1 = failed (why) */
+  char why[AR_RTC_WHY];
+  CUmodule mod;
+  CUfunction fn[AR_RTC_NKERNELS];
+  ar_pfn_launch launch;
+};
+
+/* Process-wide cache, one entry per device. A static is unavoidable here: the launchers' signature
+ * (shared with the nvcc build, where the runtime registers its fatbin per process the same way) carries no
+ * backend state, and a module belongs to the device's primary context, which lives as long as the process;
+ * several backend states (p2p-*, fused) share one load. The mutex guards the first load. */
+static struct ar_rtc_dev ar_rtc_devs[AR_RTC_MAX_DEVICES];
+static pthread_mutex_t ar_rtc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A driver entry point by name (CUDA 12.0 ABI or newer, per cuda.h of this stack), NULL if the driver lacks it. */
+static void *entry(const char *sym, unsigned int version) {
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  cudaError_t e = cudaGetDriverEntryPointByVersion(sym, &fn, version, cudaEnableDefault, &q);
+#else
+  (void)version;
+  cudaError_t e = cudaGetDriverEntryPoint(sym, &fn, cudaEnableDefault, &q);
+#endif
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();
+    return NULL;
+  }
+  return fn;
+}
+
+/* The device's compute capability as major * 10 + minor; -1 with why when the runtime cannot say. */
+static int device_cc(int dev, char *why, size_t len) {
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+    snprintf(why, len, "cannot read the compute capability of device %d: %s", dev,
+             cudaGetErrorString(cudaGetLastError()));
+    return -1;
+  }
+  return major * 10 + minor;
+}
+
+int ar_rtc_ready(int dev, char *why, size_t len) {
+  int cc = device_cc(dev, why, len);
+  if (cc < 0) return -AR_EUNAVAIL;
+  return ar_rtc_pick(ar_rtc_images, ar_rtc_nimages, cc, why, len) < 0 ? -AR_EUNAVAIL : 0;
+}
+
+static void load(struct ar_rtc_dev *d, int dev) {
+  d->state = -1;
+  int cc = device_cc(dev, d->why, sizeof d->why);
+  int img = cc < 0 ? -1 : ar_rtc_pick(ar_rtc_images, ar_rtc_nimages, cc, d->why, sizeof d->why);
+  if (img < 0) return;
+  ar_pfn_load mload = (ar_pfn_load)entry("cuModuleLoadData", 12000);
+  ar_pfn_getfn getfn = (ar_pfn_getfn)entry("cuModuleGetFunction", 12000);
+  ar_pfn_paraminfo pinfo = (ar_pfn_paraminfo)entry("cuFuncGetParamInfo", 12040); /* optional: driver >= 12.4 */
+  d->launch = (ar_pfn_launch)entry("cuLaunchKernel", 12000);
+  if (!mload || !getfn || !d->launch) {
+    snprintf(d->why, sizeof d->why, "the CUDA driver gives no cuModuleLoadData/cuModuleGetFunction/cuLaunchKernel");
+    return;
+  }
+  /* The module goes into the current context: the device's primary one, made current by cudaSetDevice. */
+  if (cudaSetDevice(dev) != cudaSuccess || cudaFree(NULL) != cudaSuccess) {
+    snprintf(d->why, sizeof d->why, "cannot make device %d current: %s", dev, cudaGetErrorString(cudaGetLastError()));
+    return;
+  }
+  const struct ar_rtc_image *im = &ar_rtc_images[img];
+  CUresult r = mload(&d->mod, im->data);
+  if (r != CUDA_SUCCESS) {
+    snprintf(d->why, sizeof d->why, "cannot load the %s_%d kernel image on device %d (sm_%d): CUDA driver error %d",
+             im->ptx ? "compute" : "sm", im->arch, dev, cc, (int)r);
+    return;
+  }
+  for (int k = 0; k < AR_RTC_NKERNELS; k++) {
+    size_t off = 0, size = 0;
+    r = getfn(&d->fn[k], d->mod, ar_rtc_kernel_names[k]);
+    if (r != CUDA_SUCCESS) {
+      snprintf(d->why, sizeof d->why, "kernel %s not in the sm_%d image: CUDA driver error %d", ar_rtc_kernel_names[k],
+               im->arch, (int)r);
+      return;
+    }
+    /* The kernels take one struct ar_p2p_args by value: its size must be the host's. */
+    if (pinfo && pinfo(d->fn[k], 0, &off, &size) == CUDA_SUCCESS && size != sizeof(struct ar_p2p_args)) {
+      snprintf(d->why, sizeof d->why, "kernel %s takes %zu bytes of arguments, the host passes %zu (stale build?)",
+               ar_rtc_kernel_names[k], size, sizeof(struct ar_p2p_args));
+      return;
+    }
+  }
+  d->state = 1;
+}
+
+/* The loaded kernels of device dev, loading them on first use; NULL with why when they cannot be. */
+static struct ar_rtc_dev *get(int dev, char *why, size_t len) {
+  if (dev < 0 || dev >= AR_RTC_MAX_DEVICES) {
+    snprintf(why, len, "device %d: at most %d devices supported", dev, AR_RTC_MAX_DEVICES);
+    return NULL;
+  }
+  struct ar_rtc_dev *d = &ar_rtc_devs[dev];
+  pthread_mutex_lock(&ar_rtc_lock);
+  if (!d->state) load(d, dev);
+  pthread_mutex_unlock(&ar_rtc_lock);
+  if (d->state == 1) return d;
+  snprintf(why, len, "%s", d->why);
+  return NULL;
+}
+
+int ar_rtc_load(int dev, MPI_Comm comm, const char *who, char *err, size_t len) {
+  char why[AR_RTC_WHY] = "";
+  int bad = get(dev, why, sizeof why) == NULL, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm); /* every rank gives up together */
+  if (!any) return 0;
+  if (bad) snprintf(err, len, "%s: NVRTC-built kernels: %s", who, why);
+  else snprintf(err, len, "%s: another rank could not load the NVRTC-built kernels", who);
+  return -AR_EUNAVAIL;
+}
+
+static int launch(int slot, const struct ar_p2p_args *a, int blocks, int threads, void *stream) {
+  int dev = 0;
+  char why[AR_RTC_WHY];
+  if (cudaGetDevice(&dev) != cudaSuccess) return (int)cudaGetLastError();
+  struct ar_rtc_dev *d = get(dev, why, sizeof why);
+  if (!d) return (int)cudaErrorNoKernelImageForDevice;
+  void *params[] = {(void *)a}; /* one by-value parameter: the driver copies *a */
+  CUresult r = d->launch(d->fn[slot], (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0, (CUstream)stream, params, NULL);
+  /* CUresult and cudaError_t share the codes of launch errors (invalid value, out of resources, ...). */
+  return (int)r;
+}
+
+int ar_cu_p2p(const struct ar_p2p_args *a, int blocks, int threads, void *stream) {
+  int slot = a->dtype >= 0 && a->dtype < AR_RTC_FUSED0 ? a->dtype : 0; /* as the nvcc launcher: else float */
+  return launch(slot, a, blocks, threads, stream);
+}
+
+int ar_cu_fused(const struct ar_p2p_args *a, int fused, int blocks, int threads, void *stream) {
+  return launch(fused ? AR_RTC_FUSED1 : AR_RTC_FUSED0, a, blocks, threads, stream);
+}
