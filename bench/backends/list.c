@@ -56,7 +56,8 @@ int ar_cmd_list(int argc, char **argv) {
 #else
              "not compiled in: built without CUDA",
 #endif
-             "custom allreduce kernel over CUDA IPC");
+             i < 4 ? "custom allreduce kernel over CUDA IPC"
+                   : "custom allreduce + residual add + RMSNorm, one kernel (bf16)");
 #endif
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_SYMM
     { /* symm is compiled only with nvcc and NCCL >= 2.28 headers: say which is missing */
