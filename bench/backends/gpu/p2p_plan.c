@@ -60,6 +60,19 @@ static const char *p2p_name(int algo) {
   }
 }
 
+/* blocks=1..64 or threads=64..1024 (a multiple of 32): the launch shape of a p2p kernel, for p2p-* and fused. */
+static int shape_key(const char *who, const char *key, const char *val, int *blocks, int *threads, char *err,
+                     size_t len) {
+  if (!strcmp(key, "blocks")) return int_value(who, key, val, 1, AR_P2P_MAX_BLOCKS, blocks, err, len);
+  int rc = int_value(who, key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, threads, err, len);
+  if (!rc && *threads % 32) {
+    snprintf(err, len, "%s variant threads=%s: expected a multiple of 32 in %d..%d", who, val, AR_P2P_MIN_THREADS,
+             AR_P2P_MAX_THREADS);
+    return -AR_EINVAL;
+  }
+  return rc;
+}
+
 static int p2p_key(void *ctx, const char *key, const char *val, char *err, size_t len) {
   struct ar_p2p_variant *v = ctx;
   const char *who = p2p_name(v->algo);
@@ -76,16 +89,8 @@ static int p2p_key(void *ctx, const char *key, const char *val, char *err, size_
     return 0;
   }
   if (!strcmp(key, "reg")) return int_value(who, key, val, 0, 1, &v->reg, err, len);
-  if (!strcmp(key, "blocks")) return int_value(who, key, val, 1, AR_P2P_MAX_BLOCKS, &v->blocks, err, len);
-  if (!strcmp(key, "threads")) {
-    int rc = int_value(who, key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, &v->threads, err, len);
-    if (!rc && v->threads % 32) {
-      snprintf(err, len, "%s variant threads=%s: expected a multiple of 32 in %d..%d", who, val,
-               AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS);
-      return -AR_EINVAL;
-    }
-    return rc;
-  }
+  if (!strcmp(key, "blocks") || !strcmp(key, "threads"))
+    return shape_key(who, key, val, &v->blocks, &v->threads, err, len);
   snprintf(err, len, "%s variant: unknown key '%s' (known: %sreg, blocks, threads)", who, key,
            v->algo == AR_CORE_ONESHOT ? "mode, " : "");
   return -AR_EINVAL;
@@ -163,16 +168,8 @@ static int fused_key(void *ctx, const char *key, const char *val, char *err, siz
     v->eps = e;
     return 0;
   }
-  if (!strcmp(key, "blocks")) return int_value("fused", key, val, 1, AR_P2P_MAX_BLOCKS, &v->blocks, err, len);
-  if (!strcmp(key, "threads")) {
-    int rc = int_value("fused", key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, &v->threads, err, len);
-    if (!rc && v->threads % 32) {
-      snprintf(err, len, "fused variant threads=%s: expected a multiple of 32 in %d..%d", val, AR_P2P_MIN_THREADS,
-               AR_P2P_MAX_THREADS);
-      return -AR_EINVAL;
-    }
-    return rc;
-  }
+  if (!strcmp(key, "blocks") || !strcmp(key, "threads"))
+    return shape_key("fused", key, val, &v->blocks, &v->threads, err, len);
   if (!strcmp(key, "unfused")) {
     if (!strcmp(val, "nccl")) v->unfused = AR_FUSED_NCCL;
     else if (!strcmp(val, "p2p")) v->unfused = AR_FUSED_P2P;
