@@ -10,9 +10,10 @@ for i in 1 2 3; do run "$TMP/a.jsonl"; run "$TMP/b.jsonl"; done
 jq -r '.matches[] | "\(.size) B/A \(.ratio) [\(.lo), \(.hi)] \(.verdict)"' "$TMP/c.json"
 eq "three runs per side" "3" "$(jq -r '[.matches[].runs_a, .matches[].runs_b] | unique | map(tostring) | join(" ")' "$TMP/c.json")"
 # An A/A comparison at 95% per size may still flag one size in twenty: at most one size may differ from
-# "same", and only by a ratio within 15% of 1 (a real difference between the sides would be larger).
-eq "same, but for at most one small difference" "ok" "$(jq -r '[.matches[] | select(.verdict != "same")] as $d
-  | if ($d | length) <= 1 and all($d[]; .ratio > 0.85 and .ratio < 1.15) then "ok" else ($d | tostring) end' "$TMP/c.json")"
+# "same", and only as a borderline call, its interval ending within 5% of 1 (a CI run under ASan saw 8 B
+# at 1.25 [1.0007, 1.80]); a real difference, or intervals that ignore the run-to-run spread, lie further.
+eq "same, but for at most one borderline difference" "ok" "$(jq -r '[.matches[] | select(.verdict != "same")] as $d
+  | if ($d | length) <= 1 and all($d[]; .lo < 1.05 and .hi > 0.95) then "ok" else ($d | tostring) end' "$TMP/c.json")"
 # One launch per side: whatever the intervals say, no size is called faster or slower.
 for side in a b; do
   jq -c --arg id "$(jq -r 'select(.type=="run") | .run_id' "$TMP/$side.jsonl" | head -1)" 'select(.run_id == $id)' \
