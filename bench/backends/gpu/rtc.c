@@ -111,7 +111,7 @@ static void load(struct ar_rtc_dev *d, int dev) {
       return;
     }
   }
-  d->state = 1;
+  __atomic_store_n(&d->state, 1, __ATOMIC_RELEASE); /* published last: get() reads it without the lock */
 }
 
 /* The loaded kernels of device dev, loading them on first use; NULL with why when they cannot be. */
@@ -121,10 +121,12 @@ static struct ar_rtc_dev *get(int dev, char *why, size_t len) {
     return NULL;
   }
   struct ar_rtc_dev *d = &ar_rtc_devs[dev];
+  /* Loaded at backend init; every launch (inside the timed loop) then takes this path without the lock. */
+  if (__atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == 1) return d;
   pthread_mutex_lock(&ar_rtc_lock);
   if (!d->state) load(d, dev);
   pthread_mutex_unlock(&ar_rtc_lock);
-  if (d->state == 1) return d;
+  if (__atomic_load_n(&d->state, __ATOMIC_ACQUIRE) == 1) return d;
   snprintf(why, len, "%s", d->why);
   return NULL;
 }
