@@ -1,6 +1,7 @@
 /* p2p_plan.c — variant parsing, launch shapes and the peer-access verdict of the custom GPU backends,
  * and the fp64 reference of the fused allreduce + residual add + RMSNorm. Pure C (no CUDA). */
 #include "backends/gpu/p2p_plan.h"
+#include "backends/gpu/variant.h"
 #include "ar_core.h"
 #include "dtype.h"
 #include <errno.h>
@@ -8,48 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Integer value of key=val in lo..hi; -AR_EINVAL with a message otherwise. */
-static int int_value(const char *who, const char *key, const char *val, int lo, int hi, int *out, char *err,
-                     size_t len) {
-  char *end;
-  errno = 0;
-  long x = strtol(val, &end, 10);
-  if (!*val || *end || errno || x < lo || x > hi) {
-    snprintf(err, len, "%s variant %s=%s: expected an integer %d..%d", who, key, val, lo, hi);
-    return -AR_EINVAL;
-  }
-  *out = (int)x;
-  return 0;
-}
-
-/* Split text at commas into key=value pairs and hand each to fn; -AR_EINVAL on malformed pairs. */
-typedef int (*ar_kv_fn)(void *ctx, const char *key, const char *val, char *err, size_t len);
-static int each_pair(const char *who, const char *keys, const char *text, ar_kv_fn fn, void *ctx, char *err,
-                     size_t len) {
-  char buf[256];
-  if (strlen(text) >= sizeof buf) {
-    snprintf(err, len, "%s variant '%.60s...': too long", who, text);
-    return -AR_EINVAL;
-  }
-  if (*text && (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))) {
-    snprintf(err, len, "%s variant '%s': empty key=value between commas", who, text);
-    return -AR_EINVAL;
-  }
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq || eq == kv || !eq[1]) {
-      snprintf(err, len, "%s variant '%s': expected key=value (keys: %s)", who, kv, keys);
-      return -AR_EINVAL;
-    }
-    *eq = 0;
-    int rc = fn(ctx, kv, eq + 1, err, len);
-    if (rc) return rc;
-  }
-  return 0;
-}
 
 static const char *p2p_name(int algo) {
   switch (algo) {
@@ -63,8 +22,8 @@ static const char *p2p_name(int algo) {
 /* blocks=1..64 or threads=64..1024 (a multiple of 32): the launch shape of a p2p kernel, for p2p-* and fused. */
 static int shape_key(const char *who, const char *key, const char *val, int *blocks, int *threads, char *err,
                      size_t len) {
-  if (!strcmp(key, "blocks")) return int_value(who, key, val, 1, AR_P2P_MAX_BLOCKS, blocks, err, len);
-  int rc = int_value(who, key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, threads, err, len);
+  if (!strcmp(key, "blocks")) return ar_variant_int(who, key, val, 1, AR_P2P_MAX_BLOCKS, blocks, err, len);
+  int rc = ar_variant_int(who, key, val, AR_P2P_MIN_THREADS, AR_P2P_MAX_THREADS, threads, err, len);
   if (!rc && *threads % 32) {
     snprintf(err, len, "%s variant threads=%s: expected a multiple of 32 in %d..%d", who, val, AR_P2P_MIN_THREADS,
              AR_P2P_MAX_THREADS);
@@ -88,7 +47,7 @@ static int p2p_key(void *ctx, const char *key, const char *val, char *err, size_
     v->push = !strcmp(val, "push");
     return 0;
   }
-  if (!strcmp(key, "reg")) return int_value(who, key, val, 0, 1, &v->reg, err, len);
+  if (!strcmp(key, "reg")) return ar_variant_int(who, key, val, 0, 1, &v->reg, err, len);
   if (!strcmp(key, "blocks") || !strcmp(key, "threads"))
     return shape_key(who, key, val, &v->blocks, &v->threads, err, len);
   snprintf(err, len, "%s variant: unknown key '%s' (known: %sreg, blocks, threads)", who, key,
@@ -100,7 +59,7 @@ int ar_p2p_variant_parse(int algo, const char *text, struct ar_p2p_variant *v, c
   memset(v, 0, sizeof *v);
   v->algo = algo;
   const char *keys = algo == AR_CORE_ONESHOT ? "mode, reg, blocks, threads" : "reg, blocks, threads";
-  return each_pair(p2p_name(algo), keys, text ? text : "", p2p_key, v, err, len);
+  return ar_variant_each(p2p_name(algo), keys, text ? text : "", p2p_key, v, err, len);
 }
 
 void ar_p2p_variant_text(const struct ar_p2p_variant *v, char *buf, size_t len) {
@@ -149,7 +108,7 @@ int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const
 static int fused_key(void *ctx, const char *key, const char *val, char *err, size_t len) {
   struct ar_fused_variant *v = ctx;
   if (!strcmp(key, "hidden")) {
-    int rc = int_value("fused", key, val, 8, 1 << 16, &v->hidden, err, len);
+    int rc = ar_variant_int("fused", key, val, 8, 1 << 16, &v->hidden, err, len);
     if (!rc && v->hidden % 8) {
       snprintf(err, len, "fused variant hidden=%s: expected a multiple of 8 (one 16-byte vector) in 8..65536",
                val);
@@ -188,7 +147,7 @@ int ar_fused_variant_parse(const char *text, struct ar_fused_variant *v, char *e
   v->eps = 1e-6;
   v->unfused = AR_FUSED_FUSED;
   v->blocks = v->threads = 0;
-  int rc = each_pair("fused", "hidden, eps, unfused, blocks, threads", text ? text : "", fused_key, v, err, len);
+  int rc = ar_variant_each("fused", "hidden, eps, unfused, blocks, threads", text ? text : "", fused_key, v, err, len);
   if (!rc && v->unfused == AR_FUSED_NCCL && (v->blocks || v->threads)) {
     snprintf(err, len, "fused variant unfused=nccl takes no blocks= or threads= (NCCL picks its own launch; "
              "they shape the one-shot of fused and unfused=p2p)");

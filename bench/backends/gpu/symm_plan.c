@@ -1,28 +1,17 @@
 /* symm_plan.c — variant parsing, launch shape and the NCCL version gate of the `symm` backend. Pure C
  * (no CUDA, no NCCL): built into every binary, so `arbench list` can say why symm is missing. */
 #include "backends/gpu/symm_plan.h"
+#include "backends/gpu/variant.h"
 #include "ar.h"
 #include "ar_core.h"
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SYMM_KEYS "algo, blocks, threads"
 
-static int int_value(const char *key, const char *val, int lo, int hi, int *out, char *err, size_t len) {
-  char *end;
-  errno = 0;
-  long x = strtol(val, &end, 10);
-  if (!*val || *end || errno || x < lo || x > hi) {
-    snprintf(err, len, "symm variant %s=%s: expected an integer %d..%d", key, val, lo, hi);
-    return -AR_EINVAL;
-  }
-  *out = (int)x;
-  return 0;
-}
-
-static int symm_key(struct ar_symm_variant *v, const char *key, const char *val, char *err, size_t len) {
+static int symm_key(void *ctx, const char *key, const char *val, char *err, size_t len) {
+  struct ar_symm_variant *v = ctx;
   if (!strcmp(key, "algo")) {
     if (!strcmp(val, "oneshot")) v->algo = AR_CORE_ONESHOT;
     else if (!strcmp(val, "twoshot")) v->algo = AR_CORE_TWOSHOT;
@@ -32,9 +21,9 @@ static int symm_key(struct ar_symm_variant *v, const char *key, const char *val,
     }
     return 0;
   }
-  if (!strcmp(key, "blocks")) return int_value(key, val, 1, AR_SYMM_MAX_BLOCKS, &v->blocks, err, len);
+  if (!strcmp(key, "blocks")) return ar_variant_int("symm", key, val, 1, AR_SYMM_MAX_BLOCKS, &v->blocks, err, len);
   if (!strcmp(key, "threads")) {
-    int rc = int_value(key, val, AR_SYMM_MIN_THREADS, AR_SYMM_MAX_THREADS, &v->threads, err, len);
+    int rc = ar_variant_int("symm", key, val, AR_SYMM_MIN_THREADS, AR_SYMM_MAX_THREADS, &v->threads, err, len);
     if (!rc && v->threads % 32) {
       snprintf(err, len, "symm variant threads=%s: expected a multiple of 32 in %d..%d", val, AR_SYMM_MIN_THREADS,
                AR_SYMM_MAX_THREADS);
@@ -49,29 +38,7 @@ static int symm_key(struct ar_symm_variant *v, const char *key, const char *val,
 int ar_symm_variant_parse(const char *text, struct ar_symm_variant *v, char *err, size_t len) {
   memset(v, 0, sizeof *v);
   v->algo = AR_CORE_ONESHOT;
-  char buf[256];
-  text = text ? text : "";
-  if (strlen(text) >= sizeof buf) {
-    snprintf(err, len, "symm variant '%.60s...': too long", text);
-    return -AR_EINVAL;
-  }
-  if (*text && (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))) {
-    snprintf(err, len, "symm variant '%s': empty key=value between commas", text);
-    return -AR_EINVAL;
-  }
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL;
-  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq || eq == kv || !eq[1]) {
-      snprintf(err, len, "symm variant '%s': expected key=value (keys: " SYMM_KEYS ")", kv);
-      return -AR_EINVAL;
-    }
-    *eq = 0;
-    int rc = symm_key(v, kv, eq + 1, err, len);
-    if (rc) return rc;
-  }
-  return 0;
+  return ar_variant_each("symm", SYMM_KEYS, text ? text : "", symm_key, v, err, len);
 }
 
 void ar_symm_variant_text(const struct ar_symm_variant *v, char *buf, size_t len) {
