@@ -8,6 +8,7 @@ if [ -z "$other" ]; then
   for cand in "$ARBENCH_SRC"/build*/arbench; do
     [ -x "$cand" ] || continue
     [ "$(cd "$(dirname "$cand")" && pwd)" = "$(cd "$(dirname "$ARBENCH")" && pwd)" ] && continue
+    ldd "$cand" 2>/dev/null | grep -q libasan && continue # a sanitizer build is no stack (and leaks MPI's memory)
     s=$("$cand" version 2>/dev/null | awk '/^stack/ {print $2}')
     [ -n "$s" ] && [ "$s" != "$mine" ] && { other=$cand; break; }
   done
