@@ -29,17 +29,23 @@ done
 [ "$ok" = 1 ] || fail "cold buffers ($cold us) not slower than hot ($hot us) by 15% at 1 MiB in 3 rounds"
 eq "cold rotates sets past the cache" 1 "$(jq -s '[.[] | select(.type=="result" and .buffers=="cold") | .nsets > 1] | all | if . then 1 else 0 end' "$J")"
 # --timing loop: one sample per record, the interval / iterations, inside the spread of iter timing.
-rm -f "$J"
-run --timing iter
-run --timing loop --repeat 3
-eq "loop: one sample per repeat" "1 1 1" "$(jq -r 'select(.type=="result" and .timing=="loop") | .samples_n' "$J" | paste -sd' ')"
-eq "loop: repeats numbered" "0 1 2" "$(jq -r 'select(.type=="result" and .timing=="loop") | .repeat' "$J" | paste -sd' ')"
-lo=$(stat_of hot iter min) hi=$(stat_of hot iter max)
-for m in $(jq -r 'select(.type=="result" and .timing=="loop") | .time_us.mean' "$J"); do
-  echo "loop mean $m us; iter spread $lo .. $hi us"
-  awk -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(m >= 0.8 * lo && m <= 1.25 * hi) }' ||
-    fail "loop mean $m us outside the iteration spread [$lo, $hi] us (with 20%/25% margins)"
+# The two come from different launches, so a launch slowed by other work (one ASan run read a loop
+# mean of 1135 us against an iter spread of 674..851 us) gets another round; up to 3 rounds.
+ok=0
+for round in 1 2 3; do
+  rm -f "$J"
+  run --timing iter
+  run --timing loop --repeat 3
+  eq "loop: one sample per repeat" "1 1 1" "$(jq -r 'select(.type=="result" and .timing=="loop") | .samples_n' "$J" | paste -sd' ')"
+  eq "loop: repeats numbered" "0 1 2" "$(jq -r 'select(.type=="result" and .timing=="loop") | .repeat' "$J" | paste -sd' ')"
+  lo=$(stat_of hot iter min) hi=$(stat_of hot iter max) inside=1
+  for m in $(jq -r 'select(.type=="result" and .timing=="loop") | .time_us.mean' "$J"); do
+    echo "round $round: loop mean $m us; iter spread $lo .. $hi us"
+    awk -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(m >= 0.8 * lo && m <= 1.25 * hi) }' || inside=0
+  done
+  [ "$inside" = 1 ] && { ok=1; break; }
 done
+[ "$ok" = 1 ] || fail "loop mean $m us outside the iteration spread [$lo, $hi] us (with 20%/25% margins) in 3 rounds"
 # -a: rank 0, average, min, max are recorded by name; bad values are one-line usage errors.
 for a in 0 1 2 3; do run --timing loop -a $a; done
 eq "-a names" "rank0 mean min max" "$(jq -r 'select(.type=="result" and .timing=="loop") | .average' "$J" | tail -4 | paste -sd' ')"
