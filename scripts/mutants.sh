@@ -8,9 +8,12 @@ usage: scripts/mutants.sh [--only ID[,ID...]] [--file TSV] [--scratch DIR] [--no
 Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, TAB-separated,
   id  file  search  replace  tests
 (# starts a comment; search and replace may use \t \n \\; search must occur exactly once in file;
-tests: comma-separated meson test names, at least one of which must fail on the mutant).
+tests: comma-separated meson test names, at least one of which must fail on the mutant; a leading
+'asan:' runs them in a second scratch build with -Db_sanitize=address,undefined, for bugs only a
+sanitizer sees, such as a leak or an undefined cast).
 The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
-one build directory kept there between runs, so each mutant is an incremental build. First the named
+one build directory kept there between runs (two when an entry says asan:), so each mutant is an
+incremental build. First the named
 tests run once on the unmutated copy (--no-baseline skips that); then per mutant: apply, ninja, run
 its tests, record caught or survived, revert. Ends with 'N caught, N survived'; exit status 1 when
 any mutant survived or could not be applied or built, 2 on bad usage or a bad entry.
@@ -123,7 +126,7 @@ def cmd_sync(root, tree, names):
     for d, subdirs, files in os.walk(tree):
         rel_d = os.path.relpath(d, tree)
         if rel_d == ".":
-            subdirs[:] = [s for s in subdirs if s != "build"]
+            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan")]
         for fn in files:
             rel = os.path.normpath(os.path.join(rel_d, fn))
             if rel not in keep:
@@ -178,26 +181,53 @@ git -C "$ROOT" ls-files -z -co --exclude-standard >"$SCRATCH/files"
 # The tests find ../shared next to the source tree (real topologies): point the copy at the same one.
 [ -e "$ROOT/../shared" ] && [ ! -e "$SCRATCH/shared" ] && ln -s "$(cd "$ROOT/../shared" && pwd)" "$SCRATCH/shared"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-if [ ! -f "$TREE/build/build.ninja" ]; then
-  (cd "$TREE" && meson setup build >"$SCRATCH/logs/setup.log" 2>&1) || { cat "$SCRATCH/logs/setup.log"; die "meson setup failed in $TREE"; }
+# setup_build DIR [MESON ARGS...]: configure (once) and build the unmutated copy in $TREE/DIR.
+setup_build() {
+  local dir=$1; shift
+  if [ ! -f "$TREE/$dir/build.ninja" ]; then
+    (cd "$TREE" && meson setup "$dir" "$@" >"$SCRATCH/logs/setup-$dir.log" 2>&1) ||
+      { cat "$SCRATCH/logs/setup-$dir.log"; die "meson setup failed in $TREE/$dir"; }
+  fi
+  ninja -C "$TREE/$dir" >"$SCRATCH/logs/build-$dir.log" 2>&1 ||
+    { tail -30 "$SCRATCH/logs/build-$dir.log"; die "the unmutated copy does not build in $dir"; }
+}
+# where_of TESTS: the build an entry's tests run in (asan: -> build-asan) and the test names alone.
+where_of() {
+  if [[ $1 == asan:* ]]; then BDIR=build-asan TNAMES=${1#asan:} MULT=3; else BDIR=build TNAMES=$1 MULT=1; fi
+}
+setup_build build
+# The sanitizer build of the CI step (one CUDA arch keeps it quick), only when an entry asks for it.
+if grep -qP '\tasan:' <<<"$ENTRIES"; then
+  setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
 fi
-ninja -C "$TREE/build" >"$SCRATCH/logs/build.log" 2>&1 || { tail -30 "$SCRATCH/logs/build.log"; die "the unmutated copy does not build"; }
 
 KNOWN=$(meson test -C "$TREE/build" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p')
-ALL_TESTS=()
+ALL_TESTS=() ASAN_TESTS=()
 while IFS=$'\t' read -r id file tests where; do
-  IFS=, read -ra ts <<<"$tests"
+  where_of "$tests"
+  IFS=, read -ra ts <<<"$TNAMES"
   for t in "${ts[@]}"; do
     grep -qxF "$t" <<<"$KNOWN" || die "$where: $id: no meson test named '$t' (see meson test -C build --list)"
-    [[ " ${ALL_TESTS[*]} " == *" $t "* ]] || ALL_TESTS+=("$t")
+    if [ "$BDIR" = build-asan ]; then
+      [[ " ${ASAN_TESTS[*]} " == *" $t "* ]] || ASAN_TESTS+=("$t")
+    else
+      [[ " ${ALL_TESTS[*]} " == *" $t "* ]] || ALL_TESTS+=("$t")
+    fi
   done
 done <<<"$ENTRIES"
 
+# baseline DIR MULT TESTS...: the named tests pass on the unmutated copy, or nothing can be concluded.
+baseline() {
+  local dir=$1 mult=$2; shift 2
+  [ $# -gt 0 ] || return 0
+  echo "mutants: baseline ($dir): $*"
+  meson test -C "$TREE/$dir" --no-rebuild --print-errorlogs --timeout-multiplier "$mult" "$@" >"$SCRATCH/logs/baseline-$dir.log" 2>&1 \
+    || { grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' "$SCRATCH/logs/baseline-$dir.log" || true
+         die "the named tests fail on the unmutated copy (log: $SCRATCH/logs/baseline-$dir.log)"; }
+}
 if [ "$BASELINE" = 1 ]; then
-  echo "mutants: baseline: ${ALL_TESTS[*]}"
-  meson test -C "$TREE/build" --no-rebuild --print-errorlogs "${ALL_TESTS[@]}" >"$SCRATCH/logs/baseline.log" 2>&1 \
-    || { grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|ERROR)' "$SCRATCH/logs/baseline.log" || true
-         die "the named tests fail on the unmutated copy (log: $SCRATCH/logs/baseline.log)"; }
+  baseline build 1 "${ALL_TESTS[@]}"
+  baseline build-asan 3 "${ASAN_TESTS[@]}"
 fi
 
 caught=0 survived=0 broken=0
@@ -207,11 +237,12 @@ while IFS=$'\t' read -r id file tests where; do
   "$PY" "$HELPER" apply "$ROOT" "$TREE" "$id" "$BACKUP" "${LISTS[@]}" 2>"$log" </dev/null || {
     cat "$log" >&2; broken=$((broken + 1)); SURVIVORS+=("$id (not applied)"); continue; }
   t0=$SECONDS
-  if ! ninja -C "$TREE/build" >>"$log" 2>&1 </dev/null; then
+  where_of "$tests"
+  if ! ninja -C "$TREE/$BDIR" >>"$log" 2>&1 </dev/null; then
     verdict="BROKEN (does not build; see $log)"; broken=$((broken + 1)); SURVIVORS+=("$id (does not build)")
   else
-    IFS=, read -ra ts <<<"$tests"
-    if meson test -C "$TREE/build" --no-rebuild --print-errorlogs "${ts[@]}" >>"$log" 2>&1 </dev/null; then
+    IFS=, read -ra ts <<<"$TNAMES"
+    if meson test -C "$TREE/$BDIR" --no-rebuild --print-errorlogs --timeout-multiplier "$MULT" "${ts[@]}" >>"$log" 2>&1 </dev/null; then
       verdict="SURVIVED ($tests all passed; log: $log)"; survived=$((survived + 1)); SURVIVORS+=("$id")
     else
       failed=$(sed -nE 's@^ *[0-9]+/[0-9]+ [^ ]+ / ([^ ]+) +(FAIL|TIMEOUT|ERROR) .*@\1@p' "$log" | sort -u | paste -sd, || true)
@@ -222,7 +253,9 @@ while IFS=$'\t' read -r id file tests where; do
   "$PY" "$HELPER" revert "$BACKUP" </dev/null
   printf '%-32s %-44s %4ss  %s\n' "$id" "$file" $((SECONDS - t0)) "$verdict"
 done <<<"$ENTRIES"
-ninja -C "$TREE/build" >/dev/null 2>&1 || true # leave the copy built unmutated for the next run
+for d in build build-asan; do # leave the copies built unmutated for the next run
+  [ ! -f "$TREE/$d/build.ninja" ] || ninja -C "$TREE/$d" >/dev/null 2>&1 || true
+done
 [ ${#SURVIVORS[@]} -eq 0 ] || echo "not caught: ${SURVIVORS[*]}"
 echo "$caught caught, $survived survived$([ "$broken" = 0 ] || echo ", $broken not applied or not built")"
 [ "$survived" = 0 ] && [ "$broken" = 0 ]
