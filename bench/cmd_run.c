@@ -167,6 +167,12 @@ static int run(struct ar_opts *o, int argc, char **argv) {
       return AR_EXIT_USAGE;
     }
   }
+  char warn[AR_ERRLEN];
+  if (ar_opts_check_backends(o, warn, sizeof warn, msg, sizeof msg)) { /* -G on host backends only */
+    if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
+    return AR_EXIT_USAGE;
+  }
+  if (*warn && env.rank == 0) fprintf(stderr, "arbench: %s\n", warn);
   int rc = ar_gpu_select(&env, msg, sizeof msg);
   if (agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   struct ar_fault fault;

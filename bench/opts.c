@@ -1,6 +1,7 @@
 /* opts.c — parse and validate `arbench run` options (nccl-tests letters where they overlap),
  * and the canonical form hashed across ranks. Pure C: no MPI. */
 #include "opts.h"
+#include "backend.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -391,6 +392,35 @@ static int finish(struct ar_opts *o, size_t minb, size_t maxb, double factor, si
   return 0;
 }
 
+/* nccl-tests' flags that arbench does not take, each with the one line that maps it (exit 2): a user's
+ * habit gets the arbench way, not a bare "unknown option". Short letter and nccl-tests' long name. */
+static const struct { char letter; const char *name, *mapping; } foreign_flags[] = {
+  {'g', "ngpus", "arbench runs one rank per GPU: launch N ranks (mpirun -np N arbench run, or arbench run --np N)"},
+  {'t', "nthreads", "ranks are processes here, one per GPU, never threads: launch N ranks with mpirun -np N (or --np N)"},
+  {'R', "local_register", "-R 1 (registered buffers) is --backend nccl:reg=1; -R 2 (symmetric memory) is "
+                          "--backend nccl:symm=1, or the symm backend for arbench's own kernel"},
+  {'z', "blocking", "there is no blocking mode: calls are queued back to back as in nccl-tests' default; "
+                    "--timing iter times each call, --timing loop one interval around -n calls, -a combines ranks"},
+  {'N', "run_cycles", "use --repeat N (each repeat a fresh warm-up and timed loop over every size)"},
+  {'m', "agg_iters", "aggregated collectives per group are not measured: arbench times one allreduce per call"},
+};
+
+/* One line for an option getopt did not know: its nccl-tests mapping, else "unknown option". */
+static void unknown_option(int letter, const char *arg, char *err, size_t errlen) {
+  const char *name = arg && !strncmp(arg, "--", 2) ? arg + 2 : NULL;
+  size_t nlen = name ? strcspn(name, "=") : 0;
+  for (size_t i = 0; i < sizeof foreign_flags / sizeof foreign_flags[0]; i++) {
+    bool hit = letter ? letter == foreign_flags[i].letter
+                      : name && nlen == strlen(foreign_flags[i].name) && !strncmp(name, foreign_flags[i].name, nlen);
+    if (!hit) continue;
+    snprintf(err, errlen, "-%c/--%s is an nccl-tests option, not an arbench one: %s", foreign_flags[i].letter,
+             foreign_flags[i].name, foreign_flags[i].mapping);
+    return;
+  }
+  if (letter) snprintf(err, errlen, "unknown option '-%c' (see arbench run --help)", letter);
+  else snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", arg);
+}
+
 int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t errlen) {
   size_t minb = 8, maxb = 64u << 20, stepb = 0;
   double factor = 2;
@@ -449,8 +479,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
       return -AR_EINVAL;
     default:
-      if (optopt) snprintf(err, errlen, "unknown option '-%c' (see arbench run --help)", optopt);
-      else snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", argv[optind - 1]);
+      unknown_option(optopt, argv[optind - 1], err, errlen);
       return -AR_EINVAL;
     }
     if (rc) return rc;
@@ -494,4 +523,34 @@ uint64_t ar_opts_hash(const struct ar_opts *o) {
   }
   free(buf);
   return h;
+}
+
+/* Options that do nothing for the chosen backends: -G (CUDA graphs) on backends that cannot be captured
+ * (the host backends). None of them can: one line, -AR_EINVAL. Some: one warning line naming them. */
+int ar_opts_check_backends(const struct ar_opts *o, char *warn, size_t wlen, char *err, size_t errlen) {
+  if (warn && wlen) *warn = 0;
+  if (!o->graph) return 0;
+  char ignored[1024] = "";
+  size_t k = 0;
+  int takers = 0, n = 0;
+  for (int i = 0; i < o->nbackends; i++) {
+    const struct ar_backend *be;
+    const char *variant;
+    char why[AR_ERRLEN];
+    if (ar_backend_resolve(o->backends[i], &be, &variant, why, sizeof why)) continue; /* named later */
+    if (be->flags & AR_BE_GRAPH) {
+      takers++;
+      continue;
+    }
+    if (k < sizeof ignored) k += (size_t)snprintf(ignored + k, sizeof ignored - k, "%s%s", n++ ? ", " : "", be->name);
+  }
+  if (!n) return 0;
+  if (!takers) {
+    snprintf(err, errlen, "-G %d captures CUDA graphs, but none of the chosen backends (%s) can be captured: "
+                          "drop -G, or add a GPU backend (nccl, p2p-*, fused, symm)", o->graph, ignored);
+    return -AR_EINVAL;
+  }
+  snprintf(warn, wlen, "warning: -G %d does nothing for %s (not captured in CUDA graphs; timed as plain calls)",
+           o->graph, ignored);
+  return 0;
 }

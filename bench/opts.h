@@ -60,6 +60,9 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
 int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len);
 uint64_t ar_opts_hash(const struct ar_opts *o);
 void ar_opts_usage(FILE *f);
+/* Options that do nothing for the chosen backends (-G on backends without CUDA graphs): -AR_EINVAL with one
+ * line in err when no chosen backend uses it; one warning line in warn when only some do ("" otherwise). */
+int ar_opts_check_backends(const struct ar_opts *o, char *warn, size_t wlen, char *err, size_t errlen);
 
 /* Size parsing: "8", "4K", "1M", "2G" (binary), optional trailing B. */
 int ar_size_parse(const char *s, size_t *out, char *err, size_t errlen);

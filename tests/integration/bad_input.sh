@@ -32,6 +32,12 @@ expect_one_line_error "[1]" ar_mpirun 2 run --backend mpi -b 8 -e 8 --point '[1]
 # A results file that cannot be written fails the run (a lost record is never silent).
 expect_status 1 ar_mpirun 1 run --backend mpi -b 8 -e 8 -n 2 -J /dev/full
 grep -q "cannot write results file '/dev/full'" "$TMP/err" || fail "no message about the unwritable results file"
+# nccl-tests' habits get one line mapping them; -G on host backends only is refused (issue 24).
+expect_one_line_error "one rank per GPU" ar_mpirun 2 run -g 8 -b 8 -e 8
+expect_one_line_error "use --repeat N" ar_mpirun 2 run -N 3 -b 8 -e 8
+expect_one_line_error "none of the chosen backends (mpi, shm-oneshot) can be captured" \
+  ar_mpirun 2 run --backend mpi,shm-oneshot -G 2 -n 4 -b 8 -e 8 -J "$TMP/g.jsonl"
+[ ! -e "$TMP/g.jsonl" ] || fail "a run refused for -G left a results file behind"
 # Single process (no mpirun) works the same way.
 expect_one_line_error "8X" "$A" run -b 8X
 # --help is not an error

@@ -217,6 +217,55 @@ static void test_step_bytes(void **st) {
   assert_int_equal(o.sizes[3], 4096);
 }
 
+/* nccl-tests' flags get one line mapping them to arbench (issue 24), short and long forms. */
+static void test_opts_nccl_tests_flags(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  static const struct { const char *line, *needle; } cases[] = {
+    {"-g 8", "-g/--ngpus is an nccl-tests option, not an arbench one: arbench runs one rank per GPU: launch N ranks (mpirun -np N"},
+    {"--ngpus=8", "-g/--ngpus is an nccl-tests option"},
+    {"-t 2", "-t/--nthreads is an nccl-tests option, not an arbench one: ranks are processes here"},
+    {"-R 1", "-R 1 (registered buffers) is --backend nccl:reg=1; -R 2 (symmetric memory) is --backend nccl:symm=1"},
+    {"--local_register 2", "nccl:symm=1"},
+    {"-z 1", "there is no blocking mode"},
+    {"--blocking 1", "-z/--blocking"},
+    {"-N 5", "-N/--run_cycles is an nccl-tests option, not an arbench one: use --repeat N"},
+    {"-m 4", "-m/--agg_iters is an nccl-tests option, not an arbench one: aggregated collectives per group are not measured"},
+    {"-x", "unknown option '-x'"},
+    {"--gpus 8", "unknown option '--gpus'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    err[0] = 0;
+    int rc = parse(&o, cases[i].line, err, sizeof err);
+    if (rc != -AR_EINVAL || !strstr(err, cases[i].needle))
+      fail_msg("'%s' gave rc %d, message '%s'", cases[i].line, rc, err);
+    assert_null(strchr(err, '\n'));
+  }
+}
+
+/* -G on backends that are never captured in graphs: refused when none of the chosen ones is, a warning naming
+ * them when some are; nothing without -G. */
+static void test_opts_graph_backends(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512], warn[512];
+  assert_int_equal(parse(&o, "-G 4 -n 8 --backend mpi,shm-oneshot", err, sizeof err), 0);
+  err[0] = 0;
+  assert_int_equal(ar_opts_check_backends(&o, warn, sizeof warn, err, sizeof err), -AR_EINVAL);
+  assert_non_null(strstr(err, "-G 4 captures CUDA graphs, but none of the chosen backends (mpi, shm-oneshot) can be captured"));
+  assert_int_equal(parse(&o, "-G 4 -n 8 --backend nccl,mpi", err, sizeof err), 0);
+  err[0] = 0;
+  assert_int_equal(ar_opts_check_backends(&o, warn, sizeof warn, err, sizeof err), 0);
+  assert_string_equal(warn, "warning: -G 4 does nothing for mpi (not captured in CUDA graphs; timed as plain calls)");
+  assert_int_equal(parse(&o, "-G 4 -n 8 --backend nccl:algo=Ring,p2p-oneshot", err, sizeof err), 0);
+  assert_int_equal(ar_opts_check_backends(&o, warn, sizeof warn, err, sizeof err), 0);
+  assert_string_equal(warn, "");
+  assert_int_equal(parse(&o, "--backend mpi", err, sizeof err), 0);
+  assert_int_equal(ar_opts_check_backends(&o, warn, sizeof warn, err, sizeof err), 0);
+  assert_string_equal(warn, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_hash_every_option), cmocka_unit_test(test_step_bytes),
@@ -224,7 +273,8 @@ int main(void) {
     cmocka_unit_test(test_size_format),     cmocka_unit_test(test_series),
     cmocka_unit_test(test_opts_good),       cmocka_unit_test(test_opts_variants),
     cmocka_unit_test(test_opts_bad),        cmocka_unit_test(test_hash),
-    cmocka_unit_test(test_opts_method),
+    cmocka_unit_test(test_opts_method),     cmocka_unit_test(test_opts_nccl_tests_flags),
+    cmocka_unit_test(test_opts_graph_backends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
