@@ -54,22 +54,42 @@ void ar_hwloc_line(const struct ar_hwloc_versions *v, char *buf, size_t len) {
              v->compiled, v->api_compiled);
 }
 
-/* One cell of the kernel table: "sm_90 40r", "sm_120 64r spill 12/24", "sm_120 error". */
-static void ar_kernel_cell(json_t *e) {
-  const char *arch = json_string_value(json_object_get(e, "arch"));
+/* One cell of the kernel table: "40", "64 +s12/24" (spill stores/loads bytes), "error", "" (not built). */
+static void ar_kernel_cell(json_t *e, char *buf, size_t len) {
+  if (!e) {
+    snprintf(buf, len, "-");
+    return;
+  }
   if (!json_is_true(json_object_get(e, "compiled"))) {
-    printf("  %s error", arch ? arch : "?");
+    snprintf(buf, len, "error");
     return;
   }
   json_int_t st = json_integer_value(json_object_get(e, "spill_stores"));
   json_int_t ld = json_integer_value(json_object_get(e, "spill_loads"));
-  printf("  %s %" JSON_INTEGER_FORMAT "r", arch ? arch : "?", json_integer_value(json_object_get(e, "registers")));
-  if (st || ld) printf(" spill %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, st, ld);
+  int k = snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(e, "registers")));
+  if ((st || ld) && k > 0 && (size_t)k < len)
+    snprintf(buf + k, len - (size_t)k, " +s%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, st, ld);
 }
 
-/* The kernel compile report of this build: one line per kernel (registers, spills per arch), then the
- * compiler's errors. */
-static void ar_print_kernel_build(json_t *kb) {
+static const char *kernel_name(json_t *e) {
+  const char *k = json_string_value(json_object_get(e, "kernel"));
+  if (!k) k = json_string_value(json_object_get(e, "source"));
+  return k ? k : "?";
+}
+
+/* Index of s in v[0..n), appended when absent (at most max); -1 when full. */
+static int name_index(const char **v, int *n, int max, const char *s) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp(v[i], s)) return i;
+  if (*n == max) return -1;
+  v[*n] = s;
+  return (*n)++;
+}
+
+#define AR_KB_MAX 64
+/* The kernel compile report of this build: the summary line of `version`, or (--kernels) a table with one
+ * row per kernel and one aligned column per arch (registers, +sS/L spills), then the compiler's errors. */
+static void ar_print_kernel_build(json_t *kb, bool table) {
   if (!json_is_object(kb)) return;
   const char *comp = json_string_value(json_object_get(kb, "compiler"));
   json_t *ks = json_object_get(kb, "kernels");
@@ -77,20 +97,47 @@ static void ar_print_kernel_build(json_t *kb) {
     printf("kernel build none (%s)\n", json_string_value(json_object_get(kb, "why")) ? json_string_value(json_object_get(kb, "why")) : "?");
     return;
   }
-  printf("kernel build %s, %zu kernel x arch entries (registers r, spill stores/loads bytes)\n", comp,
-         json_array_size(ks));
-  const char *prev = NULL;
+  const char *kern[AR_KB_MAX], *arch[AR_KB_MAX];
+  json_t *cell[AR_KB_MAX][AR_KB_MAX] = {{0}};
+  int nk = 0, na = 0, spills = 0, errors = 0;
   size_t i;
   json_t *e;
   json_array_foreach(ks, i, e) {
-    const char *k = json_string_value(json_object_get(e, "kernel"));
-    if (!k) k = json_string_value(json_object_get(e, "source"));
-    if (!k) k = "?";
-    if (!prev || strcmp(prev, k)) printf("%s  %-22s", prev ? "\n" : "", k);
-    prev = k;
-    ar_kernel_cell(e);
+    const char *a = json_string_value(json_object_get(e, "arch"));
+    int r = name_index(kern, &nk, AR_KB_MAX, kernel_name(e)), c = name_index(arch, &na, AR_KB_MAX, a ? a : "?");
+    if (r >= 0 && c >= 0) cell[r][c] = e;
+    if (!json_is_true(json_object_get(e, "compiled"))) errors++;
+    else if (json_integer_value(json_object_get(e, "spill_stores")) || json_integer_value(json_object_get(e, "spill_loads")))
+      spills++;
   }
-  if (prev) printf("\n");
+  if (!table) {
+    printf("kernel build %s, %zu kernel x arch entries, %d spilling, %d failed (arbench version --kernels)\n", comp,
+           json_array_size(ks), spills, errors);
+    return;
+  }
+  printf("kernel build %s, %zu kernel x arch entries (registers; +sS/L: spill stores/loads, bytes)\n", comp,
+         json_array_size(ks));
+  int kw = (int)strlen("kernel"), aw[AR_KB_MAX];
+  char buf[64];
+  for (int r = 0; r < nk; r++) kw = (int)strlen(kern[r]) > kw ? (int)strlen(kern[r]) : kw;
+  for (int c = 0; c < na; c++) {
+    aw[c] = (int)strlen(arch[c]);
+    for (int r = 0; r < nk; r++) {
+      ar_kernel_cell(cell[r][c], buf, sizeof buf);
+      aw[c] = (int)strlen(buf) > aw[c] ? (int)strlen(buf) : aw[c];
+    }
+  }
+  printf("  %-*s", kw, "kernel");
+  for (int c = 0; c < na; c++) printf("  %*s", aw[c], arch[c]);
+  printf("\n");
+  for (int r = 0; r < nk; r++) {
+    printf("  %-*s", kw, kern[r]);
+    for (int c = 0; c < na; c++) {
+      ar_kernel_cell(cell[r][c], buf, sizeof buf);
+      printf("  %*s", aw[c], buf);
+    }
+    printf("\n");
+  }
   json_array_foreach(ks, i, e) {
     const char *err = json_string_value(json_object_get(e, "error"));
     if (err) printf("  %s %s: %s\n", json_string_value(json_object_get(e, "source")),
@@ -181,8 +228,19 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
 }
 
 int ar_cmd_version(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
+  bool kernels = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--kernels")) kernels = true;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf("usage: arbench version [--kernels]\n"
+             "  versions of arbench, CUDA, NCCL, Open MPI and hwloc; --kernels: the kernel compile report of this\n"
+             "  build (registers and spills per kernel and arch)\n");
+      return AR_EXIT_OK;
+    } else {
+      fprintf(stderr, "arbench: unknown option '%s' for version (known: --kernels, --help)\n", argv[i]);
+      return AR_EXIT_USAGE;
+    }
+  }
   char mpi[256], hline[160];
   struct ar_hwloc_versions hv;
   ar_mpi_version(mpi, sizeof mpi);
@@ -201,7 +259,7 @@ int ar_cmd_version(int argc, char **argv) {
   if (json_is_object(ck)) /* p2p-* and fused: nvcc's, or NVRTC's cubins loaded at run time */
     printf("custom kernels %s-built for %s, %s\n", json_string_value(json_object_get(ck, "compiler")),
            json_string_value(json_object_get(ck, "archs")), json_string_value(json_object_get(ck, "load")));
-  ar_print_kernel_build(json_object_get(st, "kernel_build"));
+  ar_print_kernel_build(json_object_get(st, "kernel_build"), kernels);
   printf("MPI          %s\n", mpi);
   printf("hwloc        %s\n", hline);
 #undef S

@@ -47,8 +47,36 @@ print("%s: %d kernels x %d archs" % (r["compiler"], len(want), len(r["archs"])))
 PY
 [ $? = 0 ] || fail "the build's kernel report is incomplete"
 comp=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["compiler"])' "$report")
-grep -q "^kernel build $comp, [0-9]* kernel x arch entries" "$TMP/v" || { cat "$TMP/v"; fail "version does not show the kernel build"; }
-grep -q "^  ar_p2p::p2p_kernel<3> .* sm_[0-9]* [0-9]*r" "$TMP/v" || { cat "$TMP/v"; fail "version has no per-arch registers"; }
+# `version` fits a screen: one summary line; `version --kernels` has the table (issue 24).
+grep -q "^kernel build $comp, [0-9]* kernel x arch entries, [0-9]* spilling, [0-9]* failed (arbench version --kernels)$" "$TMP/v" \
+  || { cat "$TMP/v"; fail "version does not summarise the kernel build"; }
+[ "$(wc -l <"$TMP/v")" -le 12 ] || { cat "$TMP/v"; fail "version is $(wc -l <"$TMP/v") lines, not a screen"; }
+! grep -q "p2p_kernel" "$TMP/v" || { cat "$TMP/v"; fail "plain version still prints the kernel table"; }
+"$ARBENCH" version --kernels >"$TMP/vk" || fail "arbench version --kernels failed"
+"$PY" - "$report" "$TMP/vk" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")
+i = next(k for k, l in enumerate(lines) if l.startswith("  kernel "))
+head = lines[i]
+archs = head.split()[1:]
+assert archs == list(dict.fromkeys(e["arch"] for e in r["kernels"])), (archs, head)
+rows = lines[i + 1:i + 1 + len({e["kernel"] for e in r["kernels"]})]
+# aligned: every row as long as the header, every arch column right-aligned under its name
+assert all(len(l) == len(head) for l in rows), "\n".join([head] + rows)
+ends = [head.index(a) + len(a) for a in archs]
+for e in r["kernels"]:
+    row = next(l for l in rows if l.split()[0] == e["kernel"])
+    c = archs.index(e["arch"])
+    start = (ends[c - 1] if c else len(row.split()[0]) + 2)
+    cell = row[start:ends[c]].strip()
+    want = str(e["registers"]) if e["compiled"] else "error"
+    if e["compiled"] and (e["spill_stores"] or e["spill_loads"]):
+        want += " +s%d/%d" % (e["spill_stores"], e["spill_loads"])
+    assert cell == want, (e, cell, row)
+print("version --kernels: %d rows x %d archs aligned" % (len(rows), len(archs)))
+PY
+[ $? = 0 ] || { cat "$TMP/vk"; fail "version --kernels table does not match the kernel report"; }
 ar_mpirun 1 run --backend mpi -b 8 -e 8 -n 2 -J "$TMP/run.jsonl" >/dev/null || fail "run failed"
 "$PY" - "$TMP/run.jsonl" "$report" <<'PY'
 import json, sys
