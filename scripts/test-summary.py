@@ -1,24 +1,56 @@
 #!/usr/bin/env python3
-"""test-summary.py BUILD_DIR... — one closing line 'N passed, N failed, N skipped' over the meson test
-logs of one or more build directories (each line of testlog.json is one test's result)."""
+"""test-summary.py BUILD_DIR... — over the meson test logs of one or more build directories (each line
+of testlog.json is one test's result): every skipped test with its reason (the test's last
+'skipped: REASON' line), every failed test, then one closing line 'N passed, N failed, N skipped'."""
 import json
 import os
+import re
 import sys
 
-ok = failed = skipped = 0
-for d in sys.argv[1:]:
-    path = os.path.join(d, "meson-logs", "testlog.json")
-    if not os.path.exists(path):
-        print(f"test-summary: no test log in {d}: the build or the test run did not start", file=sys.stderr)
-        failed += 1
-        continue
-    for line in open(path):
-        result = json.loads(line)["result"]
-        if result in ("OK", "EXPECTEDFAIL"):
-            ok += 1
-        elif result == "SKIP":
-            skipped += 1
-        else:
+SKIP_LINE = re.compile(r"^.*?\bskipped: *(.*?)\s*$", re.M)
+
+
+def skip_reason(result):
+    """The last 'skipped: REASON' a test printed (stdout, then stderr), else say that it gave none."""
+    for stream in ("stdout", "stderr"):
+        found = SKIP_LINE.findall(result.get(stream) or "")
+        if found and found[-1]:
+            return found[-1]
+    return "no reason printed (exit status 77 without a 'skipped: REASON' line)"
+
+
+def main(dirs):
+    ok = failed = skipped = 0
+    skips, fails = [], []
+    for d in dirs:
+        path = os.path.join(d, "meson-logs", "testlog.json")
+        where = f"{os.path.basename(os.path.normpath(d))}: " if len(dirs) > 1 else ""
+        if not os.path.exists(path):
+            print(f"test-summary: no test log in {d}: the build or the test run did not start", file=sys.stderr)
             failed += 1
-print(f"{ok} passed, {failed} failed, {skipped} skipped")
-sys.exit(1 if failed else 0)
+            continue
+        for line in open(path):
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            result, name = r["result"], r.get("name", "?")
+            if result in ("OK", "EXPECTEDFAIL"):
+                ok += 1
+            elif result == "SKIP":
+                skipped += 1
+                skips.append(f"  {where}{name}: {skip_reason(r)}")
+            else:
+                failed += 1
+                fails.append(f"  {where}{name}: {result}")
+    if skips:
+        print(f"skipped ({len(skips)}):")
+        print("\n".join(skips))
+    if fails:
+        print(f"failed ({len(fails)}):")
+        print("\n".join(fails))
+    print(f"{ok} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

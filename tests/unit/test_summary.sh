@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test_summary.sh — scripts/test-summary.py names every skipped test with the reason it printed
+# ('skipped: REASON', stdout or stderr, the last one), every failed test, and counts them (issue 24).
+source "$(dirname "$0")/../lib/common.sh"
+S=$ARBENCH_SRC/scripts/test-summary.py
+mkdir -p "$TMP/a/meson-logs" "$TMP/b/meson-logs"
+python3 - "$TMP/a/meson-logs/testlog.json" "$TMP/b/meson-logs/testlog.json" <<'PY'
+import json, sys
+a = [
+    {"name": "arbench:unit / unit-opts", "result": "OK", "stdout": "ok\n", "stderr": ""},
+    {"name": "arbench:gpu / gpu-run", "result": "SKIP", "stdout": "probing\nskipped: first try\nskipped: no CUDA device\n", "stderr": ""},
+    {"name": "arbench:topo / topo-nccl", "result": "SKIP", "stdout": "", "stderr": "x.sh: skipped: ../shared/topologies/nccl not found\n"},
+    {"name": "arbench:shm / shm-bare", "result": "SKIP", "stdout": "", "stderr": ""},
+    {"name": "arbench:unit / unit-bad", "result": "FAIL", "stdout": "boom\n", "stderr": ""},
+]
+b = [{"name": "arbench:gpu / gpu-run", "result": "SKIP", "stdout": "skipped: built without CUDA\n", "stderr": ""},
+     {"name": "arbench:unit / unit-opts", "result": "EXPECTEDFAIL", "stdout": "", "stderr": ""}]
+for path, recs in zip(sys.argv[1:], (a, b)):
+    with open(path, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in recs))
+PY
+expect_status 1 "$S" "$TMP/a" "$TMP/b"
+cat >"$TMP/want" <<'W'
+skipped (4):
+  a: arbench:gpu / gpu-run: no CUDA device
+  a: arbench:topo / topo-nccl: ../shared/topologies/nccl not found
+  a: arbench:shm / shm-bare: no reason printed (exit status 77 without a 'skipped: REASON' line)
+  b: arbench:gpu / gpu-run: built without CUDA
+failed (1):
+  a: arbench:unit / unit-bad: FAIL
+2 passed, 1 failed, 4 skipped
+W
+diff -u "$TMP/want" "$TMP/out" || fail "test-summary output differs"
+# one build dir: no prefix; all passed or skipped: exit 0
+head -2 "$TMP/b/meson-logs/testlog.json" >"$TMP/b/x" && mv "$TMP/b/x" "$TMP/b/meson-logs/testlog.json"
+expect_status 0 "$S" "$TMP/b"
+printf 'skipped (1):\n  arbench:gpu / gpu-run: built without CUDA\n1 passed, 0 failed, 1 skipped\n' | diff -u - "$TMP/out" \
+  || fail "single-dir summary differs"
+echo "test_summary: ok"
