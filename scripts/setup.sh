@@ -48,10 +48,40 @@ fi
 [ "${SETUP_PACKAGES_ONLY:-}" = 1 ] && exit 0
 opts=()
 [ -n "${CI:-}" ] && opts+=(-Dwerror=true)
+t0=$SECONDS
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  echo "setup: configuring $BUILD_DIR${opts[*]:+ ${opts[*]}}${MESON_OPTS:+ $MESON_OPTS}" >&2
   meson setup "$BUILD_DIR" "${opts[@]}" ${MESON_OPTS:-} >"$BUILD_DIR.setup.log" 2>&1 \
     || { cat "$BUILD_DIR.setup.log" >&2; exit 1; }
   rm -f "$BUILD_DIR.setup.log"
 fi
-ninja -C "$BUILD_DIR" >/dev/null || ninja -C "$BUILD_DIR"
-echo "setup: built $BUILD_DIR/arbench" >&2
+# The build shows its progress: a status line on a terminal, else a line at every 10% and at least every
+# 20 s; ninja's own output goes to BUILD_DIR/meson-logs/build.log and is shown when the build fails.
+log=$BUILD_DIR/meson-logs/build.log
+mkdir -p "$BUILD_DIR/meson-logs"
+ninja -C "$BUILD_DIR" >"$log" 2>&1 &
+ninja_pid=$!
+tty=0; [ -t 2 ] && tty=1
+last=-1 said=$SECONDS m=0
+while kill -0 "$ninja_pid" 2>/dev/null; do
+  step=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -1 | tr -d '[]' || true)
+  if [ -n "$step" ]; then
+    n=${step%/*} m=${step#*/}
+    pct=$((100 * n / m))
+    if [ $tty = 1 ]; then
+      printf '\rsetup: building %3d%% (%d/%d steps)' "$pct" "$n" "$m" >&2
+    elif [ $((pct / 10)) -gt "$last" ] || [ $((SECONDS - said)) -ge 20 ]; then
+      echo "setup: building $pct% ($n/$m steps, $((SECONDS - t0)) s)" >&2
+      last=$((pct / 10)) said=$SECONDS
+    fi
+  fi
+  sleep 1
+done
+brc=0; wait "$ninja_pid" || brc=$?
+[ $tty = 1 ] && [ "$m" -gt 0 ] && printf '\n' >&2
+if [ $brc != 0 ]; then
+  tail -40 "$log" >&2
+  echo "setup: the build failed (full log: $log)" >&2
+  exit 1
+fi
+echo "setup: built $BUILD_DIR/arbench ($((SECONDS - t0)) s; log: $log)" >&2
