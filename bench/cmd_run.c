@@ -2,11 +2,13 @@
  * device choice, the run record, then the engine over every backend; exit status at the end. */
 #include "commands.h"
 #include "engine.h"
+#include "launch.h"
 #include "backends/gpu/gpu.h"
 #include "opts.h"
 #include "provenance.h"
 #include "report.h"
 #include "topo.h"
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +249,44 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   return status;
 }
 
+extern char **environ;
+
+/* Started outside an MPI launcher (bench/launch.c decides): exec mpirun with one rank per GPU (or --np N),
+ * printing the command; on a CPU-only node one line on how to run N ranks. Returns -1 to go on here as
+ * this process, else the exit status (mpirun could not be started). */
+static int relaunch(const struct ar_opts *o, int argc, char **argv) {
+  char why[AR_ERRLEN];
+  struct ar_launch l;
+  bool outside = !o->no_launch && !ar_launcher_var(environ);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  ar_launch_decide(environ, outside ? ar_gpu_count(why, sizeof why) : 0, (int)cores, o->np, o->no_launch,
+                   geteuid() == 0, &l);
+  if (*l.note) fprintf(stderr, "arbench: %s\n", l.note);
+  if (l.action != AR_LAUNCH_RELAUNCH) return -1;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) snprintf(exe, sizeof exe, "%s", argv[-1]);
+  else exe[n] = 0;
+  char **v = ar_launch_argv(&l, exe, argc, argv);
+  if (!v) return AR_EXIT_FAIL;
+  static char cmd[8192];
+  ar_launch_format(&l, v, cmd, sizeof cmd);
+  fprintf(stderr, "arbench: not started by mpirun: running %d ranks%s: %s   (--no-launch: one rank here)\n", l.np,
+          o->np ? "" : ", one per GPU", cmd);
+  fflush(stderr);
+  setenv("ARBENCH_LAUNCHED", "1", 1);
+  if (l.root_env) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+  if (l.oversubscribe) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+  execvp(v[0], v);
+  fprintf(stderr, "arbench: cannot start %s: %s (run it yourself, or --no-launch for one rank here)\n", v[0],
+          strerror(errno));
+  ar_launch_free(v);
+  return AR_EXIT_FAIL;
+}
+
 int ar_cmd_run(int argc, char **argv) {
   struct ar_opts *o = malloc(sizeof *o);
   if (!o) return AR_EXIT_FAIL;
@@ -257,6 +297,13 @@ int ar_cmd_run(int argc, char **argv) {
     ar_opts_usage(stdout);
     free(o);
     return AR_EXIT_OK;
+  }
+  if (prc == 0) {
+    int lrc = relaunch(o, argc, argv);
+    if (lrc >= 0) {
+      free(o);
+      return lrc;
+    }
   }
   MPI_Init(&argc, &argv);
   int status;

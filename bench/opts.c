@@ -262,6 +262,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
+  OPT_NP, OPT_NO_LAUNCH,
 };
 
 static const struct option long_opts[] = {
@@ -295,13 +296,15 @@ static const struct option long_opts[] = {
   {"timing", required_argument, 0, OPT_TIMING},
   {"average", required_argument, 0, 'a'},
   {"repeat", required_argument, 0, OPT_REPEAT},
+  {"np", required_argument, 0, OPT_NP},
+  {"no-launch", no_argument, 0, OPT_NO_LAUNCH},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
 
 void ar_opts_usage(FILE *f) {
   fprintf(f,
-    "usage: mpirun -np N arbench run [options]\n"
+    "usage: mpirun -np N arbench run [options]   (or arbench run [--np N] [options]: see --no-launch)\n"
     "  --backend LIST        backends to run, e.g. mpi,shm-oneshot or 'nccl:algo=Ring,proto=LL;nccl'\n"
     "                        (default: nccl with GPUs, else mpi and every shm-* backend)\n"
     "  -b, --minbytes SIZE   smallest size (default 8); K, M, G suffixes are binary\n"
@@ -333,7 +336,10 @@ void ar_opts_usage(FILE *f) {
     "                        a collective is done when its slowest rank is; nccl-tests' default is 1)\n"
     "  --repeat N            measure every size N times, each a fresh warm-up and timed loop, the\n"
     "                        sizes in turn between repeats (default 1); compare/tune resample them\n"
-    "  --quiet               print only the table\n");
+    "  --quiet               print only the table\n"
+    "  --np N                started outside mpirun: relaunch under mpirun with N ranks (default: one per\n"
+    "                        GPU when there are several; as root with Open MPI's allow-run-as-root variables)\n"
+    "  --no-launch           started outside mpirun: run as this one process, never relaunch\n");
 }
 
 static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
@@ -474,6 +480,8 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case OPT_TIMING: rc = parse_word2(optarg, "--timing", "iter", "loop", &o->timing, err, errlen); break;
     case 'a': rc = parse_int(optarg, "-a", 0, 3, &o->average, err, errlen); break;
     case OPT_REPEAT: rc = parse_int(optarg, "--repeat", 1, 1000, &o->repeat, err, errlen); break;
+    case OPT_NP: rc = parse_int(optarg, "--np", 1, 4096, &o->np, err, errlen); break;
+    case OPT_NO_LAUNCH: o->no_launch = true; break;
     case 'h': return 1;
     case ':':
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);

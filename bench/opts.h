@@ -47,6 +47,8 @@ struct ar_opts {
   int timing;               /* enum ar_timing, default iter */
   int average;              /* -a, enum ar_average, default max */
   int repeat;               /* --repeat N: measure every (dtype, size, placement) N times */
+  int np;                   /* --np N: ranks when arbench launches mpirun itself (0 = one per GPU) */
+  bool no_launch;           /* --no-launch: outside mpirun, run as this one process */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */
