@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 PKGS=(gcc g++ pkg-config meson ninja-build git libopenmpi-dev openmpi-bin libhwloc-dev hwloc
-      libjansson-dev libcmocka-dev python3 python3-pip python3-matplotlib graphviz procps jq bc iproute2)
+      libxml2-dev libjansson-dev libcmocka-dev python3 python3-pip python3-matplotlib graphviz procps jq bc iproute2)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

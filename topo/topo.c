@@ -139,17 +139,19 @@ static int check_xml(const char *path, const char *origin, char *err, size_t len
   int rc = 0;
   if (!strstr(buf, "<topology")) {
     if (strstr(buf, "<system"))
-      snprintf(err, len, "'%s'%s is an NCCL topology file (<system>), not hwloc XML; give an hwloc XML "
-               "(lstopo --of xml)", path, origin);
-    else
-      snprintf(err, len, "'%s'%s is not an hwloc XML topology (no <topology> element)", path, origin);
-    rc = -AR_EINVAL;
+      rc = 1; /* an NCCL topology dump: converted by topo_nccl.c */
+    else {
+      snprintf(err, len, "'%s'%s is not an hwloc XML topology (no <topology> element) nor an NCCL topology "
+               "dump (no <system> element)", path, origin);
+      rc = -AR_EINVAL;
+    }
   }
   free(buf);
   return rc;
 }
 
-static int load_hwloc(struct ar_topo *t, const char *path, const char *origin, char *err, size_t len) {
+static int load_hwloc(struct ar_topo *t, const char *path, const char *origin, const char *buf, size_t buflen,
+                      char *err, size_t len) {
   if (hwloc_topology_init(&t->h)) {
     t->h = NULL;
     snprintf(err, len, "hwloc_topology_init failed: %s", strerror(errno));
@@ -159,7 +161,11 @@ static int load_hwloc(struct ar_topo *t, const char *path, const char *origin, c
    * not needed, and dropping them keeps hwloc's CUDA/NVML/OpenCL plugins from initializing drivers. */
   hwloc_topology_set_io_types_filter(t->h, HWLOC_TYPE_FILTER_KEEP_ALL);
   hwloc_topology_set_type_filter(t->h, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_NONE);
-  if (path && hwloc_topology_set_xml(t->h, path)) {
+  if (buf && hwloc_topology_set_xmlbuffer(t->h, buf, (int)buflen + 1)) {
+    snprintf(err, len, "hwloc cannot parse the conversion of NCCL topology '%s'%s", path, origin);
+    return -AR_EINVAL;
+  }
+  if (!buf && path && hwloc_topology_set_xml(t->h, path)) {
     snprintf(err, len, "hwloc cannot parse topology XML '%s'%s (malformed or truncated)", path, origin);
     return -AR_EINVAL;
   }
@@ -181,7 +187,7 @@ static int trial_load(const char *path, const char *origin, char *err, size_t le
   if (pid == 0) {
     struct ar_topo t = {0};
     char e[64];
-    load_hwloc(&t, path, origin, e, sizeof e);
+    load_hwloc(&t, path, origin, NULL, 0, e, sizeof e);
     _exit(0); /* hwloc's own errors are reported by the real load; the half-built handle is left */
   }
   int st = 0;
@@ -200,14 +206,19 @@ int ar_topo_load(struct ar_topo **out, const char *xml, char *err, size_t len) {
   const char *path = xml && *xml ? xml : (env && *env ? env : NULL);
   const char *origin = xml && *xml ? "" : " (from HWLOC_XMLFILE)";
   int rc = path ? check_xml(path, origin, err, len) : 0;
-  if (!rc && path) rc = trial_load(path, origin, err, len);
+  char *nccl = NULL; /* an NCCL topology dump, as hwloc XML */
+  size_t nccl_len = 0;
+  if (rc == 1) rc = ar_topo_nccl_to_hwloc(path, &nccl, &nccl_len, err, len);
+  else if (!rc && path) rc = trial_load(path, origin, err, len);
   if (rc) return rc;
   struct ar_topo *t = calloc(1, sizeof *t);
   if (!t) {
+    free(nccl);
     snprintf(err, len, "out of memory loading the topology");
     return -AR_ERUNTIME;
   }
-  rc = load_hwloc(t, path, origin, err, len);
+  rc = load_hwloc(t, path, origin, nccl, nccl_len, err, len);
+  free(nccl);
   if (!rc) {
     snprintf(t->source, sizeof t->source, "%s", path ? path : "live");
     t->thissystem = !path && hwloc_topology_is_thissystem(t->h);

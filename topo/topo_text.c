@@ -113,14 +113,21 @@ static void print_layout(FILE *f, const struct ar_topo *t) {
     if (p >= 0) snprintf(pkg, sizeof pkg, "%d", p);
     if (n->cpuset) hwloc_bitmap_list_snprintf(cpus, sizeof cpus, n->cpuset);
     int cores = n->cpuset ? hwloc_get_nbobjs_inside_cpuset_by_type(t->h, n->cpuset, HWLOC_OBJ_CORE) : 0;
-    fprintf(f, "  NUMA %u: package %s, %d cores, PUs %s, %.1f GiB\n", n->os_index, pkg, cores,
-            *cpus ? cpus : "none", (double)n->attr->numanode.local_memory / (1024.0 * 1024 * 1024));
+    char mem[32] = "memory unknown";
+    if (n->attr->numanode.local_memory)
+      snprintf(mem, sizeof mem, "%.1f GiB", (double)n->attr->numanode.local_memory / (1024.0 * 1024 * 1024));
+    fprintf(f, "  NUMA %u: package %s, %d cores, PUs %s, %s\n", n->os_index, pkg, cores, *cpus ? cpus : "none", mem);
   }
 }
 
 void ar_topo_print_text(FILE *f, const struct ar_topo *t, const char *digest) {
   const char *model = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->h), "DMIProductName");
   fprintf(f, "# topology: %s\n", strcmp(t->source, "live") ? t->source : "live (this machine, hwloc)");
+  const char *backend = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->h), "Backend");
+  if (backend && !strcmp(backend, "NCCL topology dump"))
+    fprintf(f, "# an NCCL topology dump: its PCIe tree, NUMA affinity and link speeds; NCCL records no packages, "
+               "SMT, memory or host bridges within a NUMA node (GPUs under one <cpu> read PHB, as NCCL has them); "
+               "NVLink not shown\n");
   int np = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE), nn = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
   fprintf(f, "# machine: %s%s%d package%s, %d NUMA node%s, %d cores, %d PUs\n", model ? model : "", model ? ": " : "",
           np, np == 1 ? "" : "s", nn, nn == 1 ? "" : "s", hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_CORE),

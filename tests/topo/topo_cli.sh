@@ -79,13 +79,16 @@ fi
 
 # --- bad input: one line, exit 2
 usage_error missing-file "/nonexistent/x.xml" --xml /nonexistent/x.xml
-usage_error nccl-fixture "NCCL topology file" --xml "$FIX/nccl-format.xml"
+# An NCCL topology dump reads like an hwloc file (issue 24), and says what it lacks; a broken one is one line.
+"$ARBENCH" topo --xml "$FIX/nccl-switch.xml" >"$TMP/nccl.txt" 2>"$TMP/nccl.err" || { cat "$TMP/nccl.err"; fail "topo --xml nccl-switch.xml failed"; }
+grep -q "^# an NCCL topology dump: its PCIe tree, NUMA affinity and link speeds" "$TMP/nccl.txt" || { cat "$TMP/nccl.txt"; fail "no NCCL note"; }
+grep -q "^GPU0    X      PIX    PHB    PHB    PHB    SYS " "$TMP/nccl.txt" || { cat "$TMP/nccl.txt"; fail "NCCL dump: wrong GPU0 row"; }
+[ ! -s "$TMP/nccl.err" ] || { cat "$TMP/nccl.err"; fail "topo on an NCCL dump wrote to stderr"; }
+printf '<system version="1"><cpu numaid="0"/></system>\n' >"$TMP/nccl-bad.xml"
+usage_error nccl-no-affinity "<cpu> 0 has no valid affinity" --xml "$TMP/nccl-bad.xml"
 # hwloc 2.9 segfaults on this fuzzer-found XML (a mangled complete_cpuset); arbench says so in one line.
 for crasher in "$ARBENCH_SRC"/tests/fuzz/crashers/topo/*; do
   usage_error hwloc-crash "hwloc crashed" --xml "$crasher"
-done
-for f in "${ARBENCH_SHARED:-/nonexistent}"/topologies/nccl/*.xml; do
-  [ -f "$f" ] && usage_error "nccl $(basename "$f")" "NCCL topology file" --xml "$f"
 done
 head -c 1500 "$FIX/pix.xml" >"$TMP/trunc.xml"
 usage_error truncated "malformed or truncated" --xml "$TMP/trunc.xml"
