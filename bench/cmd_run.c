@@ -228,7 +228,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   env.dog = &e.dog;
   ar_watchdog_start(&e.dog, o->timeout, env.rank, &peers);
   int status = AR_EXIT_OK;
-  for (int i = 0; i < o->nbackends; i++)
+  for (int i = 0; i < o->nbackends && !ar_engine_stopped(&e); i++) /* the run record failed: not one */
     if (ar_engine_backend(&e, o->backends[i]) == -AR_EINVAL) status = AR_EXIT_USAGE;
   ar_watchdog_stop(&e.dog);
   env.dog = NULL;

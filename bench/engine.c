@@ -41,18 +41,26 @@ static int agree(const struct ar_env *env, int rc, char *msg, size_t len) {
 }
 
 void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec) {
-  if (e->env->rank == 0 && e->writer && e->writer->f) {
+  if (e->env->rank == 0 && e->writer && e->writer->on) {
     json_t *line = json_pack("{s:s, s:s}", "type", type, "run_id", e->run_id);
     json_object_update(line, rec);
     if (e->point && !json_object_get(line, "point")) json_object_set(line, "point", e->point);
     char err[AR_ERRLEN];
     if (ar_writer_put(e->writer, line, err, sizeof err)) {
-      fprintf(stderr, "arbench: %s\n", err);
-      e->failures++; /* a lost record fails the run */
+      if (!e->write_failed) fprintf(stderr, "arbench: %s; stopping the run\n", err); /* said once */
+      e->write_failed = 1; /* nowhere to save: ar_engine_stopped ends the run at the next size */
+      e->failures++;       /* a lost record fails the run */
     }
     json_decref(line);
   }
   json_decref(rec);
+}
+
+int ar_engine_stopped(struct ar_engine *e) {
+  ar_watchdog_exchange(e->env->dog, 1);
+  MPI_Bcast(&e->write_failed, 1, MPI_INT, 0, e->env->comm);
+  ar_watchdog_exchange(e->env->dog, 0);
+  return e->write_failed;
 }
 
 struct bench {
@@ -315,7 +323,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
   char msg[AR_ERRLEN] = "";
   int rc;
   if (e->env->rank == 0 && o->repeat > 1) printf("# repeat %d of %d\n", rep + 1, o->repeat);
-  for (int i = 0; i < o->nsizes; i++) {
+  for (int i = 0; i < o->nsizes && !ar_engine_stopped(e); i++) {
     size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
     size_t bytes = count * ar_dtype_size(dt);
     struct ar_cell cells[2] = {{0}, {0}};

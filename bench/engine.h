@@ -35,6 +35,7 @@ struct ar_engine {
   struct ar_watchdog dog;
   uint64_t wrong_total;     /* wrong elements over all results */
   int failures;             /* error records written */
+  int write_failed;         /* rank 0: a record could not be written (the run stops; see ar_engine_stopped) */
   double link_gbs;          /* bottleneck PCIe link between the ranks' GPUs (GB/s), 0 = unknown */
   struct ar_fault fault;    /* ARBENCH_INJECT_FAULT / _DELAY: planted faults for the tests */
   int fill_fail_rank;       /* ARBENCH_INJECT_FILL_FAIL=R:BYTES: rank R's first checked fill at that */
@@ -55,7 +56,11 @@ void ar_watchdog_stop(struct ar_watchdog *d);
  * Returns 0, or -AR_EINVAL for an unknown backend or bad variant (all ranks agree). */
 int ar_engine_backend(struct ar_engine *e, const char *spec);
 
-/* Write a record on rank 0 (adds "type" and "run_id"); errors are printed, not returned. */
+/* Write a record on rank 0 (adds "type" and "run_id"); errors are printed once, not returned, and
+ * set write_failed. */
 void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec);
+/* Collective: 1 on every rank when rank 0 could not write a record (measuring with nowhere to save
+ * is pointless); called before each size and backend. */
+int ar_engine_stopped(struct ar_engine *e);
 
 #endif

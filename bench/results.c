@@ -1,5 +1,5 @@
-/* results.c — JSON Lines writer (one flushed line per record) and tolerant, streaming reader: a torn
- * last line is skipped with a warning (elsewhere: an error); samples can come apart from the record. */
+/* results.c — JSON Lines writer (one locked write() per record; concurrent appenders never tear a line)
+ * and the streaming reader: torn last line skipped with a warning, malformed/binary/empty refused. */
 #include "results.h"
 #include "ar.h"
 #include <errno.h>
@@ -8,77 +8,268 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* ---- the writer ---- */
+
+#ifdef F_OFD_SETLK /* per open file: threads and other fds of this process do not drop it */
+#define LOCK_SET F_OFD_SETLK
+#define LOCK_GET F_OFD_GETLK
+#else
+#define LOCK_SET F_SETLK
+#define LOCK_GET F_GETLK
+#endif
+
+static void nap_s(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  while (nanosleep(&t, &t) && errno == EINTR) {
+  }
+}
+
+/* Exclusive lock on the whole file, waited for at most AR_WRITER_LOCK_S (a stopped writer must not
+ * hang us). 0, or -1 with err set. */
+static int lock_file(int fd, const char *path, char *err, size_t len) {
+  for (double waited = 0;; waited += 0.01) {
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, LOCK_SET, &fl) == 0) return 0;
+    if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
+      snprintf(err, len, "cannot lock results file '%s': %s", path, strerror(errno));
+      return -1;
+    }
+    if (waited >= AR_WRITER_LOCK_S) {
+      struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+      int pid = fcntl(fd, LOCK_GET, &q) == 0 && q.l_type != F_UNLCK ? (int)q.l_pid : 0;
+      char who[32] = "";
+      if (pid > 0) snprintf(who, sizeof who, " (pid %d)", pid);
+      snprintf(err, len, "results file '%s' stayed locked by another writer%s for %g s; is it stopped?", path, who,
+               AR_WRITER_LOCK_S);
+      return -1;
+    }
+    nap_s(0.01);
+  }
+}
+
+static void unlock_file(int fd) {
+  struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+  fcntl(fd, LOCK_SET, &fl);
+}
+
+/* Under the lock: where the file's last complete line ends. A file whose last byte is not '\n' has a
+ * torn tail (a writer that died inside its write, or a foreign one); *torn = its length. */
+static off_t complete_end(int fd, off_t end, long *torn) {
+  char buf[4096];
+  off_t pos = end;
+  *torn = 0;
+  while (pos > 0) {
+    size_t n = pos < (off_t)sizeof buf ? (size_t)pos : sizeof buf;
+    if (pread(fd, buf, n, pos - (off_t)n) != (ssize_t)n) return end; /* unreadable: leave it */
+    for (size_t i = n; i-- > 0;)
+      if (buf[i] == '\n') {
+        off_t nl = pos - (off_t)n + (off_t)i + 1;
+        *torn = (long)(end - nl);
+        return nl;
+      }
+    pos -= (off_t)n;
+  }
+  *torn = (long)end;
+  return 0;
+}
+
+/* Under the lock: cut a torn tail; returns the end of the file after it, -1 on error (err set). */
+static off_t repair_locked(int fd, const char *path, long *removed, char *err, size_t len) {
+  *removed = 0;
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end < 0) {
+    snprintf(err, len, "cannot read results file '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  long torn;
+  off_t good = complete_end(fd, end, &torn);
+  if (!torn) return end;
+  if (ftruncate(fd, good)) {
+    snprintf(err, len, "cannot repair results file '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  *removed = torn;
+  return good;
+}
 
 int ar_results_repair(const char *path, long *removed, char *err, size_t len) {
   *removed = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return 0;
     snprintf(err, len, "cannot open results file '%s': %s", path, strerror(errno));
     return -AR_EINVAL;
   }
-  off_t end = lseek(fd, 0, SEEK_END), pos = end;
-  char buf[4096];
-  int found = 0;
-  while (pos > 0 && !found) { /* find the last newline, from the end */
-    size_t n = pos < (off_t)sizeof buf ? (size_t)pos : sizeof buf;
-    if (pread(fd, buf, n, pos - (off_t)n) != (ssize_t)n) break;
-    for (size_t i = n; i-- > 0 && !found;)
-      if (buf[i] == '\n') {
-        found = 1;
-        pos = pos - (off_t)n + (off_t)i + 1;
-      }
-    if (!found) pos -= (off_t)n;
+  struct stat st;
+  int rc = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (lock_file(fd, path, err, len)) rc = -AR_EINVAL;
+    else {
+      if (repair_locked(fd, path, removed, err, len) < 0) rc = -AR_EINVAL;
+      unlock_file(fd);
+    }
   }
   close(fd);
-  if (pos == end) return 0;
-  *removed = (long)(end - pos);
-  if (truncate(path, pos) == 0) return 0;
-  snprintf(err, len, "cannot repair results file '%s': %s", path, strerror(errno));
-  return -AR_EINVAL;
+  return rc;
 }
 
-int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len) {
+static long plain_write(int fd, const void *buf, unsigned long n, void *arg) {
+  (void)arg;
+  return (long)write(fd, buf, n);
+}
+
+static int open_writer(struct ar_writer *w, const char *path, int repair, char *err, size_t len) {
   memset(w, 0, sizeof *w);
   snprintf(w->path, sizeof w->path, "%s", path);
+  w->write_fn = plain_write;
+  w->retry_s = AR_WRITER_RETRY_S;
   if (!strcmp(path, "-")) {
-    w->f = stdout;
+    w->fd = STDOUT_FILENO;
+    w->on = 1;
     return 0;
   }
-  /* A crash can leave a torn last line: cut it off so records appended after it stay readable
-   * (readers skip only a torn *last* line). */
-  long removed = 0;
-  if (ar_results_repair(path, &removed, err, len)) return -AR_EINVAL;
-  if (removed)
-    fprintf(stderr, "arbench: warning: %s: dropping a torn last line (%ld bytes) before appending\n", path, removed);
-  w->f = fopen(path, "a");
-  if (!w->f) {
+  struct stat st;
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    snprintf(err, len, "cannot append to results file '%s': it is a directory", path);
+    return -AR_EINVAL;
+  }
+  int special = exists && !S_ISREG(st.st_mode); /* a device, fifo or terminal: written, not locked */
+  w->fd = open(path, (special ? O_WRONLY : O_RDWR | O_CREAT) | O_APPEND | O_CLOEXEC, 0644);
+  if (w->fd < 0) {
     snprintf(err, len, "cannot open results file '%s' for appending: %s", path, strerror(errno));
     return -AR_EINVAL;
   }
+  w->on = w->own = 1;
+  w->regular = !special;
+  if (!w->regular || !repair) return 0;
+  /* A crash can leave a torn last line: cut it off (under the lock, so never a live writer's line). */
+  long removed = 0;
+  int bad = lock_file(w->fd, path, err, len) || repair_locked(w->fd, path, &removed, err, len) < 0;
+  unlock_file(w->fd);
+  if (bad) {
+    ar_writer_close(w);
+    return -AR_EINVAL;
+  }
+  if (removed)
+    fprintf(stderr, "arbench: warning: %s: dropping a torn last line (%ld bytes) left by an interrupted writer\n",
+            path, removed);
   return 0;
+}
+
+int ar_writer_open(struct ar_writer *w, const char *path, char *err, size_t len) {
+  return open_writer(w, path, 1, err, len);
+}
+
+int ar_writer_open_append(struct ar_writer *w, const char *path, char *err, size_t len) {
+  return open_writer(w, path, 0, err, len);
+}
+
+/* Write all n bytes (a short write continues; EINTR repeats). 0, or -1 with errno set. */
+static int write_all(struct ar_writer *w, const char *buf, size_t n) {
+  while (n) {
+    long k = w->write_fn(w->fd, buf, n, w->write_arg);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) errno = EIO;
+      return -1;
+    }
+    buf += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* One try: under the lock, repair a torn tail, write the line, undo a partial write. */
+static int put_once(struct ar_writer *w, const char *line, size_t n, int *eno, char *err, size_t len) {
+  *eno = 0;
+  if (!w->regular) {
+    if (write_all(w, line, n)) *eno = errno;
+    return *eno ? -1 : 0;
+  }
+  if (lock_file(w->fd, w->path, err, len)) return -2;
+  long removed;
+  off_t end = repair_locked(w->fd, w->path, &removed, err, len);
+  if (end < 0) {
+    unlock_file(w->fd);
+    return -2;
+  }
+  if (removed)
+    fprintf(stderr, "arbench: warning: %s: dropping a torn last line (%ld bytes) left by an interrupted writer\n",
+            w->path, removed);
+  int rc = 0;
+  if (write_all(w, line, n)) {
+    *eno = errno;
+    rc = -1;
+    if (ftruncate(w->fd, end)) { /* cannot undo: the reader will see a torn line there */
+    }
+  }
+  unlock_file(w->fd);
+  return rc;
+}
+
+static int retryable(int eno) { return eno == ENOSPC || eno == EDQUOT || eno == EAGAIN || eno == EIO; }
+
+/* "result nccl:algo=Ring float 1024 B out", for the message about a record that was not written. */
+static void describe(json_t *rec, char *buf, size_t len) {
+  const char *spec = ar_rec_str(rec, "spec", ar_rec_str(rec, "backend", "")), *dt = ar_rec_str(rec, "dtype", "");
+  json_t *size = json_object_get(rec, "size");
+  char sz[40] = "";
+  if (json_is_integer(size)) snprintf(sz, sizeof sz, " %lld B", (long long)json_integer_value(size));
+  snprintf(buf, len, "%s%s%.200s%s%s%s%s%s", ar_rec_str(rec, "type", "record"), *spec ? " " : "", spec, *dt ? " " : "",
+           dt, sz, json_is_string(json_object_get(rec, "placement")) ? " " : "", ar_rec_str(rec, "placement", ""));
 }
 
 int ar_writer_put(struct ar_writer *w, json_t *rec, char *err, size_t len) {
-  if (!w->f) return 0;
+  if (!w->on) return 0;
+  char what[300];
+  describe(rec, what, sizeof what);
+  if (w->failed) {
+    snprintf(err, len, "results file '%s' failed earlier: record %ld (%s) not written", w->path, w->records + 1, what);
+    return -AR_ERUNTIME;
+  }
   char *s = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-  if (!s) {
-    snprintf(err, len, "cannot encode a result record");
+  size_t n = s ? strlen(s) : 0;
+  char *line = s ? realloc(s, n + 2) : NULL;
+  if (!line) {
+    free(s);
+    snprintf(err, len, "cannot encode result record %ld (%s) for '%s'", w->records + 1, what, w->path);
+    w->failed = 1;
     return -AR_ERUNTIME;
   }
-  int bad = fprintf(w->f, "%s\n", s) < 0 || fflush(w->f) != 0;
-  free(s);
-  if (bad) {
-    snprintf(err, len, "cannot write results file '%s': %s", w->path, strerror(errno));
-    return -AR_ERUNTIME;
+  line[n++] = '\n';
+  line[n] = 0;
+  double waited = 0, nap = 0.05;
+  int eno, rc;
+  while ((rc = put_once(w, line, n, &eno, err, len)) == -1 && w->regular && retryable(eno) && waited < w->retry_s) {
+    nap_s(nap); /* the disk may free up: the record goes out whole or not at all */
+    waited += nap;
+    nap = nap * 2 > 0.5 ? 0.5 : nap * 2;
   }
-  return 0;
+  free(line);
+  if (!rc) {
+    w->records++;
+    return 0;
+  }
+  w->failed = 1;
+  char why[AR_ERRLEN];
+  if (rc == -1 && waited > 0)
+    snprintf(why, sizeof why, "cannot write results file '%.400s': %s (retried for %.1f s)", w->path, strerror(eno), waited);
+  else if (rc == -1) snprintf(why, sizeof why, "cannot write results file '%.400s': %s", w->path, strerror(eno));
+  else snprintf(why, sizeof why, "%s", err);
+  char kept[96] = "";
+  if (w->regular) snprintf(kept, sizeof kept, "; the file keeps the %ld records before it, whole", w->records);
+  snprintf(err, len, "%.600s; record %ld (%.200s) not written and nothing more will be%s", why, w->records + 1, what,
+           kept);
+  return -AR_ERUNTIME;
 }
 
 void ar_writer_close(struct ar_writer *w) {
-  if (w->f && w->f != stdout) fclose(w->f);
-  w->f = NULL;
+  if (w->on && w->own) close(w->fd);
+  w->on = w->own = 0;
 }
 
 /* Read one line of any length (getline: buffered, no per-character calls); NULL at EOF. *had_nl

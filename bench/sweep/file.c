@@ -142,12 +142,7 @@ const char *ar_sweep_point_status(json_t *points, const struct ar_launch *l, int
 }
 
 int ar_sweep_writer_open(struct ar_writer *w, const char *path, char *err, size_t len) {
-  memset(w, 0, sizeof *w);
-  snprintf(w->path, sizeof w->path, "%s", path);
-  w->f = fopen(path, "ae");
-  if (w->f) return 0;
-  snprintf(err, len, "cannot open results file '%s' for appending: %s", path, strerror(errno));
-  return -AR_EINVAL;
+  return ar_writer_open_append(w, path, err, len); /* locked appends: runs may share the file */
 }
 
 /* A launcher that reports a rank's death by signal N exits 128+N (Open MPI, shells). */
