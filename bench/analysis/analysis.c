@@ -333,17 +333,21 @@ const char *ar_rec_unsafe(json_t *rec) {
 
 void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v) {
   char b0[8] = "", t0[8] = "", a0[8] = "";
+  const char *s0 = NULL;
+  int first = 1;
   size_t i;
   json_t *r;
   memset(v, 0, sizeof *v);
-  v->stack = ar_stack_count(results, runs) > 1;
   json_array_foreach(results, i, r) {
-    if (!i) {
+    if (ar_rec_predicted(r)) continue; /* a prediction has no method or stack of its own */
+    if (first) {
       snprintf(b0, sizeof b0, "%s", ar_rec_buffers(r));
       snprintf(t0, sizeof t0, "%s", ar_rec_timing(r));
       snprintf(a0, sizeof a0, "%s", ar_rec_average(r));
+      s0 = ar_rec_stack(runs, r);
+      first = 0;
     }
-    if (ar_rec_predicted(r)) continue; /* a prediction has no method of its own */
+    v->stack |= strcmp(s0, ar_rec_stack(runs, r)) != 0;
     v->buffers |= strcmp(b0, ar_rec_buffers(r)) != 0;
     v->timing |= strcmp(t0, ar_rec_timing(r)) != 0;
     v->average |= strcmp(a0, ar_rec_average(r)) != 0;
@@ -369,7 +373,7 @@ void ar_cfg_label(json_t *rec, json_t *runs, const struct ar_vary *v, char *buf,
     snprintf(sp, sizeof sp, "%s%s%s", ar_rec_str(rec, "backend", "?"), *var ? ":" : "", var);
     spec = sp;
   }
-  int stack = v && v->stack, pred = ar_rec_predicted(rec);
+  int pred = ar_rec_predicted(rec), stack = v && v->stack && !pred;
   if (v && !pred && (v->buffers || v->timing || v->average)) {
     size_t n = 0;
     if (v->buffers) n += (size_t)snprintf(meth + n, sizeof meth - n, "buffers=%s", ar_rec_buffers(rec));
@@ -634,10 +638,11 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
   snprintf(g->placement, sizeof g->placement, "%s", ar_rec_placement(first));
   snprintf(g->op, sizeof g->op, "%s", ar_rec_str(first, "op", "sum"));
   g->ranks = ar_rec_ranks(first);
-  for (int c = 0; c < g->ncfg && !g->predicted[c]; c++) { /* the method, from a measured configuration */
-    ar_vary_common(g->cfgrec[c], v, g->method, sizeof g->method);
-    break;
-  }
+  for (int c = 0; c < g->ncfg; c++) /* the method, from a measured configuration */
+    if (!g->predicted[c]) {
+      ar_vary_common(g->cfgrec[c], v, g->method, sizeof g->method);
+      break;
+    }
   double nodes = ar_rec_num(first, "nodes", 1);
   g->nodes = nodes >= 1 && nodes <= 1e6 ? (int)nodes : -1;
   return 0;
