@@ -331,10 +331,33 @@ const char *ar_rec_unsafe(json_t *rec) {
   return "forces LL128 on a path without NVLink: it can corrupt data (doctor flags NCCL_PROTO=LL128 on PCIe)";
 }
 
+/* Keep in fixed (",K=V,...,") only the pairs that the point string pt ("K=V,K2=V2") also has. */
+static void keep_shared(char *fixed, const char *pt) {
+  char out[512] = ",", have[420];
+  size_t n = 1;
+  snprintf(have, sizeof have, ",%s,", pt);
+  for (char *p = fixed + 1; *p;) {
+    char *e = strchr(p, ',');
+    if (!e) break;
+    char tok[420];
+    snprintf(tok, sizeof tok, ",%.*s,", (int)(e - p), p);
+    if (e > p && strstr(have, tok) && n + strlen(tok) < sizeof out) n += (size_t)snprintf(out + n, sizeof out - n, "%s", tok + 1);
+    p = e + 1;
+  }
+  snprintf(fixed, 512, "%s", out);
+}
+
+/* Is the pair "K=V" one every configuration shares? */
+static int is_fixed(const struct ar_vary *v, const char *pair) {
+  char tok[300];
+  snprintf(tok, sizeof tok, ",%s,", pair);
+  return v && strstr(v->fixed, tok) != NULL;
+}
+
 void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v) {
   char b0[8] = "", t0[8] = "", a0[8] = "";
   const char *s0 = NULL;
-  int first = 1;
+  int first = 1, first_fixed = 1;
   size_t i;
   json_t *r;
   memset(v, 0, sizeof *v);
@@ -347,6 +370,12 @@ void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v) {
       s0 = ar_rec_stack(runs, r);
       first = 0;
     }
+    char pt[400];
+    ar_rec_point(r, pt, sizeof pt);
+    if (first_fixed) {
+      snprintf(v->fixed, sizeof v->fixed, ",%s,", pt);
+      first_fixed = 0;
+    } else keep_shared(v->fixed, pt);
     v->stack |= strcmp(s0, ar_rec_stack(runs, r)) != 0;
     v->buffers |= strcmp(b0, ar_rec_buffers(r)) != 0;
     v->timing |= strcmp(t0, ar_rec_timing(r)) != 0;
@@ -360,12 +389,30 @@ void ar_vary_common(json_t *rec, const struct ar_vary *v, char *buf, size_t len)
   if (!v->buffers) n += (size_t)snprintf(buf + n, len - n, "buffers %s", ar_rec_buffers(rec));
   if (!v->timing && n < len)
     n += (size_t)snprintf(buf + n, len - n, "%stiming %s", n ? ", " : "", ar_rec_timing(rec));
-  if (!v->average && n < len) snprintf(buf + n, len - n, "%s-a %s", n ? ", " : "", ar_rec_average(rec));
+  if (!v->average && n < len) n += (size_t)snprintf(buf + n, len - n, "%s-a %s", n ? ", " : "", ar_rec_average(rec));
+  const char *p = v->fixed + (*v->fixed == ',');
+  for (int k = 0; *p && n < len; k++) { /* "; sweep point K=V, K2=V2" */
+    const char *e = strchr(p, ',');
+    if (!e) break;
+    n += (size_t)snprintf(buf + n, len - n, "%s%.*s", k ? ", " : n ? "; sweep point " : "sweep point ", (int)(e - p), p);
+    p = e + 1;
+  }
+}
+
+/* The point string of rec without the pairs every configuration shares. */
+static void varying_point(json_t *rec, const struct ar_vary *v, char *buf, size_t len) {
+  char all[400];
+  size_t n = 0;
+  ar_rec_point(rec, all, sizeof all);
+  buf[0] = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(all, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    if (!is_fixed(v, t) && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", t);
 }
 
 void ar_cfg_label(json_t *rec, json_t *runs, const struct ar_vary *v, char *buf, size_t len) {
   char point[200], meth[80] = "";
-  ar_rec_point(rec, point, sizeof point);
+  varying_point(rec, v, point, sizeof point);
   const char *spec = ar_rec_str(rec, "spec", NULL);
   char sp[160];
   if (!spec) {

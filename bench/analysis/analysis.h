@@ -77,9 +77,11 @@ int ar_rec_predicted(json_t *rec); /* a model prediction: shown beside measureme
 /* What varies across the configurations in view; a label names only that. */
 struct ar_vary {
   int stack, buffers, timing, average;
+  char fixed[512]; /* sweep point pairs every measured record has with the same value: ",K=V,K2=V2," */
 };
 void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v);
-/* "buffers hot, timing iter, -a max" of the fields that do not vary (""when all vary). */
+/* "buffers hot, timing iter, -a max" of the fields that do not vary ("" when all vary), then the
+ * point pairs every configuration shares ("; np=4, X=1"): the labels leave both out. */
 void ar_vary_common(json_t *rec, const struct ar_vary *v, char *buf, size_t len);
 /* spec, then " {point}" when there is one, then " [stack]" when stacks vary, then the method
  * fields that vary: " (buffers=cold,timing=loop)". v NULL: spec and point only. */

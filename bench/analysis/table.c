@@ -122,8 +122,23 @@ static json_t *num(double v) { return isnan(v) || isinf(v) ? json_null() : json_
 
 /* --format json: every grid with every cell's statistics (ar_runs_stats), the choice and the ties:
  * what plots/arbench-plot draws from, so a plot cannot disagree with the table. */
-static json_t *grid_json(const struct ar_grid *g, const struct choices *ch) {
+/* The link bound of a grid's runs: the first run topology's bottleneck link (GB/s), NAN when none. */
+static double link_bound(const struct ar_grid *g, json_t *runs, const char **key) {
+  static const char *const keys[] = {"bottleneck_gbs", "busbw_bound_gbs", "link_bound_gbs", "min_link_gbs"};
+  for (int c = 0; c < g->ncfg; c++) {
+    json_t *t = json_object_get(json_object_get(runs, ar_rec_str(g->cfgrec[c], "run_id", "")), "topology");
+    for (size_t k = 0; json_is_object(t) && k < sizeof keys / sizeof keys[0]; k++) {
+      double v = ar_rec_num(t, keys[k], NAN);
+      if (v > 0) return *key = keys[k], v;
+    }
+  }
+  return NAN;
+}
+
+static json_t *grid_json(const struct ar_grid *g, const struct choices *ch, json_t *runs) {
   json_t *cfgs = json_array(), *sizes = json_array(), *cells = json_array();
+  const char *lkey = NULL;
+  double bound = link_bound(g, runs, &lkey);
   for (int c = 0; c < g->ncfg; c++) {
     char meth[80], point[200];
     ar_rec_method(g->cfgrec[c], meth, sizeof meth);
@@ -134,6 +149,7 @@ static json_t *grid_json(const struct ar_grid *g, const struct choices *ch) {
                           "method", ar_rec_predicted(g->cfgrec[c]) ? "" : meth, "predicted", g->predicted[c],
                           "unsafe", g->unsafe[c] != NULL);
     if (g->unsafe[c]) json_object_set_new(j, "unsafe_why", json_string(g->unsafe[c]));
+    json_object_set_new(j, "stack", json_string(ar_rec_predicted(g->cfgrec[c]) ? "model" : ar_rec_stack(runs, g->cfgrec[c])));
     json_array_append_new(cfgs, j);
   }
   for (int s = 0; s < g->nsize; s++) {
@@ -152,10 +168,11 @@ static json_t *grid_json(const struct ar_grid *g, const struct choices *ch) {
       json_array_append_new(cells, j);
     }
   }
-  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:o, s:o}", "dtype", g->dtype,
-                   "ranks", g->ranks, "nodes", g->nodes, "placement", g->placement, "op", g->op, "method", g->method,
-                   "varies", "stack", g->vary.stack, "buffers", g->vary.buffers, "timing", g->vary.timing, "average",
-                   g->vary.average, "configs", cfgs, "sizes", sizes, "cells", cells);
+  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o}", "dtype",
+                   g->dtype, "ranks", g->ranks, "nodes", g->nodes, "placement", g->placement, "op", g->op, "method",
+                   g->method, "varies", "stack", g->vary.stack, "buffers", g->vary.buffers, "timing", g->vary.timing,
+                   "average", g->vary.average, "link_bound_gbs", num(bound), "link_bound_from", lkey, "configs", cfgs,
+                   "sizes", sizes, "cells", cells);
 }
 
 static void print_crossovers(const struct ar_grid *g, const struct choices *ch) {
@@ -385,15 +402,23 @@ int ar_cmd_table(int argc, char **argv) {
         status = AR_EXIT_FAIL;
         break;
       }
-      if (o.json) json_array_append_new(jg, grid_json(&g[k], &ch));
+      if (o.json) json_array_append_new(jg, grid_json(&g[k], &ch, runs));
       else if (o.csv) print_csv(&g[k], &ch);
       else print_md(&g[k], &ch, &o);
       free(ch.choice);
       free(ch.tied);
     }
     if (o.json && !status) {
-      json_t *root = json_pack("{s:s, s:o, s:o}", "generated_by", "arbench table", "grids", jg, "not_measured",
-                               ar_note_lines(a.notes));
+      json_t *hosts = json_array(), *seen = json_object(), *run, *h;
+      const char *id;
+      size_t i;
+      json_object_foreach(a.runs, id, run) json_array_foreach(json_object_get(run, "hosts"), i, h) {
+        if (json_is_string(h) && !json_object_get(seen, json_string_value(h))) json_array_append(hosts, h);
+        if (json_is_string(h)) json_object_set_new(seen, json_string_value(h), json_true());
+      }
+      json_decref(seen);
+      json_t *root = json_pack("{s:s, s:o, s:o, s:o}", "generated_by", "arbench table", "hosts", hosts, "grids", jg,
+                               "not_measured", ar_note_lines(a.notes));
       char *txt = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
       printf("%s\n", txt ? txt : "{}");
       free(txt);

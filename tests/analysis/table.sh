@@ -77,7 +77,7 @@ cat >"$TMP/sweep.jsonl" <<'J'
 J
 "$ARBENCH" table --format csv "$TMP/sweep.jsonl" >"$TMP/sw.csv" 2>"$TMP/sw.err" || fail "table of a sweep exited $?"
 eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted
-float,2,out,sum,8,\"mpi {X=1,np=2}\",3,0.00266667,1,0,0,nan,nan,nan,0.00266667,1,0,0" "$(cat "$TMP/sw.csv")"
+float,2,out,sum,8,mpi,3,0.00266667,1,0,0,nan,nan,nan,0.00266667,1,0,0" "$(cat "$TMP/sw.csv")"
 eq "sweep rule: says what it ignored" 1 "$(grep -c 'ignored 1 records of sweep launches' "$TMP/sw.err")"
 "$ARBENCH" table "$TMP/sweep.jsonl" >"$TMP/sw.md" 2>/dev/null || fail "markdown table of a sweep exited $?"
 eq "sweep rule: the failed point is listed, bookkeeping is not" "Not measured (skip/error records):
