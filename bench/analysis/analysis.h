@@ -175,6 +175,12 @@ int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct 
 /* The same, with the two-sided bootstrap p-value of "ratio = 1" in *p (NULL: not wanted). */
 int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
                  double *hi, double *p);
+/* Two-sided p of Student's t with df degrees of freedom. */
+double ar_t_two_sided(double t, double df);
+/* The p-value of "same level" between two sides of two or more runs each: Welch's t test on the
+ * runs' log p50s (the runs' spread, drift between runs included, is the noise); NAN when a side has
+ * fewer than two runs. A bootstrap over 3 runs a side is too narrow in its tails for a family. */
+double ar_runs_welch_p(json_t *runs_a, json_t *runs_b);
 /* Holm–Bonferroni over m p-values at family-wise error alpha: reject[i] = 1 for the rejected ones,
  * padj[i] (NULL: not wanted) the adjusted p-values. 0, or -AR_ERUNTIME when out of memory. */
 #define AR_FAMILY_ALPHA 0.05

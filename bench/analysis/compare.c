@@ -247,6 +247,8 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
     int have = !ar_boot_test(ra, rb, sk, &nz, &lo, &hi, &p);
+    double pw = ar_runs_welch_p(ra, rb); /* two or more runs a side: the runs' spread decides */
+    if (have && !isnan(pw)) p = pw;
     json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, p));
   }
   json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
@@ -303,7 +305,8 @@ static int finish_family(json_t *comps, json_t *top) {
   }
   char how[300];
   snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%): a match is "
-           "faster/slower only when its bootstrap p-value survives the correction", m, AR_FAMILY_ALPHA * 100);
+           "faster/slower only when its p-value survives the correction (Welch's t on the runs' log p50s with two or "
+           "more runs a side, else the bootstrap's)", m, AR_FAMILY_ALPHA * 100);
   json_object_set_new(top, "correction", json_string(how));
   json_object_set_new(top, "family", json_integer(m));
   free(p);
@@ -332,18 +335,30 @@ static void print_ratio(json_t *v, const char *fmt) {
   else printf("-");
 }
 
+/* Do the matches hold more than one method (then each row names its method)? */
+static int methods_vary(json_t *matches) {
+  size_t i;
+  json_t *m;
+  json_array_foreach(matches, i, m) if (strcmp(ar_rec_str(m, "method", ""), ar_rec_str(json_array_get(matches, 0), "method", "")))
+    return 1;
+  return 0;
+}
+
 static void print_matches(json_t *matches) {
-  printf("\n| backend | variant | point | dtype | ranks | place | size | runs A/B | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n");
+  int mv = methods_vary(matches);
+  printf("\n| backend | variant%s | point | dtype | ranks | place | size | runs A/B | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n",
+         mv ? " (method)" : "");
   printf("|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
   size_t i;
   json_t *m;
   json_array_foreach(matches, i, m) {
-    char sz[32], ua[32], ub[32];
+    char sz[32], ua[32], ub[32], var[300];
+    snprintf(var, sizeof var, "%s%s%s%s", ar_rec_str(m, "variant", ""), mv ? " (" : "", mv ? ar_rec_str(m, "method", "") : "",
+             mv ? ")" : "");
     ar_size_format((size_t)json_integer_value(json_object_get(m, "size")), sz, sizeof sz);
     ar_fmt_us(json_number_value(json_object_get(m, "a_p50_us")), ua, sizeof ua);
     ar_fmt_us(json_number_value(json_object_get(m, "b_p50_us")), ub, sizeof ub);
-    printf("| %s | %s | %s | %s | %d | %s | %s | %d/%d | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""),
-           ar_rec_str(m, "variant", ""), ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
+    printf("| %s | %s | %s | %s | %d | %s | %s | %d/%d | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""), var, ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
            ar_rec_str(m, "placement", ""), sz, (int)ar_rec_num(m, "runs_a", 0), (int)ar_rec_num(m, "runs_b", 0), ua,
            ub, json_number_value(json_object_get(m, "ratio")));
     if (json_is_number(json_object_get(m, "lo"))) {

@@ -283,6 +283,66 @@ int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct 
   return ar_boot_test(runs_a, runs_b, key, nz, lo, hi, NULL);
 }
 
+/* Regularized incomplete beta I_x(a, b): the continued fraction (modified Lentz) where it converges
+ * fast, x < (a + 1) / (a + b + 2), else through the symmetry I_x(a, b) = 1 - I_{1-x}(b, a). */
+static double beta_cf(double x, double a, double b) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (fabs(d) < tiny ? tiny : d);
+  double f = d;
+  for (int m = 1; m <= 300; m++) {
+    for (int odd = 0; odd < 2; odd++) {
+      double num = odd ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+                       : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+      d = 1 + num * d;
+      d = 1 / (fabs(d) < tiny ? tiny : d);
+      c = 1 + num / c;
+      if (fabs(c) < tiny) c = tiny;
+      f *= c * d;
+      if (odd && fabs(c * d - 1) < 1e-14) return f;
+    }
+  }
+  return f;
+}
+
+static double inc_beta(double x, double a, double b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_cf(x, a, b) / a;
+  return 1 - front * beta_cf(1 - x, b, a) / b;
+}
+
+double ar_t_two_sided(double t, double df) {
+  if (isnan(t) || !(df > 0)) return NAN;
+  if (isinf(t)) return 0;
+  return inc_beta(df / (df + t * t), df / 2, 0.5);
+}
+
+/* log p50 of each run with one (up to 64). */
+static int log_p50s(json_t *runs, double *v) {
+  int k = 0;
+  for (size_t i = 0; i < json_array_size(runs) && k < 64; i++) {
+    double p = ar_rec_p50(json_array_get(runs, i));
+    if (p > 0) v[k++] = log(p);
+  }
+  return k;
+}
+
+double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
+  double a[64], b[64], ma = 0, mb = 0, va = 0, vb = 0;
+  int na = log_p50s(runs_a, a), nb = log_p50s(runs_b, b);
+  if (na < 2 || nb < 2) return NAN;
+  for (int i = 0; i < na; i++) ma += a[i] / na;
+  for (int i = 0; i < nb; i++) mb += b[i] / nb;
+  for (int i = 0; i < na; i++) va += (a[i] - ma) * (a[i] - ma) / (na - 1);
+  for (int i = 0; i < nb; i++) vb += (b[i] - mb) * (b[i] - mb) / (nb - 1);
+  double sa = va / na, sb = vb / nb, se = sqrt(sa + sb);
+  if (!(se > 1e-12 * (fabs(ma) + fabs(mb) + 1))) return fabs(ma - mb) > 1e-12 ? 0 : 1; /* no spread at all */
+  double df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+  return ar_t_two_sided((mb - ma) / se, df);
+}
+
 /* Holm–Bonferroni: which of the m hypotheses with p-values p[] are rejected at family-wise error
  * alpha. Sorted ascending, the k-th (0-based) is rejected while p <= alpha / (m - k); the first that is
  * not stops the rest. Ties in p are ordered by index, so the result is deterministic. */
