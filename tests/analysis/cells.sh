@@ -52,4 +52,5 @@ if command -v mpirun >/dev/null; then
   mpirun --oversubscribe -np 2 "$ARBENCH" run --backend mpi,shm-oneshot -b 8 -e 64 -n 2 -w 1 >"$TMP/two.out" 2>&1 || fail "host run exited $?"
   eq "Avg bus bandwidth per configuration (2 backends)" 2 "$(grep -c '^# Avg bus bandwidth' "$TMP/two.out")"
 fi
+bad "model --fit refuses host results" "holds no GPU results (backends: mpi, shm-oneshot)" "$ARBENCH" model --fit "$M"
 finish
