@@ -247,8 +247,8 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
     int have = !ar_boot_test(ra, rb, sk, &nz, &lo, &hi, &p);
-    double pw = ar_runs_welch_p(ra, rb); /* two or more runs a side: the runs' spread decides */
-    if (have && !isnan(pw)) p = pw;
+    double pw = ar_runs_welch_p(ra, rb); /* two or more runs a side: the runs' spread counts too */
+    if (have && !isnan(pw)) p = fmax(p, pw); /* both tests must reject: conservative, each is valid */
     json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, p));
   }
   json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
@@ -305,8 +305,8 @@ static int finish_family(json_t *comps, json_t *top) {
   }
   char how[300];
   snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%): a match is "
-           "faster/slower only when its p-value survives the correction (Welch's t on the runs' log p50s with two or "
-           "more runs a side, else the bootstrap's)", m, AR_FAMILY_ALPHA * 100);
+           "faster/slower only when its p-value survives the correction (the larger of the bootstrap's and, with two or "
+           "more runs a side, Welch's t on the runs' log p50s)", m, AR_FAMILY_ALPHA * 100);
   json_object_set_new(top, "correction", json_string(how));
   json_object_set_new(top, "family", json_integer(m));
   free(p);
