@@ -20,7 +20,9 @@ enum ar_status {
 };
 
 /* Process exit statuses. */
-enum ar_exit { AR_EXIT_OK = 0, AR_EXIT_FAIL = 1, AR_EXIT_USAGE = 2 };
+/* Exit statuses: 0 measured and checked; 1 wrong results or errors; 2 usage; 3 nothing measured
+ * (`arbench run`: every configuration was skipped). */
+enum ar_exit { AR_EXIT_OK = 0, AR_EXIT_FAIL = 1, AR_EXIT_USAGE = 2, AR_EXIT_NOTHING = 3 };
 
 enum ar_dtype { AR_FLOAT = 0, AR_HALF, AR_BF16, AR_INT32, AR_NDTYPES };
 enum ar_op { AR_SUM = 0, AR_PROD, AR_MAX, AR_MIN, AR_AVG, AR_NOPS };

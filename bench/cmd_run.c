@@ -205,6 +205,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
+  ar_report_columns(&report, o->placement & AR_PLACE_OUT, o->placement & AR_PLACE_IN, o->timing != AR_TIME_LOOP);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
                         .fill_fail_rank = -1};
   e.link_gbs = gpu_link_gbs(&env);
@@ -237,9 +238,10 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     ar_report_footer(&report);
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
   }
-  int fails = e.failures;
-  MPI_Bcast(&fails, 1, MPI_INT, 0, env.comm);
-  if (status == AR_EXIT_OK && (wrong || fails)) status = AR_EXIT_FAIL;
+  int fails[2] = {e.failures, report.measured}; /* rank 0's counts */
+  MPI_Bcast(fails, 2, MPI_INT, 0, env.comm);
+  if (status == AR_EXIT_OK && (wrong || fails[0])) status = AR_EXIT_FAIL;
+  if (status == AR_EXIT_OK && !fails[1]) status = AR_EXIT_NOTHING; /* every configuration skipped */
   ar_writer_close(&writer);
   json_decref(bindings);
   json_decref(point);

@@ -18,18 +18,25 @@ struct ar_cell {
 struct ar_report {
   FILE *f;
   bool quiet;
+  bool out, in;    /* placements measured: only their columns are printed */
+  bool pct;        /* p50 and p99 columns: not with --timing loop (one sample: they repeat the time) */
   uint64_t wrong;  /* sum of #wrong over rows */
-  double busbw_sum;
+  double busbw_sum; /* of the current configuration (backend x dtype), over its rows and repeats */
   int busbw_n;
+  int measured;    /* cells measured over the whole run */
   char mode[200]; /* how the numbers were taken (buffers, timing, ranks), printed in each header */
 };
 
 void ar_report_init(struct ar_report *r, FILE *f, bool quiet);
 /* Say once how the numbers are taken: --buffers, --timing and -a as given. */
 void ar_report_mode(struct ar_report *r, const char *buffers, const char *timing, int average);
+/* Which columns have data: the placements measured, and whether p50/p99 differ from the time. */
+void ar_report_columns(struct ar_report *r, bool out, bool in, bool percentiles);
 void ar_report_header(struct ar_report *r, const char *backend, enum ar_dtype dt, int nranks);
 void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtype dt, enum ar_op op,
                    const struct ar_cell *out, const struct ar_cell *in);
+/* "# Avg bus bandwidth" of the last configuration (as nccl-tests prints it per collective of one
+ * configuration, here per backend x dtype), then the out-of-bounds line. */
 void ar_report_footer(struct ar_report *r);
 
 #endif

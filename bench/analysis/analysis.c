@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- loading ---- */
 
@@ -136,9 +137,10 @@ static double *json_samples(struct load_ctx *c, json_t *arr, size_t *n) {
 /* A measurement keeps at most AR_RUNS_MAX runs (the first ones; p50 over runs reads no more):
  * 0 to keep rec, 1 to drop it. Records of a run already kept (the same run again) are kept. */
 static int over_cap(struct load_ctx *c, json_t *rec) {
-  char key[1024], point[200], run[128];
+  char key[1200], point[200], run[128], meth[80];
   ar_rec_point(rec, point, sizeof point);
-  snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%s|%d|%s|%s|%lld|%s", ar_rec_str(rec, "type", ""),
+  ar_rec_method(rec, meth, sizeof meth);
+  snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%s|%s|%d|%s|%s|%lld|%s", meth, ar_rec_str(rec, "type", ""),
            ar_rec_str(rec, "backend", ""), ar_rec_str(rec, "variant", ""), ar_rec_str(rec, "spec", ""), point,
            ar_rec_str(rec, "dtype", ""), ar_rec_ranks(rec), ar_rec_placement(rec), ar_rec_str(rec, "op", "sum"),
            (long long)json_integer_value(json_object_get(rec, "size")), ar_rec_stack(c->a->runs, rec));
@@ -297,18 +299,136 @@ const char *ar_rec_stack(json_t *runs, json_t *rec) {
   return s ? s : "unknown";
 }
 
-void ar_cfg_label(json_t *rec, json_t *runs, int with_stack, char *buf, size_t len) {
-  char point[200];
-  ar_rec_point(rec, point, sizeof point);
+const char *ar_rec_buffers(json_t *rec) { return strcmp(ar_rec_str(rec, "buffers", "cold"), "hot") ? "cold" : "hot"; }
+const char *ar_rec_timing(json_t *rec) { return strcmp(ar_rec_str(rec, "timing", "iter"), "loop") ? "iter" : "loop"; }
+const char *ar_rec_average(json_t *rec) {
+  const char *a = ar_rec_str(rec, "average", "max");
+  return !strcmp(a, "rank0") || !strcmp(a, "mean") || !strcmp(a, "min") ? a : "max";
+}
+
+void ar_rec_method(json_t *rec, char *buf, size_t len) {
+  snprintf(buf, len, "buffers=%s,timing=%s,average=%s", ar_rec_buffers(rec), ar_rec_timing(rec), ar_rec_average(rec));
+}
+
+int ar_rec_predicted(json_t *rec) {
+  return !strcmp(ar_rec_str(rec, "type", ""), "prediction") || !strcmp(ar_rec_str(rec, "backend", ""), "model");
+}
+
+/* Does a forced protocol list allow LL128 ("LL128", "ll128,simple"; not "^LL128")? */
+static int allows_ll128(const char *v) { return v && strcasestr(v, "ll128") && !strchr(v, '^'); }
+
+const char *ar_rec_unsafe(json_t *rec) {
+  const char *w = ar_rec_str(rec, "warning", NULL);
+  if (w && *w) return w;
+  if (strcmp(ar_rec_str(rec, "backend", ""), "nccl")) return NULL;
+  const char *var = ar_rec_str(rec, "variant", "");
+  const char *pp = json_string_value(json_object_get(json_object_get(rec, "point"), "NCCL_PROTO"));
+  const char *proto = strcasestr(var, "proto=");
+  if (!allows_ll128(pp) && !(proto && strncasecmp(proto + 6, "ll128", 5) == 0)) return NULL;
+  json_t *n = json_object_get(rec, "nccl");
+  const char *path = ar_rec_str(n, "path", ""), *tr = ar_rec_str(rec, "nccl_transport", "");
+  if (strstr(path, "NVL") || strstr(tr, "NVL")) return NULL;
+  return "forces LL128 on a path without NVLink: it can corrupt data (doctor flags NCCL_PROTO=LL128 on PCIe)";
+}
+
+/* Keep in fixed (",K=V,...,") only the pairs that the point string pt ("K=V,K2=V2") also has. */
+static void keep_shared(char *fixed, const char *pt) {
+  char out[512] = ",", have[420];
+  size_t n = 1;
+  snprintf(have, sizeof have, ",%s,", pt);
+  for (char *p = fixed + 1; *p;) {
+    char *e = strchr(p, ',');
+    if (!e) break;
+    char tok[420];
+    snprintf(tok, sizeof tok, ",%.*s,", (int)(e - p), p);
+    if (e > p && strstr(have, tok) && n + strlen(tok) < sizeof out) n += (size_t)snprintf(out + n, sizeof out - n, "%s", tok + 1);
+    p = e + 1;
+  }
+  snprintf(fixed, 512, "%s", out);
+}
+
+/* Is the pair "K=V" one every configuration shares? */
+static int is_fixed(const struct ar_vary *v, const char *pair) {
+  char tok[300];
+  snprintf(tok, sizeof tok, ",%s,", pair);
+  return v && strstr(v->fixed, tok) != NULL;
+}
+
+void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v) {
+  char b0[8] = "", t0[8] = "", a0[8] = "";
+  const char *s0 = NULL;
+  int first = 1, first_fixed = 1;
+  size_t i;
+  json_t *r;
+  memset(v, 0, sizeof *v);
+  json_array_foreach(results, i, r) {
+    if (ar_rec_predicted(r)) continue; /* a prediction has no method or stack of its own */
+    if (first) {
+      snprintf(b0, sizeof b0, "%s", ar_rec_buffers(r));
+      snprintf(t0, sizeof t0, "%s", ar_rec_timing(r));
+      snprintf(a0, sizeof a0, "%s", ar_rec_average(r));
+      s0 = ar_rec_stack(runs, r);
+      first = 0;
+    }
+    char pt[400];
+    ar_rec_point(r, pt, sizeof pt);
+    if (first_fixed) {
+      snprintf(v->fixed, sizeof v->fixed, ",%s,", pt);
+      first_fixed = 0;
+    } else keep_shared(v->fixed, pt);
+    v->stack |= strcmp(s0, ar_rec_stack(runs, r)) != 0;
+    v->buffers |= strcmp(b0, ar_rec_buffers(r)) != 0;
+    v->timing |= strcmp(t0, ar_rec_timing(r)) != 0;
+    v->average |= strcmp(a0, ar_rec_average(r)) != 0;
+  }
+}
+
+void ar_vary_common(json_t *rec, const struct ar_vary *v, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  if (!v->buffers) n += (size_t)snprintf(buf + n, len - n, "buffers %s", ar_rec_buffers(rec));
+  if (!v->timing && n < len)
+    n += (size_t)snprintf(buf + n, len - n, "%stiming %s", n ? ", " : "", ar_rec_timing(rec));
+  if (!v->average && n < len) n += (size_t)snprintf(buf + n, len - n, "%s-a %s", n ? ", " : "", ar_rec_average(rec));
+  const char *p = v->fixed + (*v->fixed == ',');
+  for (int k = 0; *p && n < len; k++) { /* "; sweep point K=V, K2=V2" */
+    const char *e = strchr(p, ',');
+    if (!e) break;
+    n += (size_t)snprintf(buf + n, len - n, "%s%.*s", k ? ", " : n ? "; sweep point " : "sweep point ", (int)(e - p), p);
+    p = e + 1;
+  }
+}
+
+/* The point string of rec without the pairs every configuration shares. */
+static void varying_point(json_t *rec, const struct ar_vary *v, char *buf, size_t len) {
+  char all[400];
+  size_t n = 0;
+  ar_rec_point(rec, all, sizeof all);
+  buf[0] = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(all, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    if (!is_fixed(v, t) && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", t);
+}
+
+void ar_cfg_label(json_t *rec, json_t *runs, const struct ar_vary *v, char *buf, size_t len) {
+  char point[200], meth[80] = "";
+  varying_point(rec, v, point, sizeof point);
   const char *spec = ar_rec_str(rec, "spec", NULL);
   char sp[160];
   if (!spec) {
-    const char *v = ar_rec_str(rec, "variant", "");
-    snprintf(sp, sizeof sp, "%s%s%s", ar_rec_str(rec, "backend", "?"), *v ? ":" : "", v);
+    const char *var = ar_rec_str(rec, "variant", "");
+    snprintf(sp, sizeof sp, "%s%s%s", ar_rec_str(rec, "backend", "?"), *var ? ":" : "", var);
     spec = sp;
   }
-  snprintf(buf, len, "%s%s%s%s%s%s%s", spec, *point ? " {" : "", point, *point ? "}" : "",
-           with_stack ? " [" : "", with_stack ? ar_rec_stack(runs, rec) : "", with_stack ? "]" : "");
+  int pred = ar_rec_predicted(rec), stack = v && v->stack && !pred;
+  if (v && !pred && (v->buffers || v->timing || v->average)) {
+    size_t n = 0;
+    if (v->buffers) n += (size_t)snprintf(meth + n, sizeof meth - n, "buffers=%s", ar_rec_buffers(rec));
+    if (v->timing) n += (size_t)snprintf(meth + n, sizeof meth - n, "%stiming=%s", n ? "," : "", ar_rec_timing(rec));
+    if (v->average) snprintf(meth + n, sizeof meth - n, "%sa=%s", n ? "," : "", ar_rec_average(rec));
+  }
+  snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s", spec, *point ? " {" : "", point, *point ? "}" : "", stack ? " [" : "",
+           stack ? ar_rec_stack(runs, rec) : "", stack ? "]" : "", *meth ? " (" : "", meth, *meth ? ")" : "");
 }
 
 int ar_stack_count(json_t *results, json_t *runs) {
@@ -524,20 +644,26 @@ static int find_size(const struct ar_grid *g, size_t s) {
 }
 
 /* Fill one grid from the records of its group (an array). */
-static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, int with_stack) {
+static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct ar_vary *v) {
   size_t n = json_array_size(recs), i;
   json_t *r;
   g->cfg = calloc(n, sizeof *g->cfg);
   g->cfgrec = calloc(n, sizeof *g->cfgrec);
   g->size = calloc(n, sizeof *g->size);
-  if (!g->cfg || !g->cfgrec || !g->size) return -AR_ERUNTIME;
+  g->unsafe = calloc(n, sizeof *g->unsafe);
+  g->predicted = calloc(n, 1);
+  g->vary = *v;
+  if (!g->cfg || !g->cfgrec || !g->size || !g->unsafe || !g->predicted) return -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
-    ar_cfg_label(r, runs, with_stack, label, sizeof label);
-    if (find_cfg(g, label) < 0) {
+    ar_cfg_label(r, runs, v, label, sizeof label);
+    int c = find_cfg(g, label);
+    if (c < 0) {
       snprintf(g->cfg[g->ncfg], sizeof g->cfg[0], "%s", label);
-      g->cfgrec[g->ncfg++] = r;
+      g->predicted[g->ncfg] = (char)ar_rec_predicted(r);
+      g->cfgrec[c = g->ncfg++] = r;
     }
+    if (!g->unsafe[c]) g->unsafe[c] = ar_rec_unsafe(r); /* one unsafe record marks the configuration */
     size_t s = (size_t)json_integer_value(json_object_get(r, "size"));
     if (find_size(g, s) < 0) g->size[g->nsize++] = s;
   }
@@ -547,7 +673,7 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, int with_sta
   if (!g->cell || !g->runs) return -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
-    ar_cfg_label(r, runs, with_stack, label, sizeof label);
+    ar_cfg_label(r, runs, v, label, sizeof label);
     int c = find_cfg(g, label), s = find_size(g, (size_t)json_integer_value(json_object_get(r, "size")));
     json_t **cr = &g->runs[s * g->ncfg + c];
     if (!*cr) *cr = json_array();
@@ -559,6 +685,11 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, int with_sta
   snprintf(g->placement, sizeof g->placement, "%s", ar_rec_placement(first));
   snprintf(g->op, sizeof g->op, "%s", ar_rec_str(first, "op", "sum"));
   g->ranks = ar_rec_ranks(first);
+  for (int c = 0; c < g->ncfg; c++) /* the method, from a measured configuration */
+    if (!g->predicted[c]) {
+      ar_vary_common(g->cfgrec[c], v, g->method, sizeof g->method);
+      break;
+    }
   double nodes = ar_rec_num(first, "nodes", 1);
   g->nodes = nodes >= 1 && nodes <= 1e6 ? (int)nodes : -1;
   return 0;
@@ -579,13 +710,14 @@ int ar_grids_build(json_t *results, json_t *runs, struct ar_grid **out, int *n) 
     }
     json_array_append(arr, r);
   }
-  int with_stack = ar_stack_count(results, runs) > 1;
+  struct ar_vary v;
+  ar_vary_of(results, runs, &v);
   *n = (int)json_array_size(order);
   *out = calloc((size_t)(*n ? *n : 1), sizeof **out);
   int rc = *out ? 0 : -AR_ERUNTIME;
   for (int k = 0; !rc && k < *n; k++)
     rc = grid_fill(&(*out)[k], json_object_get(groups, json_string_value(json_array_get(order, (size_t)k))),
-                   runs, with_stack);
+                   runs, &v);
   json_decref(groups);
   json_decref(order);
   return rc;
@@ -595,6 +727,8 @@ void ar_grids_free(struct ar_grid *g, int n) {
   for (int k = 0; g && k < n; k++) {
     free(g[k].cfg);
     free(g[k].cfgrec);
+    free(g[k].unsafe);
+    free(g[k].predicted);
     free(g[k].size);
     for (int i = 0; g[k].runs && i < g[k].nsize * g[k].ncfg; i++) json_decref(g[k].runs[i]);
     free(g[k].runs);
@@ -608,21 +742,7 @@ double ar_grid_p50(const struct ar_grid *g, int s, int c) {
   return runs ? ar_runs_p50(runs) : NAN;
 }
 
-int ar_grid_best(const struct ar_grid *g, int s, int *second) {
-  int best = -1, next = -1;
-  for (int c = 0; c < g->ncfg; c++) {
-    double v = ar_grid_p50(g, s, c);
-    if (isnan(v)) continue;
-    if (best < 0 || v < ar_grid_p50(g, s, best)) {
-      next = best;
-      best = c;
-    } else if (next < 0 || v < ar_grid_p50(g, s, next)) {
-      next = c;
-    }
-  }
-  if (second) *second = next;
-  return best;
-}
+int ar_grid_eligible(const struct ar_grid *g, int c) { return !g->unsafe[c] && !g->predicted[c]; }
 
 /* ---- small formatting helpers ---- */
 

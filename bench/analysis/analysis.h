@@ -62,8 +62,30 @@ const char *ar_rec_placement(json_t *rec);          /* "out" unless "in" */
 void ar_rec_point(json_t *rec, char *buf, size_t len); /* "K=V,K2=V2" sorted, "" when none */
 const char *ar_rec_stack(json_t *runs, json_t *rec);   /* run.stack.name, "unknown" */
 int ar_rec_ranks(json_t *rec);
-/* spec, then " {point}" when there is one, then " [stack]" when with_stack. */
-void ar_cfg_label(json_t *rec, json_t *runs, int with_stack, char *buf, size_t len);
+/* The method of a record: "buffers=B,timing=T,average=A" with the schema's defaults for older
+ * records (buffers cold, timing iter, average max). Part of the cell: methods are never pooled. */
+void ar_rec_method(json_t *rec, char *buf, size_t len);
+const char *ar_rec_buffers(json_t *rec); /* "hot", "cold" ("cold" when absent) */
+const char *ar_rec_timing(json_t *rec);  /* "iter", "loop" ("iter" when absent) */
+const char *ar_rec_average(json_t *rec); /* "rank0", "mean", "min", "max" ("max" when absent) */
+/* Why a record's configuration must never be chosen, NULL when it may be: the record's top-level
+ * "warning" (the schema's unsafe-protocol warning), or doctor's rule: LL128 forced (variant proto=,
+ * point NCCL_PROTO) on a path NCCL did not report as NVLink (it can corrupt data). */
+const char *ar_rec_unsafe(json_t *rec);
+int ar_rec_predicted(json_t *rec); /* a model prediction: shown beside measurements, never chosen */
+
+/* What varies across the configurations in view; a label names only that. */
+struct ar_vary {
+  int stack, buffers, timing, average;
+  char fixed[512]; /* sweep point pairs every measured record has with the same value: ",K=V,K2=V2," */
+};
+void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v);
+/* "buffers hot, timing iter, -a max" of the fields that do not vary ("" when all vary), then the
+ * point pairs every configuration shares ("; np=4, X=1"): the labels leave both out. */
+void ar_vary_common(json_t *rec, const struct ar_vary *v, char *buf, size_t len);
+/* spec, then " {point}" when there is one, then " [stack]" when stacks vary, then the method
+ * fields that vary: " (buffers=cold,timing=loop)". v NULL: spec and point only. */
+void ar_cfg_label(json_t *rec, json_t *runs, const struct ar_vary *v, char *buf, size_t len);
 /* Number of distinct stack names among the results' runs. */
 int ar_stack_count(json_t *results, json_t *runs);
 
@@ -74,6 +96,10 @@ struct ar_grid {
   int ncfg, nsize, dups;
   char (*cfg)[256];  /* labels, in order of first appearance */
   json_t **cfgrec;   /* a record of each configuration */
+  const char **unsafe; /* per configuration: why it is never chosen (ar_rec_unsafe of any record), or NULL */
+  char *predicted;   /* per configuration: model predictions (never chosen, never best) */
+  struct ar_vary vary; /* what varies across all the grids (the labels name it) */
+  char method[160];  /* the method fields common to every configuration ("" when none is) */
   size_t *size;      /* ascending */
   json_t **cell;     /* cell[s * ncfg + c], borrowed, NULL when not measured (the latest run) */
   json_t **runs;     /* runs[s * ncfg + c]: array of every run's record (own reference) or NULL */
@@ -84,8 +110,25 @@ static inline json_t *ar_grid_at(const struct ar_grid *g, int s, int c) { return
 static inline json_t *ar_grid_runs(const struct ar_grid *g, int s, int c) { return g->runs[s * g->ncfg + c]; }
 /* p50 of a cell: the median over its runs' p50s (one run: its p50); NAN when not measured. */
 double ar_grid_p50(const struct ar_grid *g, int s, int c);
-/* Best (lowest p50) configuration at size index s, -1 when none; second gets the runner-up. */
-int ar_grid_best(const struct ar_grid *g, int s, int *second);
+/* May column c be chosen (measured, not unsafe, not a prediction)? */
+int ar_grid_eligible(const struct ar_grid *g, int c);
+
+/* Every statistic of one cell, from all of its runs, computed here only (table, tune, compare, the
+ * JSON export the plots read): time percentiles are the median over runs of each run's value (one
+ * run: its value), min the lowest and max the highest over runs; algbw and busbw follow from p50
+ * (size / p50, x 2(n-1)/n), so they always match the printed latency. */
+struct ar_cell_stats {
+  double p50, p10, p90, p99, mean, min, max; /* us */
+  double algbw, busbw;                       /* GB/s, from p50 */
+  int runs, sampled;                         /* runs; runs with stored samples */
+  long long samples, wrong;                  /* samples over runs; wrong elements summed over runs */
+};
+/* 0, or -1 when the cell has no run with a p50. */
+int ar_runs_stats(json_t *runs, struct ar_cell_stats *st);
+static inline int ar_grid_stats(const struct ar_grid *g, int s, int c, struct ar_cell_stats *st) {
+  json_t *r = g->runs[s * g->ncfg + c];
+  return r ? ar_runs_stats(r, st) : -1;
+}
 
 /* ---- --by stack / --by KEY (by.c) ---- */
 
@@ -129,6 +172,19 @@ void ar_noise_defaults(struct ar_noise *nz);
  * 0, or -1 when a side has no samples. */
 int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
                   double *hi);
+/* The same, with the two-sided bootstrap p-value of "ratio = 1" in *p (NULL: not wanted). */
+int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                 double *hi, double *p);
+/* Two-sided p of Student's t with df degrees of freedom. */
+double ar_t_two_sided(double t, double df);
+/* The p-value of "same level" between two sides of two or more runs each: Welch's t test on the
+ * runs' log p50s (the runs' spread, drift between runs included, is the noise); NAN when a side has
+ * fewer than two runs. A bootstrap over 3 runs a side is too narrow in its tails for a family. */
+double ar_runs_welch_p(json_t *runs_a, json_t *runs_b);
+/* Holm–Bonferroni over m p-values at family-wise error alpha: reject[i] = 1 for the rejected ones,
+ * padj[i] (NULL: not wanted) the adjusted p-values. 0, or -AR_ERUNTIME when out of memory. */
+#define AR_FAMILY_ALPHA 0.05
+int ar_holm(const double *p, int m, double alpha, char *reject, double *padj);
 /* 0 for a baseline (mpi, nccl defaults, nccl-tests), then nccl variants, one-shot, two-shot, staged,
  * islands, others: the order in which ties go to the simpler algorithm. */
 int ar_simplicity(json_t *rec);

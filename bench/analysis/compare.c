@@ -57,12 +57,24 @@ static void usage(FILE *f) {
 /* ---- matching ---- */
 
 static void match_key(json_t *r, char *buf, size_t len, int with_size) {
-  char point[200];
+  char point[200], meth[80];
   ar_rec_point(r, point, sizeof point);
-  int n = snprintf(buf, len, "%s|%s|%s|%s|%d|%s|%s", ar_rec_str(r, "backend", ""), ar_rec_str(r, "variant", ""),
-                   point, ar_rec_str(r, "dtype", ""), ar_rec_ranks(r), ar_rec_placement(r), ar_rec_str(r, "op", "sum"));
+  ar_rec_method(r, meth, sizeof meth); /* part of the cell: different methods never match */
+  int n = snprintf(buf, len, "%s|%s|%s|%s|%s|%s|%d|%s|%s", ar_rec_str(r, "type", "result"), ar_rec_str(r, "backend", ""),
+                   ar_rec_str(r, "variant", ""), point, meth, ar_rec_str(r, "dtype", ""), ar_rec_ranks(r),
+                   ar_rec_placement(r), ar_rec_str(r, "op", "sum"));
   if (with_size && n > 0 && (size_t)n < len)
     snprintf(buf + n, len - (size_t)n, "|%lld", (long long)json_integer_value(json_object_get(r, "size")));
+}
+
+/* The bootstrap's seed key of a match: its configuration and size without type and method (so the
+ * draws of a match do not change with the fields the match key gained). */
+static void seed_key(json_t *r, char *buf, size_t len) {
+  char point[200];
+  ar_rec_point(r, point, sizeof point);
+  snprintf(buf, len, "%s|%s|%s|%s|%d|%s|%s|%lld", ar_rec_str(r, "backend", ""), ar_rec_str(r, "variant", ""), point,
+           ar_rec_str(r, "dtype", ""), ar_rec_ranks(r), ar_rec_placement(r), ar_rec_str(r, "op", "sum"),
+           (long long)json_integer_value(json_object_get(r, "size")));
 }
 
 /* key -> array of runs (a run's later record replaces a duplicate), plus the keys in order. */
@@ -101,11 +113,12 @@ static struct summary *summary_of(struct summary *s, int *ns, const char *backen
 }
 
 /* With one run on a side a difference may be drift between runs: say so instead of a direction. */
-static const char *verdict(int have, double lo, double hi, int runs_a, int runs_b) {
+/* Verdicts after the family's correction: a difference only where Holm–Bonferroni rejects "ratio = 1". */
+static const char *verdict(int have, int rejected, double ratio, int runs_a, int runs_b) {
   if (!have) return "no samples";
-  if (lo <= 1.0 && hi >= 1.0) return "same";
+  if (!rejected) return "same";
   if (runs_a < 2 || runs_b < 2) return "unresolved";
-  return hi < 1.0 ? "faster" : "slower";
+  return ratio < 1.0 ? "faster" : "slower";
 }
 
 static void count(struct summary *s, const char *v, double ratio) {
@@ -118,10 +131,12 @@ static void count(struct summary *s, const char *v, double ratio) {
   else s->nosamples++;
 }
 
-static json_t *match_json(json_t *a, json_t *b, double ratio, int have, double lo, double hi, const char *v) {
+static json_t *match_json(json_t *a, json_t *b, double ratio, int have, double lo, double hi, double p) {
   json_t *ra = last_of(a);
-  char point[200];
+  char point[200], meth[80];
+  const char *v = have ? "" : "no samples"; /* set by the family's correction (finish_family) */
   ar_rec_point(ra, point, sizeof point);
+  ar_rec_method(ra, meth, sizeof meth);
   json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:I, s:f, s:f, s:f, s:s}", "backend",
                         ar_rec_str(ra, "backend", ""), "variant", ar_rec_str(ra, "variant", ""), "spec",
                         ar_rec_str(ra, "spec", ar_rec_str(ra, "backend", "")), "point", point, "dtype",
@@ -132,6 +147,8 @@ static json_t *match_json(json_t *a, json_t *b, double ratio, int have, double l
   json_object_set_new(m, "runs_b", json_integer(ar_runs_sampled(b)));
   json_object_set_new(m, "lo", have ? json_real(lo) : json_null());
   json_object_set_new(m, "hi", have ? json_real(hi) : json_null());
+  json_object_set_new(m, "p", have ? json_real(p) : json_null());
+  json_object_set_new(m, "method", json_string(meth));
   return m;
 }
 
@@ -190,24 +207,68 @@ static json_t *side_json(const char *path, struct ar_ana *a, int dups) {
                    (int)json_array_size(a->results), "duplicates", dups, "not_measured", ar_note_lines(a->notes));
 }
 
+/* Matched keys of two sides with samples on both: the size of the family one call tests. */
+static int family_size(struct ar_ana *A, struct ar_ana *B) {
+  json_t *oa = json_array(), *ob = json_array();
+  int d = 0, m = 0;
+  json_t *ia = index_by_key(A->results, oa, &d), *ib = index_by_key(B->results, ob, &d);
+  size_t i;
+  json_t *k;
+  json_array_foreach(oa, i, k) {
+    json_t *rb = json_object_get(ib, json_string_value(k));
+    m += rb && ar_runs_sampled(rb) && ar_runs_sampled(json_object_get(ia, json_string_value(k)));
+  }
+  json_decref(ia);
+  json_decref(ib);
+  json_decref(oa);
+  json_decref(ob);
+  return m;
+}
+
+/* Resamples for a family of m tests: enough that the smallest bootstrap p (2 / (R + 1)) clears Holm's
+ * first threshold alpha / m, so a real difference can still be called in a large family. */
+static int family_resamples(int asked, int m) {
+  long need = 40L * m + 100;
+  return need > asked ? (int)(need < 100000 ? need : 100000) : asked;
+}
+
 static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts *o) {
   json_t *oa = json_array(), *ob = json_array();
-  int da = 0, db = 0, ns = 0;
+  int da = 0, db = 0;
   json_t *ia = index_by_key(A->results, oa, &da), *ib = index_by_key(B->results, ob, &db);
   json_t *matches = json_array();
-  struct summary *sum = calloc(json_array_size(oa) + 1, sizeof *sum);
   size_t i;
   json_t *k;
   json_array_foreach(oa, i, k) {
     json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
     if (!rb) continue;
-    double ratio = ar_runs_p50(rb) / ar_runs_p50(ra), lo = NAN, hi = NAN;
+    double ratio = ar_runs_p50(rb) / ar_runs_p50(ra), lo = NAN, hi = NAN, p = NAN;
     struct ar_noise nz = {.resamples = o->resamples, .seed = o->seed};
-    int have = !ar_boot_ratio(ra, rb, json_string_value(k), &nz, &lo, &hi);
-    const char *v = verdict(have, lo, hi, ar_runs_sampled(ra), ar_runs_sampled(rb));
-    count(summary_of(sum, &ns, ar_rec_str(last_of(ra), "backend", "")), v, ratio);
-    json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, v));
+    char sk[512];
+    seed_key(last_of(ra), sk, sizeof sk);
+    int have = !ar_boot_test(ra, rb, sk, &nz, &lo, &hi, &p);
+    double pw = ar_runs_welch_p(ra, rb); /* two or more runs a side: the runs' spread counts too */
+    if (have && !isnan(pw)) p = fmax(p, pw); /* both tests must reject: conservative, each is valid */
+    json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, p));
   }
+  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
+                          side_json(o->b, B, db), "ratio", "p50(B)/p50(A)", "resamples", o->resamples, "seed",
+                          (json_int_t)o->seed, "matches", matches, "only_a", only_in(oa, ia, ib), "only_b",
+                          only_in(ob, ib, ia));
+  json_decref(ia);
+  json_decref(ib);
+  json_decref(oa);
+  json_decref(ob);
+  return out;
+}
+
+static json_t *summary_json(json_t *matches) {
+  struct summary *sum = calloc(json_array_size(matches) + 1, sizeof *sum);
+  int ns = 0;
+  size_t i;
+  json_t *m;
+  json_array_foreach(matches, i, m)
+    count(summary_of(sum, &ns, ar_rec_str(m, "backend", "")), ar_rec_str(m, "verdict", ""), ar_rec_num(m, "ratio", NAN));
   json_t *summ = json_array();
   for (int s = 0; s < ns; s++)
     json_array_append_new(summ, json_pack("{s:s, s:i, s:f, s:i, s:i, s:i, s:i, s:i}", "backend", sum[s].backend,
@@ -215,15 +276,43 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
                                           "faster", sum[s].faster, "slower", sum[s].slower, "same", sum[s].same,
                                           "unresolved", sum[s].unresolved, "no_samples", sum[s].nosamples));
   free(sum);
-  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
-                          side_json(o->b, B, db), "ratio", "p50(B)/p50(A)", "resamples", o->resamples, "seed",
-                          (json_int_t)o->seed, "matches", matches, "only_a", only_in(oa, ia, ib), "only_b",
-                          only_in(ob, ib, ia), "summary", summ);
-  json_decref(ia);
-  json_decref(ib);
-  json_decref(oa);
-  json_decref(ob);
-  return out;
+  return summ;
+}
+
+/* The family of one call: every match of every comparison in comps. Holm–Bonferroni over their
+ * bootstrap p-values at family-wise error 5%, then verdicts, adjusted p and summaries. */
+static int finish_family(json_t *comps, json_t *top) {
+  int m = 0;
+  size_t i, j;
+  json_t *c, *x;
+  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, x) m += json_is_number(json_object_get(x, "p"));
+  double *p = calloc((size_t)m + 1, sizeof *p), *padj = calloc((size_t)m + 1, sizeof *padj);
+  char *rej = calloc((size_t)m + 1, 1);
+  int k = 0, rc = p && padj && rej ? 0 : -1;
+  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, x) if (!rc && json_is_number(json_object_get(x, "p")))
+    p[k++] = json_number_value(json_object_get(x, "p"));
+  if (!rc) rc = ar_holm(p, m, AR_FAMILY_ALPHA, rej, padj);
+  k = 0;
+  json_array_foreach(comps, i, c) {
+    json_array_foreach(json_object_get(c, "matches"), j, x) {
+      int have = !rc && json_is_number(json_object_get(x, "p")), r = have && rej[k];
+      json_object_set_new(x, "p_holm", have ? json_real(padj[k]) : json_null());
+      json_object_set_new(x, "verdict", json_string(verdict(have, r, ar_rec_num(x, "ratio", NAN),
+                                                           (int)ar_rec_num(x, "runs_a", 0), (int)ar_rec_num(x, "runs_b", 0))));
+      k += have;
+    }
+    json_object_set_new(c, "summary", summary_json(json_object_get(c, "matches")));
+  }
+  char how[300];
+  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%): a match is "
+           "faster/slower only when its p-value survives the correction (the larger of the bootstrap's and, with two or "
+           "more runs a side, Welch's t on the runs' log p50s)", m, AR_FAMILY_ALPHA * 100);
+  json_object_set_new(top, "correction", json_string(how));
+  json_object_set_new(top, "family", json_integer(m));
+  free(p);
+  free(padj);
+  free(rej);
+  return rc;
 }
 
 /* ---- text output ---- */
@@ -246,18 +335,30 @@ static void print_ratio(json_t *v, const char *fmt) {
   else printf("-");
 }
 
+/* Do the matches hold more than one method (then each row names its method)? */
+static int methods_vary(json_t *matches) {
+  size_t i;
+  json_t *m;
+  json_array_foreach(matches, i, m) if (strcmp(ar_rec_str(m, "method", ""), ar_rec_str(json_array_get(matches, 0), "method", "")))
+    return 1;
+  return 0;
+}
+
 static void print_matches(json_t *matches) {
-  printf("\n| backend | variant | point | dtype | ranks | place | size | runs A/B | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n");
+  int mv = methods_vary(matches);
+  printf("\n| backend | variant%s | point | dtype | ranks | place | size | runs A/B | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n",
+         mv ? " (method)" : "");
   printf("|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|\n");
   size_t i;
   json_t *m;
   json_array_foreach(matches, i, m) {
-    char sz[32], ua[32], ub[32];
+    char sz[32], ua[32], ub[32], var[300];
+    snprintf(var, sizeof var, "%s%s%s%s", ar_rec_str(m, "variant", ""), mv ? " (" : "", mv ? ar_rec_str(m, "method", "") : "",
+             mv ? ")" : "");
     ar_size_format((size_t)json_integer_value(json_object_get(m, "size")), sz, sizeof sz);
     ar_fmt_us(json_number_value(json_object_get(m, "a_p50_us")), ua, sizeof ua);
     ar_fmt_us(json_number_value(json_object_get(m, "b_p50_us")), ub, sizeof ub);
-    printf("| %s | %s | %s | %s | %d | %s | %s | %d/%d | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""),
-           ar_rec_str(m, "variant", ""), ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
+    printf("| %s | %s | %s | %s | %d | %s | %s | %d/%d | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""), var, ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
            ar_rec_str(m, "placement", ""), sz, (int)ar_rec_num(m, "runs_a", 0), (int)ar_rec_num(m, "runs_b", 0), ua,
            ub, json_number_value(json_object_get(m, "ratio")));
     if (json_is_number(json_object_get(m, "lo"))) {
@@ -310,6 +411,7 @@ static void print_text(json_t *r) {
          "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
+  printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
   json_t *matches = json_object_get(r, "matches");
   if (json_array_size(matches)) print_matches(matches);
   else printf("\nNo matching configurations.\n");
@@ -357,12 +459,22 @@ static json_t *compare_groups(const struct ar_by *b, int base, const struct cmp_
   group_side(b, bname, &A);
   json_t *comps = json_array(), *files = json_array();
   for (int f = 0; f < o->nfiles; f++) json_array_append_new(files, json_string(o->files[f]));
+  int fam = 0;
+  for (size_t g = 0; g < json_array_size(b->groups); g++) {
+    if ((int)g == base) continue;
+    struct ar_ana B = {0};
+    group_side(b, json_string_value(json_array_get(b->groups, g)), &B);
+    fam += family_size(&A, &B);
+    ar_ana_free(&B);
+  }
+  int resamples = family_resamples(o->resamples, fam);
   for (size_t g = 0; g < json_array_size(b->groups); g++) {
     if ((int)g == base) continue;
     const char *gname = json_string_value(json_array_get(b->groups, g));
     struct ar_ana B = {0};
     group_side(b, gname, &B);
     struct cmp_opts oo = *o;
+    oo.resamples = resamples;
     oo.a = bname;
     oo.b = gname;
     json_t *c = compare(&A, &B, &oo);
@@ -371,9 +483,11 @@ static json_t *compare_groups(const struct ar_by *b, int base, const struct cmp_
     ar_ana_free(&B);
   }
   ar_ana_free(&A);
-  return json_pack("{s:s, s:s, s:O, s:o, s:i, s:s, s:i, s:I, s:o}", "by", o->by, "baseline", bname, "groups",
-                   b->groups, "files", files, "without_key", b->without, "ratio", "p50(X)/p50(baseline)",
-                   "resamples", o->resamples, "seed", (json_int_t)o->seed, "comparisons", comps);
+  json_t *top = json_pack("{s:s, s:s, s:O, s:o, s:i, s:s, s:i, s:I, s:o}", "by", o->by, "baseline", bname, "groups",
+                          b->groups, "files", files, "without_key", b->without, "ratio", "p50(X)/p50(baseline)",
+                          "resamples", resamples, "seed", (json_int_t)o->seed, "comparisons", comps);
+  finish_family(comps, top);
+  return top;
 }
 
 static void row_key(json_t *m, char *buf, size_t len) {
@@ -449,6 +563,7 @@ static void print_groups(json_t *r) {
   printf("ratio = p50(X) / p50(%s): below 1 means X is faster. 95%% interval: bootstrap, %d resamples of each\n"
          "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how X does against %s.\n",
          base, (int)ar_rec_num(r, "resamples", 0), (long long)json_integer_value(json_object_get(r, "seed")), base);
+  printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
   int unresolved = 0, any = 0;
   json_array_foreach(comps, i, c) {
     unresolved += count_verdict(json_object_get(c, "matches"), "unresolved");
@@ -613,7 +728,10 @@ int ar_cmd_compare(int argc, char **argv) {
   }
   ar_filter_apply(&o.filter, A.results);
   ar_filter_apply(&o.filter, B.results);
-  json_t *r = compare(&A, &B, &o);
+  o.resamples = family_resamples(o.resamples, family_size(&A, &B));
+  json_t *r = compare(&A, &B, &o), *one = json_pack("[O]", r);
+  finish_family(one, r);
+  json_decref(one);
   if (o.json) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");

@@ -62,6 +62,47 @@ double ar_runs_p50(json_t *runs) {
   return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
+/* Median over the runs of time_us.<q> (the same rule as ar_runs_p50); NAN when no run has it. */
+static double runs_median(json_t *runs, const char *q) {
+  size_t n = json_array_size(runs), k = 0;
+  double v[64];
+  for (size_t i = 0; i < n && k < 64; i++) {
+    double p = ar_rec_p(json_array_get(runs, i), q);
+    if (!isnan(p)) v[k++] = p;
+  }
+  if (!k) return NAN;
+  qsort(v, k, sizeof *v, cmp_double);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static size_t rec_nsamples(json_t *rec);
+
+int ar_runs_stats(json_t *runs, struct ar_cell_stats *st) {
+  memset(st, 0, sizeof *st);
+  st->p50 = ar_runs_p50(runs);
+  if (isnan(st->p50)) return -1;
+  st->p10 = runs_median(runs, "p10");
+  st->p90 = runs_median(runs, "p90");
+  st->p99 = runs_median(runs, "p99");
+  st->mean = runs_median(runs, "mean");
+  st->min = st->max = NAN;
+  json_t *first = json_array_get(runs, 0);
+  for (size_t i = 0; i < json_array_size(runs); i++) {
+    json_t *r = json_array_get(runs, i);
+    double lo = ar_rec_p(r, "min"), hi = ar_rec_p(r, "max");
+    if (!isnan(lo) && (isnan(st->min) || lo < st->min)) st->min = lo;
+    if (!isnan(hi) && (isnan(st->max) || hi > st->max)) st->max = hi;
+    st->runs++;
+    st->samples += (long long)ar_rec_num(r, "samples_n", (double)rec_nsamples(r));
+    st->wrong += (long long)ar_rec_num(r, "wrong", 0);
+  }
+  st->sampled = ar_runs_sampled(runs);
+  double size = ar_rec_num(first, "size", NAN);
+  st->algbw = st->p50 > 0 ? size / st->p50 / 1e3 : NAN; /* bytes per us / 1e3 = GB/s */
+  st->busbw = st->algbw * ar_busbw_factor(ar_rec_ranks(first));
+  return 0;
+}
+
 /* Samples of a run: the loader's window ("_wn" of them), or a samples_us array as written. */
 static size_t rec_nsamples(json_t *rec) {
   json_t *wn = json_object_get(rec, "_wn");
@@ -207,27 +248,127 @@ static uint64_t fnv(const char *s) {
   return h;
 }
 
-int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
-                  double *hi) {
+int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                 double *hi, double *p) {
   struct side a, b;
   if (side_load(runs_a, &a)) return -1;
   if (side_load(runs_b, &b)) return side_free(&a), -1;
   double *ratio = malloc(sizeof *ratio * (size_t)nz->resamples);
-  int rc = ratio ? 0 : -1;
+  int rc = ratio ? 0 : -1, below = 0, above = 0;
   uint64_t rng = nz->seed ^ fnv(key); /* per match: independent of file order */
   for (int k = 0; !rc && k < nz->resamples; k++) {
     double ma = side_resample(&a, &rng), mb = side_resample(&b, &rng);
     ratio[k] = mb / ma;
+    below += ratio[k] <= 1.0;
+    above += ratio[k] >= 1.0;
   }
   if (!rc) {
     qsort(ratio, (size_t)nz->resamples, sizeof *ratio, cmp_double);
     *lo = ar_percentile_sorted(ratio, nz->resamples, 0.025);
     *hi = ar_percentile_sorted(ratio, nz->resamples, 0.975);
+    if (p) { /* two-sided bootstrap p of "ratio = 1": twice the smaller tail, +1 so it is never 0 by chance */
+      int tail = below < above ? below : above;
+      *p = fmin(1.0, 2.0 * (tail + 1) / (nz->resamples + 1.0));
+      if (*lo == *hi && *lo != 1.0) *p = 0; /* degenerate: every resample gives the same ratio, not 1 */
+    }
   }
   free(ratio);
   side_free(&a);
   side_free(&b);
   return rc;
+}
+
+int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                  double *hi) {
+  return ar_boot_test(runs_a, runs_b, key, nz, lo, hi, NULL);
+}
+
+/* Regularized incomplete beta I_x(a, b): the continued fraction (modified Lentz) where it converges
+ * fast, x < (a + 1) / (a + b + 2), else through the symmetry I_x(a, b) = 1 - I_{1-x}(b, a). */
+static double beta_cf(double x, double a, double b) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (fabs(d) < tiny ? tiny : d);
+  double f = d;
+  for (int m = 1; m <= 300; m++) {
+    for (int odd = 0; odd < 2; odd++) {
+      double num = odd ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+                       : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+      d = 1 + num * d;
+      d = 1 / (fabs(d) < tiny ? tiny : d);
+      c = 1 + num / c;
+      if (fabs(c) < tiny) c = tiny;
+      f *= c * d;
+      if (odd && fabs(c * d - 1) < 1e-14) return f;
+    }
+  }
+  return f;
+}
+
+static double inc_beta(double x, double a, double b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_cf(x, a, b) / a;
+  return 1 - front * beta_cf(1 - x, b, a) / b;
+}
+
+double ar_t_two_sided(double t, double df) {
+  if (isnan(t) || !(df > 0)) return NAN;
+  if (isinf(t)) return 0;
+  return inc_beta(df / (df + t * t), df / 2, 0.5);
+}
+
+/* log p50 of each run with one (up to 64). */
+static int log_p50s(json_t *runs, double *v) {
+  int k = 0;
+  for (size_t i = 0; i < json_array_size(runs) && k < 64; i++) {
+    double p = ar_rec_p50(json_array_get(runs, i));
+    if (p > 0) v[k++] = log(p);
+  }
+  return k;
+}
+
+double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
+  double a[64], b[64], ma = 0, mb = 0, va = 0, vb = 0;
+  int na = log_p50s(runs_a, a), nb = log_p50s(runs_b, b);
+  if (na < 2 || nb < 2) return NAN;
+  for (int i = 0; i < na; i++) ma += a[i] / na;
+  for (int i = 0; i < nb; i++) mb += b[i] / nb;
+  for (int i = 0; i < na; i++) va += (a[i] - ma) * (a[i] - ma) / (na - 1);
+  for (int i = 0; i < nb; i++) vb += (b[i] - mb) * (b[i] - mb) / (nb - 1);
+  double sa = va / na, sb = vb / nb, se = sqrt(sa + sb);
+  if (!(se > 1e-12 * (fabs(ma) + fabs(mb) + 1))) return fabs(ma - mb) > 1e-12 ? 0 : 1; /* no spread at all */
+  double df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+  return ar_t_two_sided((mb - ma) / se, df);
+}
+
+/* Holm–Bonferroni: which of the m hypotheses with p-values p[] are rejected at family-wise error
+ * alpha. Sorted ascending, the k-th (0-based) is rejected while p <= alpha / (m - k); the first that is
+ * not stops the rest. Ties in p are ordered by index, so the result is deterministic. */
+static int cmp_holm(const void *x, const void *y, void *arg) {
+  const double *p = arg;
+  int a = *(const int *)x, b = *(const int *)y;
+  return p[a] < p[b] ? -1 : p[a] > p[b] ? 1 : a - b;
+}
+
+int ar_holm(const double *p, int m, double alpha, char *reject, double *padj) {
+  int *ord = malloc(sizeof *ord * (size_t)(m + 1));
+  if (!ord) return -AR_ERUNTIME;
+  for (int i = 0; i < m; i++) ord[i] = i, reject[i] = 0;
+  qsort_r(ord, (size_t)m, sizeof *ord, cmp_holm, (void *)p);
+  double run = 0;
+  int stop = 0;
+  for (int k = 0; k < m; k++) {
+    int i = ord[k];
+    double adj = fmin(1.0, (m - k) * p[i]);
+    run = fmax(run, adj); /* adjusted p-values are monotone in the order */
+    if (padj) padj[i] = run;
+    if (!stop && p[i] <= alpha / (m - k)) reject[i] = 1;
+    else stop = 1;
+  }
+  free(ord);
+  return 0;
 }
 
 /* ---- winners beyond the noise ---- */
@@ -260,7 +401,7 @@ static int tied_with(const struct ar_grid *g, int s, int c, int f, const struct 
 static int fastest(const struct ar_grid *g, int s, const char *use) {
   int f = -1;
   for (int c = 0; c < g->ncfg; c++) {
-    double v = (!use || use[c]) && ar_grid_at(g, s, c) ? ar_grid_p50(g, s, c) : NAN;
+    double v = (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) ? ar_grid_p50(g, s, c) : NAN;
     if (!isnan(v) && (f < 0 || v < ar_grid_p50(g, s, f))) f = c;
   }
   return f;
@@ -293,7 +434,7 @@ int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noi
     int f = fastest(g, s, use), n = 0;
     for (int c = 0; c < g->ncfg; c++) t[c] = 0;
     for (int c = 0; f >= 0 && c < g->ncfg; c++)
-      if ((!use || use[c]) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c))) n += t[c] = (char)tied_with(g, s, c, f, nz);
+      if ((!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c))) n += t[c] = (char)tied_with(g, s, c, f, nz);
     choice[s] = f;
     decided[s] = n <= 1;
   }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 struct table_opts {
-  int busbw, csv;
+  int busbw, csv, json, minmax;
   const char *by; /* --by stack (or a point key): groups side by side */
   struct ar_filter filter;
   struct ar_noise noise;
@@ -35,20 +35,23 @@ static void usage(FILE *f) {
           "  --by stack           stacks side by side: the stack (sweep --stacks' point key, else the run's\n"
           "                       stack) leaves the configuration, and each configuration gets one column\n"
           "                       per stack, in the files' order. --by KEY does that for a point key (nccl)\n"
-          "  --busbw              also show bus bandwidth (GB/s, from p50) in each cell\n"
-          "  --format F           markdown (default) or csv (long form: one row per size and config)\n"
+          "  --busbw              also show bus bandwidth (GB/s, from the cell's p50) in each cell\n"
+          "  --minmax             also show the lowest and highest time over the cell's runs (OSU's -f)\n"
+          "  --format F           markdown (default), csv (long form: one row per size and config) or json\n"
+          "                       (every cell's statistics, choice and ties: what arbench-plot draws)\n"
           "  --backend LIST       only these backends (comma list; repeatable)\n"
           "  --dtype LIST         only these dtypes (float, half, bfloat16, int32, ...)\n"
           "  --ranks LIST         only these rank counts\n"
           "  --point NAME=V       only results of that sweep point value (repeatable)\n"
           "  --placement out|in   only out-of-place or in-place results\n"
+          "A cell is (configuration, size, dtype, placement, ranks, stack, method), method = (--buffers,\n"
+          "--timing, -a): every statistic of a cell comes from all of its runs (docs/analysis.md); cells of\n"
+          "different methods are separate columns labelled by the method fields that differ. A configuration\n"
+          "a record marks unsafe (LL128 without NVLink) and model predictions are shown, marked, and never\n"
+          "chosen as best.\n"
           "Skipped and failed configurations are listed under the tables.\n");
 }
 
-static double busbw_of(json_t *r) {
-  double b = ar_rec_num(r, "busbw_p50_gbs", NAN);
-  return isnan(b) ? ar_rec_num(r, "busbw_gbs", NAN) : b;
-}
 
 static void csv_field(const char *s) {
   if (!strpbrk(s, ",\"\n")) {
@@ -82,30 +85,94 @@ static void print_csv(const struct ar_grid *g, const struct choices *ch) {
   for (int s = 0; s < g->nsize; s++) {
     int ties = ar_grid_ties(g, ch->tied, s);
     for (int c = 0; c < g->ncfg; c++) {
-      json_t *r = ar_grid_at(g, s, c);
-      if (!r) continue;
+      struct ar_cell_stats st;
+      if (ar_grid_stats(g, s, c, &st)) continue;
       printf("%s,%d,%s,%s,%zu,", g->dtype, g->ranks, g->placement, g->op, g->size[s]);
       csv_field(g->cfg[c]);
-      printf(",%.6g,%.6g,%d,%lld,%d\n", ar_grid_p50(g, s, c), busbw_of(r), c == ch->choice[s],
-             (long long)ar_rec_num(r, "wrong", 0), ties > 1 && ch->tied[(size_t)s * g->ncfg + c]);
+      printf(",%.6g,%.6g,%d,%lld,%d,%.6g,%.6g,%.6g,%.6g,%d,%d,%d\n", st.p50, st.busbw, c == ch->choice[s], st.wrong,
+             ties > 1 && ch->tied[(size_t)s * g->ncfg + c], st.p99, st.min, st.max, st.algbw, st.runs,
+             g->unsafe[c] != NULL, g->predicted[c]);
     }
   }
 }
 
-/* One cell: p50 over runs, bold for the choice, ~ for a configuration tied with the fastest. */
-static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, int busbw, int *flagged) {
-  char us[32];
-  json_t *r = ar_grid_at(g, s, c);
-  if (!r) {
+/* One cell: p50 over runs, bold for the choice, ~ for a configuration tied with the fastest; with
+ * --minmax the lowest and highest time over its runs' samples, with --busbw the busbw of that p50. */
+static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, const struct table_opts *o, int *flagged) {
+  char us[32], lo[32], hi[32];
+  struct ar_cell_stats st;
+  if (ar_grid_stats(g, s, c, &st)) {
     printf(" - |");
     return;
   }
-  ar_fmt_us(ar_grid_p50(g, s, c), us, sizeof us);
-  int wrong = ar_rec_num(r, "wrong", 0) > 0;
+  ar_fmt_us(st.p50, us, sizeof us);
+  int wrong = st.wrong > 0;
   *flagged |= wrong;
   printf(" %s%s%s%s", best ? "**" : "", us, best ? "**" : "", tie ? " ~" : "");
-  if (busbw) printf(" / %.2f", busbw_of(r));
+  if (o->minmax) {
+    ar_fmt_us(st.min, lo, sizeof lo);
+    ar_fmt_us(st.max, hi, sizeof hi);
+    printf(" (%s..%s)", lo, hi);
+  }
+  if (o->busbw) printf(" / %.2f", st.busbw);
   printf("%s |", wrong ? " !" : "");
+}
+
+static json_t *num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
+
+/* --format json: every grid with every cell's statistics (ar_runs_stats), the choice and the ties:
+ * what plots/arbench-plot draws from, so a plot cannot disagree with the table. */
+/* The link bound of a grid's runs: the first run topology's bottleneck link (GB/s), NAN when none. */
+static double link_bound(const struct ar_grid *g, json_t *runs, const char **key) {
+  static const char *const keys[] = {"bottleneck_gbs", "busbw_bound_gbs", "link_bound_gbs", "min_link_gbs"};
+  for (int c = 0; c < g->ncfg; c++) {
+    json_t *t = json_object_get(json_object_get(runs, ar_rec_str(g->cfgrec[c], "run_id", "")), "topology");
+    for (size_t k = 0; json_is_object(t) && k < sizeof keys / sizeof keys[0]; k++) {
+      double v = ar_rec_num(t, keys[k], NAN);
+      if (v > 0) return *key = keys[k], v;
+    }
+  }
+  return NAN;
+}
+
+static json_t *grid_json(const struct ar_grid *g, const struct choices *ch, json_t *runs) {
+  json_t *cfgs = json_array(), *sizes = json_array(), *cells = json_array();
+  const char *lkey = NULL;
+  double bound = link_bound(g, runs, &lkey);
+  for (int c = 0; c < g->ncfg; c++) {
+    char meth[80], point[200];
+    ar_rec_method(g->cfgrec[c], meth, sizeof meth);
+    ar_rec_point(g->cfgrec[c], point, sizeof point);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "label", g->cfg[c], "backend",
+                          ar_rec_str(g->cfgrec[c], "backend", ""), "spec",
+                          ar_rec_str(g->cfgrec[c], "spec", ar_rec_str(g->cfgrec[c], "backend", "")), "point", point,
+                          "method", ar_rec_predicted(g->cfgrec[c]) ? "" : meth, "predicted", g->predicted[c],
+                          "unsafe", g->unsafe[c] != NULL);
+    if (g->unsafe[c]) json_object_set_new(j, "unsafe_why", json_string(g->unsafe[c]));
+    json_object_set_new(j, "stack", json_string(ar_rec_predicted(g->cfgrec[c]) ? "model" : ar_rec_stack(runs, g->cfgrec[c])));
+    json_array_append_new(cfgs, j);
+  }
+  for (int s = 0; s < g->nsize; s++) {
+    json_array_append_new(sizes, json_integer((json_int_t)g->size[s]));
+    int ties = ar_grid_ties(g, ch->tied, s);
+    for (int c = 0; c < g->ncfg; c++) {
+      struct ar_cell_stats st;
+      if (ar_grid_stats(g, s, c, &st)) continue;
+      json_t *j = json_pack("{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:I, s:I, s:b, s:b}",
+                            "size", (json_int_t)g->size[s], "config", c, "p50_us", num(st.p50), "p10_us", num(st.p10),
+                            "p90_us", num(st.p90), "p99_us", num(st.p99), "mean_us", num(st.mean), "min_us",
+                            num(st.min), "max_us", num(st.max), "algbw_gbs", num(st.algbw), "busbw_gbs",
+                            num(st.busbw), "runs", st.runs, "sampled_runs", st.sampled, "samples",
+                            (json_int_t)st.samples, "wrong", (json_int_t)st.wrong, "best", c == ch->choice[s], "tie",
+                            ties > 1 && ch->tied[(size_t)s * g->ncfg + c]);
+      json_array_append_new(cells, j);
+    }
+  }
+  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o}", "dtype",
+                   g->dtype, "ranks", g->ranks, "nodes", g->nodes, "placement", g->placement, "op", g->op, "method",
+                   g->method, "varies", "stack", g->vary.stack, "buffers", g->vary.buffers, "timing", g->vary.timing,
+                   "average", g->vary.average, "link_bound_gbs", num(bound), "link_bound_from", lkey, "configs", cfgs,
+                   "sizes", sizes, "cells", cells);
 }
 
 static void print_crossovers(const struct ar_grid *g, const struct choices *ch) {
@@ -127,13 +194,28 @@ static void print_crossovers(const struct ar_grid *g, const struct choices *ch) 
   printf("\n");
 }
 
-static void print_md(const struct ar_grid *g, const struct choices *ch, int busbw) {
-  int flagged = 0, ties = 0;
+/* The method line under a table's title: what every configuration shares, and what its labels name. */
+static void print_method(const struct ar_grid *g) {
+  const struct ar_vary *v = &g->vary;
+  printf("Method: %s%s", *g->method ? g->method : "", *g->method && (v->buffers || v->timing || v->average) ? "; " : "");
+  if (v->buffers || v->timing || v->average)
+    printf("configurations of different methods are separate columns, labelled (%s%s%s%s%s)", v->buffers ? "buffers" : "",
+           v->buffers && (v->timing || v->average) ? "," : "", v->timing ? "timing" : "",
+           v->timing && v->average ? "," : "", v->average ? "a" : "");
+  printf(". p50 is the median over each cell's runs.\n");
+}
+
+static void print_md(const struct ar_grid *g, const struct choices *ch, const struct table_opts *o) {
+  int flagged = 0, ties = 0, pred = 0;
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
-  printf("p50 us%s; best per size in bold (faster beyond the noise, or the choice kept at a tie).\n\n| size |",
-         busbw ? " / busbw GB/s" : "");
-  for (int c = 0; c < g->ncfg; c++) printf(" %s |", g->cfg[c]);
+  print_method(g);
+  printf("p50 us%s%s; best per size in bold (faster beyond the noise, or the choice kept at a tie).\n\n| size |",
+         o->minmax ? " (min..max over runs)" : "", o->busbw ? " / busbw GB/s (from that p50)" : "");
+  for (int c = 0; c < g->ncfg; c++) {
+    pred += g->predicted[c];
+    printf(" %s%s%s |", g->cfg[c], g->unsafe[c] ? " (UNSAFE)" : "", g->predicted[c] ? " (predicted)" : "");
+  }
   printf("\n|---:|");
   for (int c = 0; c < g->ncfg; c++) printf("---:|");
   printf("\n");
@@ -144,7 +226,7 @@ static void print_md(const struct ar_grid *g, const struct choices *ch, int busb
     int tie = ar_grid_ties(g, ch->tied, s) > 1;
     ties += tie;
     for (int c = 0; c < g->ncfg; c++)
-      md_cell(g, s, c, c == ch->choice[s], tie && ch->tied[(size_t)s * g->ncfg + c], busbw, &flagged);
+      md_cell(g, s, c, c == ch->choice[s], tie && ch->tied[(size_t)s * g->ncfg + c], o, &flagged);
     printf("\n");
   }
   print_crossovers(g, ch);
@@ -152,6 +234,9 @@ static void print_md(const struct ar_grid *g, const struct choices *ch, int busb
     printf("~ = a tie: within the noise of the fastest (bootstrap 95%% interval of the p50 ratio contains 1);\n"
            "the choice keeps the previous size's, else the next clear winner's, else the simplest algorithm.\n");
   if (flagged) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  for (int c = 0; c < g->ncfg; c++)
+    if (g->unsafe[c]) printf("UNSAFE = never chosen: %s %s.\n", g->cfg[c], g->unsafe[c]);
+  if (pred) printf("(predicted) = model predictions, shown beside the measurements; they are never chosen as best.\n");
   if (g->dups) printf("Note: %d duplicate records (same configuration and size); the later one is shown.\n", g->dups);
   printf("\n");
 }
@@ -180,11 +265,15 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
   struct col *cols = calloc((size_t)n + 1, sizeof *cols);
   char (*bases)[256] = calloc((size_t)n + 1, sizeof *bases), (*cfg)[256] = calloc((size_t)n + 1, sizeof *cfg);
   json_t **rec = calloc((size_t)n + 1, sizeof *rec);
+  const char **uns = calloc((size_t)n + 1, sizeof *uns);
+  char *pred = calloc((size_t)n + 1, 1);
   json_t **cell = calloc((size_t)(n * g->nsize) + 1, sizeof *cell), **runs = calloc((size_t)(n * g->nsize) + 1, sizeof *runs);
-  int rc = cols && bases && cfg && rec && cell && runs ? 0 : -1, nb = 0;
+  int rc = cols && bases && cfg && rec && uns && pred && cell && runs ? 0 : -1, nb = 0;
   for (int c = 0; !rc && c < n; c++) {
     char label[256];
-    ar_cfg_label(g->cfgrec[c], NULL, 0, label, sizeof label);
+    struct ar_vary v = g->vary;
+    v.stack = 0;
+    ar_cfg_label(g->cfgrec[c], NULL, &v, label, sizeof label);
     int k = 0;
     while (k < nb && strcmp(bases[k], label)) k++;
     if (k == nb) snprintf(bases[nb++], sizeof bases[0], "%s", label);
@@ -195,6 +284,8 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
     int c = cols[i].c;
     memcpy(cfg[i], g->cfg[c], sizeof cfg[0]);
     rec[i] = g->cfgrec[c];
+    uns[i] = g->unsafe[c];
+    pred[i] = g->predicted[c];
     for (int s = 0; s < g->nsize; s++) {
       cell[s * n + i] = g->cell[s * n + c];
       runs[s * n + i] = g->runs[s * n + c];
@@ -203,6 +294,8 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
   if (!rc) {
     memcpy(g->cfg, cfg, sizeof cfg[0] * (size_t)n);
     memcpy(g->cfgrec, rec, sizeof *rec * (size_t)n);
+    memcpy(g->unsafe, uns, sizeof *uns * (size_t)n);
+    memcpy(g->predicted, pred, (size_t)n);
     memcpy(g->cell, cell, sizeof *cell * (size_t)(n * g->nsize));
     memcpy(g->runs, runs, sizeof *runs * (size_t)(n * g->nsize));
   }
@@ -210,6 +303,8 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
   free(bases);
   free(cfg);
   free(rec);
+  free(uns);
+  free(pred);
   free(cell);
   free(runs);
   return rc;
@@ -218,6 +313,7 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
 static int parse(int argc, char **argv, struct table_opts *o) {
   static const struct option lo[] = {
     {"busbw", no_argument, 0, 'B'},         {"format", required_argument, 0, 'F'},
+    {"minmax", no_argument, 0, 'M'},
     {"drift", required_argument, 0, 'D'},   {"by", required_argument, 0, 'Y'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
@@ -228,6 +324,7 @@ static int parse(int argc, char **argv, struct table_opts *o) {
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
     if (c == 'h') return usage(stdout), 1;
     if (c == 'B') o->busbw = 1;
+    else if (c == 'M') o->minmax = 1;
     else if (c == 'D') {
       char err[AR_ERRLEN];
       if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
@@ -242,11 +339,12 @@ static int parse(int argc, char **argv, struct table_opts *o) {
       }
       o->by = optarg;
     } else if (c == 'F') {
-      if (strcmp(optarg, "markdown") && strcmp(optarg, "md") && strcmp(optarg, "csv")) {
-        fprintf(stderr, "arbench table: bad --format '%s' (expected markdown or csv)\n", optarg);
+      if (strcmp(optarg, "markdown") && strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
+        fprintf(stderr, "arbench table: bad --format '%s' (expected markdown, csv or json)\n", optarg);
         return -AR_EINVAL;
       }
       o->csv = !strcmp(optarg, "csv");
+      o->json = !strcmp(optarg, "json");
     } else if ((f = ar_filter_opt(&o->filter, "table", c, optarg)) < 0) {
       return -AR_EINVAL;
     } else if (!f) return ar_ana_badopt("table", c, argv[optind - 1]), -AR_EINVAL;
@@ -293,7 +391,10 @@ int ar_cmd_table(int argc, char **argv) {
     fprintf(stderr, "arbench table: out of memory\n");
     status = AR_EXIT_FAIL;
   } else {
-    if (o.csv) printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie\n");
+    json_t *jg = json_array();
+    if (o.csv)
+      printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,"
+             "runs,unsafe,predicted\n");
     for (int k = 0; k < n && !status; k++) {
       struct choices ch;
       if ((o.by && side_by_side(&g[k], &by)) || choose(&g[k], &o.noise, &ch)) {
@@ -301,13 +402,30 @@ int ar_cmd_table(int argc, char **argv) {
         status = AR_EXIT_FAIL;
         break;
       }
-      if (o.csv) print_csv(&g[k], &ch);
-      else print_md(&g[k], &ch, o.busbw);
+      if (o.json) json_array_append_new(jg, grid_json(&g[k], &ch, runs));
+      else if (o.csv) print_csv(&g[k], &ch);
+      else print_md(&g[k], &ch, &o);
       free(ch.choice);
       free(ch.tied);
     }
-    if (!o.csv && !n) printf("(no result records)\n\n");
-    if (!o.csv) print_notes(a.notes);
+    if (o.json && !status) {
+      json_t *hosts = json_array(), *seen = json_object(), *run, *h;
+      const char *id;
+      size_t i;
+      json_object_foreach(a.runs, id, run) json_array_foreach(json_object_get(run, "hosts"), i, h) {
+        if (json_is_string(h) && !json_object_get(seen, json_string_value(h))) json_array_append(hosts, h);
+        if (json_is_string(h)) json_object_set_new(seen, json_string_value(h), json_true());
+      }
+      json_decref(seen);
+      json_t *root = json_pack("{s:s, s:o, s:o, s:o}", "generated_by", "arbench table", "hosts", hosts, "grids", jg,
+                               "not_measured", ar_note_lines(a.notes));
+      char *txt = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+      printf("%s\n", txt ? txt : "{}");
+      free(txt);
+      json_decref(root);
+    } else json_decref(jg);
+    if (!o.csv && !o.json && !n) printf("(no result records)\n\n");
+    if (!o.csv && !o.json) print_notes(a.notes);
   }
   ar_grids_free(g, n);
   ar_by_free(&by);

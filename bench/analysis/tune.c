@@ -21,6 +21,8 @@ struct tune_opts {
   char **files;
 };
 
+static void print_excluded(FILE *f, const char *pre, const struct ar_grid *g, int n);
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench tune [options] RESULTS.jsonl...\n"
@@ -168,11 +170,11 @@ static void choices_free(struct choices *ch) {
   free(ch->tied);
 }
 
-/* Fastest column other than c at size s, -1 when none. */
+/* Fastest eligible column (not unsafe, not a prediction) other than c at size s, -1 when none. */
 static int runner_up(const struct ar_grid *g, int s, int c) {
   int r = -1;
   for (int k = 0; k < g->ncfg; k++) {
-    double v = k == c ? NAN : ar_grid_p50(g, s, k);
+    double v = k == c || !ar_grid_eligible(g, k) ? NAN : ar_grid_p50(g, s, k);
     if (!isnan(v) && (r < 0 || v < ar_grid_p50(g, s, r))) r = k;
   }
   return r;
@@ -209,6 +211,7 @@ static void print_group(const struct ar_grid *g, const struct ar_noise *nz) {
     printf("(out of memory)\n\n");
     return;
   }
+  if (*g->method) printf("Method: %s.\n\n", g->method);
   printf("| sizes | best | p50 us | runner-up (closest) | margin | ties |\n|---|---|---:|---|---:|---:|\n");
   int start = -1, cur = -1;
   for (int s = 0; s < g->nsize; s++) {
@@ -331,6 +334,7 @@ static void write_csv(FILE *f, const struct tune_opts *o, const struct ar_grid *
   for (int i = 0; i < o->nfiles; i++) fprintf(f, " %s", o->files[i]);
   fprintf(f, "\n# collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
   fprintf(f, "# use: export NCCL_TUNER_PLUGIN=<example plugin .so> NCCL_TUNER_CONFIG_FILE=<this file>\n");
+  print_excluded(f, "# ", g, n);
   for (int i = 0; i < m && i < 64; i++) {
     int k = preferred(g, n, ranks[i]);
     if (k >= 0) csv_group(f, &g[k], &o->noise);
@@ -348,22 +352,23 @@ static const char *family_of(const char *backend, int *baseline) {
   return NULL;
 }
 
-static double baseline_at(const struct ar_grid *g, int s, const char *family) {
-  double best = INFINITY;
-  for (int c = 0; c < g->ncfg; c++) {
-    int base;
-    json_t *r = ar_grid_at(g, s, c);
-    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
-    if (r && base && fam && !strcmp(fam, family) && ar_rec_p50(r) < best) best = ar_rec_p50(r);
-  }
-  return best;
-}
-
 /* p50 of column c at size index s, INFINITY when not measured. */
 static double p50_at(const struct ar_grid *g, int s, int c) {
   double v = ar_grid_p50(g, s, c);
   return isnan(v) ? INFINITY : v;
 }
+
+static double baseline_at(const struct ar_grid *g, int s, const char *family) {
+  double best = INFINITY;
+  for (int c = 0; c < g->ncfg; c++) {
+    int base;
+    double v = ar_grid_eligible(g, c) ? p50_at(g, s, c) : INFINITY;
+    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    if (base && fam && !strcmp(fam, family) && v < best) best = v;
+  }
+  return best;
+}
+
 
 /* Sizes where custom configuration c beats the best baseline, as contiguous [lo, hi] ranges. */
 static json_t *custom_json(const struct ar_grid *g, int c, const char *family) {
@@ -449,7 +454,7 @@ static json_t *family_json(const struct ar_grid *g, const char *family, const st
   for (int c = 0; c < g->ncfg; c++) {
     int isbase;
     const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &isbase);
-    if (!fam || strcmp(fam, family)) continue;
+    if (!fam || strcmp(fam, family) || !ar_grid_eligible(g, c)) continue;
     json_t *j = isbase ? json_string(g->cfg[c]) : custom_json(g, c, family);
     if (j) json_array_append_new(isbase ? base : custom, j);
   }
@@ -495,15 +500,18 @@ static double geomean(const struct ar_grid *g, int c, const char *mask) {
   int n = 0;
   for (int i = 0; i < g->nsize; i++) {
     if (!mask[i]) continue;
-    json_t *r = ar_grid_at(g, i, c);
-    if (!r || !(ar_rec_p50(r) > 0)) return NAN;
-    s += log(ar_rec_p50(r));
+    double v = ar_grid_p50(g, i, c); /* the cell's p50 over all its runs, as table prints it */
+    if (!(v > 0)) return NAN;
+    s += log(v);
     n++;
   }
   return n ? exp(s / n) : NAN;
 }
 
-static int is_nccl(const struct ar_grid *g, int c) { return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl"); }
+/* An nccl configuration that may be chosen (not unsafe). */
+static int is_nccl(const struct ar_grid *g, int c) {
+  return ar_grid_eligible(g, c) && !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl");
+}
 
 /* Sizes every nccl column covers when some column covers all nccl sizes; else their intersection. */
 static int env_sizes(const struct ar_grid *g, char *mask) {
@@ -574,10 +582,25 @@ static void write_env(FILE *f, const struct tune_opts *o, const struct ar_grid *
   fprintf(f, "# NCCL environment written by arbench tune from");
   for (int i = 0; i < o->nfiles; i++) fprintf(f, " %s", o->files[i]);
   fprintf(f, "\n# source this file in the shell that starts the serving or training job\n");
+  print_excluded(f, "# ", g, n);
   for (int i = 0; i < m && i < 64; i++) {
     int k = preferred(g, n, ranks[i]);
     if (k >= 0) env_group(f, &g[k], i == 0);
   }
+}
+
+/* ---- exclusions ---- */
+
+/* Each unsafe configuration once over all groups, as "# "-prefixed (pre) lines: why it is never chosen. */
+static void print_excluded(FILE *f, const char *pre, const struct ar_grid *g, int n) {
+  json_t *seen = json_object();
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < g[k].ncfg; c++) {
+      if (!g[k].unsafe[c] || json_object_get(seen, g[k].cfg[c])) continue;
+      json_object_set_new(seen, g[k].cfg[c], json_true());
+      fprintf(f, "%sExcluded: %s %s; it is never chosen.\n", pre, g[k].cfg[c], g[k].unsafe[c]);
+    }
+  json_decref(seen);
 }
 
 /* ---- command ---- */
@@ -692,6 +715,7 @@ int ar_cmd_tune(int argc, char **argv) {
     status = AR_EXIT_FAIL;
   } else {
     if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
+    if (!status) print_excluded(stdout, "", g, n);
     for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
   }
   ar_grids_free(g, n);

@@ -1,6 +1,8 @@
-/* against.c — `arbench model --against RESULTS`: measured / predicted busbw for each GPU result, and a
- * one-line diagnosis from what the result recorded (NCCL transport, protocol, channels) when far below. */
+/* against.c — `arbench model --against RESULTS`: measured / predicted busbw for each GPU cell (the
+ * analysis grid's cell: p50 and busbw over all its runs, as table prints them), and a one-line diagnosis
+ * from what the result recorded (NCCL transport, protocol, channels) when far below. */
 #include "model/model.h"
+#include "analysis/analysis.h"
 #include "ar.h"
 #include "results.h"
 #include <math.h>
@@ -56,21 +58,20 @@ static int is_gpu_result(json_t *r) {
   return !strncmp(b, "nccl", 4) || !strncmp(b, "p2p-", 4);
 }
 
-static void line(json_t *r, int f, double mt, double pt, double mb, double pbw, const char *diag, int json) {
+static void line(const char *label, json_t *r, int f, double mt, double pt, double mb, double pbw, const char *diag,
+                 int json) {
   if (json) {
-    json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:s}", "type", "against", "spec",
-      ar_rec_str(r, "spec", ar_rec_str(r, "backend", "?")), "model", ar_malgo_name(f), "size",
-      (json_int_t)ar_rec_num(r, "size", 0), "ranks", (int)ar_rec_num(r, "ranks", 0), "measured_us", mt,
-      "predicted_us", pt, "measured_busbw_gbs", mb, "predicted_busbw_gbs", pbw, "ratio", pbw > 0 ? mb / pbw : 0,
-      "diagnosis", diag);
+    json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:s}", "type", "against", "spec", label, "model",
+      ar_malgo_name(f), "size", (json_int_t)ar_rec_num(r, "size", 0), "ranks", (int)ar_rec_num(r, "ranks", 0),
+      "measured_us", mt, "predicted_us", pt, "measured_busbw_gbs", mb, "predicted_busbw_gbs", pbw, "ratio",
+      pbw > 0 ? mb / pbw : 0, "diagnosis", diag);
     char *s = json_dumps(o, JSON_COMPACT);
     puts(s ? s : "{}");
     free(s);
     json_decref(o);
     return;
   }
-  printf("%-28s %-17s %10lld %3d %10.1f %10.1f %7.1f %7.1f %6.2f%s%s\n",
-         ar_rec_str(r, "spec", ar_rec_str(r, "backend", "?")), ar_malgo_name(f),
+  printf("%-28s %-17s %10lld %3d %10.1f %10.1f %7.1f %7.1f %6.2f%s%s\n", label, ar_malgo_name(f),
          (long long)ar_rec_num(r, "size", 0), (int)ar_rec_num(r, "ranks", 0), mt, pt, mb, pbw, pbw > 0 ? mb / pbw : 0,
          *diag ? "  " : "", diag);
 }
@@ -83,53 +84,67 @@ static struct ar_mgraph *graph_for(struct ar_mgraph **cache, const struct ar_top
   return cache[n];
 }
 
-static int compare_all(json_t *recs, const struct ar_topo *t, const struct ar_mparams *p, int json, int *skipped) {
-  struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0};
-  size_t i;
-  json_t *r;
-  int done = 0;
-  int head = 0;
-  json_array_foreach(recs, i, r) {
-    if (strcmp(ar_rec_str(r, "type", ""), "result") || !is_gpu_result(r)) continue;
-    int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
-    head |= f >= 0 && n >= 2 && n <= ar_topo_ngpus(t);
-  }
+/* One measured cell: its family (from the latest record: what NCCL chose at that size) and graph. */
+static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph **cache, const struct ar_topo *t,
+                        const struct ar_mparams *p, int *f, struct ar_mgraph **mg) {
+  json_t *r = ar_grid_at(g, s, c);
+  if (!r || g->predicted[c] || !is_gpu_result(r)) return 0;
+  *f = ar_model_family_of(r);
+  *mg = *f >= 0 ? graph_for(cache, t, p, ar_rec_ranks(r)) : NULL;
+  return *mg != NULL;
+}
+
+static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t, const struct ar_mparams *p, int json,
+                       int *skipped) {
+  struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0}, *mg;
+  int done = 0, head = 0, f;
+  for (int k = 0; k < ng; k++)
+    for (int c = 0; c < gr[k].ncfg; c++)
+      for (int s = 0; s < gr[k].nsize; s++) head |= cell_covered(&gr[k], s, c, cache, t, p, &f, &mg);
   if (!json && head)
     printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s\n", "result", "model", "bytes", "np", "meas us", "pred us",
            "meas bw", "pred bw", "ratio");
-  json_array_foreach(recs, i, r) {
-    if (strcmp(ar_rec_str(r, "type", ""), "result")) continue;
-    if (!is_gpu_result(r)) {
-      (*skipped)++;
-      continue;
-    }
-    int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
-    double mt = ar_rec_num(json_object_get(r, "time_us"), "p50", NAN), size = ar_rec_num(r, "size", 0);
-    struct ar_mgraph *g = f >= 0 ? graph_for(cache, t, p, n) : NULL;
-    if (!g || !(mt > 0)) {
-      (*skipped)++;
-      continue;
-    }
-    double pt = ar_model_time(g, p, f, size, NULL, NULL);
-    double mb = ar_model_busbw(size, mt, n), pbw = ar_model_busbw(size, pt, n);
-    char diag[512];
-    ar_model_diagnose(r, t, mb, pbw, diag, sizeof diag);
-    line(r, f, mt, pt, mb, pbw, diag, json);
-    done++;
-  }
+  for (int k = 0; k < ng; k++)
+    for (int c = 0; c < gr[k].ncfg; c++)
+      for (int s = 0; s < gr[k].nsize; s++) {
+        struct ar_cell_stats st;
+        json_t *r = ar_grid_at(&gr[k], s, c);
+        if (!r || gr[k].predicted[c]) continue;
+        if (!cell_covered(&gr[k], s, c, cache, t, p, &f, &mg) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
+          (*skipped)++;
+          continue;
+        }
+        double size = (double)gr[k].size[s], pt = ar_model_time(mg, p, f, size, NULL, NULL);
+        double pbw = ar_model_busbw(size, pt, ar_rec_ranks(r));
+        char diag[512];
+        ar_model_diagnose(r, t, st.busbw, pbw, diag, sizeof diag);
+        line(gr[k].cfg[c], r, f, st.p50, pt, st.busbw, pbw, diag, json);
+        done++;
+      }
   for (int n = 0; n < AR_AGAINST_RANKS; n++) ar_mgraph_free(cache[n]);
   return done;
 }
 
 int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nfiles, char **files, int json,
                      char *err, size_t len) {
-  json_t *recs = NULL;
-  int skipped = 0, rc = ar_results_load(nfiles, files, &recs, err, len);
-  if (rc) return rc < 0 ? rc : -AR_EINVAL;
-  int done = compare_all(recs, t, p, json, &skipped);
-  json_decref(recs);
+  struct ar_ana a;
+  struct ar_grid *gr = NULL;
+  int ng = 0, skipped = 0, rc = ar_ana_load(&a, nfiles, files, err, len);
+  if (rc) {
+    ar_ana_free(&a);
+    return rc < 0 ? rc : -AR_EINVAL;
+  }
+  if (ar_grids_build(a.results, a.runs, &gr, &ng)) {
+    ar_grids_free(gr, ng);
+    ar_ana_free(&a);
+    snprintf(err, len, "--against: out of memory");
+    return -AR_ERUNTIME;
+  }
+  int done = compare_all(gr, ng, t, p, json, &skipped);
+  ar_grids_free(gr, ng);
+  ar_ana_free(&a);
   if (skipped && done)
-    fprintf(stderr, "arbench model: note: %d result%s not compared (host backend, no model family, or more "
+    fprintf(stderr, "arbench model: note: %d cell%s not compared (host backend, no model family, or more "
             "ranks than the topology's %d GPUs)\n", skipped, skipped == 1 ? "" : "s", ar_topo_ngpus(t));
   if (!done) {
     snprintf(err, len, "--against: no GPU result in %s%s that the model covers (nccl, nccl-tests, p2p-*; ranks "

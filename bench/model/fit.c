@@ -65,13 +65,35 @@ static void solve(const struct acc *a, double *fixed, double *slope) {
 
 #define AR_FIT_RANKS 65
 
+/* The model's families are GPU algorithms: only GPU backends' results calibrate them. */
+static int is_gpu_backend(const char *b) {
+  return !strcmp(b, "nccl") || !strcmp(b, "nccl-tests") || !strncmp(b, "p2p-", 4) || !strcmp(b, "symm") ||
+         !strcmp(b, "fused");
+}
+
+/* Distinct backends of the result records, "a, b, c", for the refusal. */
+static void backends_present(json_t *recs, char *buf, size_t len) {
+  json_t *seen = json_object();
+  size_t i, n = 0;
+  json_t *r;
+  buf[0] = 0;
+  json_array_foreach(recs, i, r) {
+    const char *b = ar_rec_str(r, "backend", "");
+    if (strcmp(ar_rec_str(r, "type", ""), "result") || json_object_get(seen, b)) continue;
+    json_object_set_new(seen, b, json_true());
+    if (n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", b);
+  }
+  json_decref(seen);
+  if (!*buf) snprintf(buf, len, "none");
+}
+
 static int collect(json_t *recs, struct acc (*acc)[AR_FIT_RANKS]) {
   size_t i;
   json_t *r;
   int used = 0;
   json_array_foreach(recs, i, r) {
     const char *type = ar_rec_str(r, "type", "");
-    if (strcmp(type, "result")) continue;
+    if (strcmp(type, "result") || !is_gpu_backend(ar_rec_str(r, "backend", ""))) continue;
     int f = ar_model_family_of(r), n = (int)ar_rec_num(r, "ranks", 0);
     double p50 = ar_rec_num(json_object_get(r, "time_us"), "p50", NAN), size = ar_rec_num(r, "size", NAN);
     if (f < 0 || n < 2 || n >= AR_FIT_RANKS || !(p50 > 0) || !(size > 0)) continue;
@@ -103,6 +125,19 @@ int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t le
   memset(acc, 0, sizeof acc);
   int rc = ar_results_load(nfiles, files, &recs, err, len);
   if (rc) return rc < 0 ? rc : -AR_EINVAL;
+  int gpu = 0;
+  size_t i;
+  json_t *r;
+  json_array_foreach(recs, i, r) gpu |= !strcmp(ar_rec_str(r, "type", ""), "result") &&
+                                       is_gpu_backend(ar_rec_str(r, "backend", ""));
+  if (!gpu) {
+    char have[300];
+    backends_present(recs, have, sizeof have);
+    snprintf(err, len, "--fit: %s%s holds no GPU results (backends: %s); the model's families are GPU algorithms: "
+             "fit it from nccl, nccl-tests or p2p-* results", files[0], nfiles > 1 ? " ..." : "", have);
+    json_decref(recs);
+    return -AR_EINVAL;
+  }
   collect(recs, acc);
   json_t *fam = fitted(acc);
   json_decref(recs);

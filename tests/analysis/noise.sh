@@ -25,11 +25,11 @@ eq "table: clear row unmarked" "| 8K | 20.00 | **16.00** | 19.70 | 50.00 |" "$(g
 eq "table: one crossover" "Crossovers: shm-oneshot -> shm-twoshot between 4K and 8K" "$(grep '^Crossovers' "$TMP/table")"
 eq "table: ties explained" 1 "$(grep -c '^~ = a tie' "$TMP/table")"
 eq "csv: tie flags at 16K" "shm-oneshot 1;shm-twoshot 1;shm-staged 1;mpi 0" \
-  "$("$ARBENCH" table --drift 0 --ranks 2 --format csv "$N" | awk -F, '$5 == 16384 { print $6, $NF }' | paste -sd';')"
+  "$("$ARBENCH" table --drift 0 --ranks 2 --format csv "$N" | awk -F, '$5 == 16384 { print $6, $(NF-7) }' | paste -sd';')"
 # One run per side and a 9% difference with identical samples: decided with --drift 0 and 5, a tie
 # with --drift 10 (the allowance for drift between runs that a single run cannot show).
-eq "drift 10: 512K tie" "1" "$("$ARBENCH" table --drift 10 --ranks 8 --backend nccl --format csv "$FIX/tune.jsonl" | awk -F, '$5 == 524288 && $6 == "nccl" { print $NF }')"
-eq "drift 5: 512K decided" "0" "$("$ARBENCH" table --ranks 8 --backend nccl --format csv "$FIX/tune.jsonl" | awk -F, '$5 == 524288 && $6 == "nccl" { print $NF }')"
+eq "drift 10: 512K tie" "1" "$("$ARBENCH" table --drift 10 --ranks 8 --backend nccl --format csv "$FIX/tune.jsonl" | awk -F, '$5 == 524288 && $6 == "nccl" { print $(NF-7) }')"
+eq "drift 5: 512K decided" "0" "$("$ARBENCH" table --ranks 8 --backend nccl --format csv "$FIX/tune.jsonl" | awk -F, '$5 == 524288 && $6 == "nccl" { print $(NF-7) }')"
 bad "bad --drift" "bad --drift '200' (expected a percentage from 0 to 100" "$ARBENCH" tune --drift 200 "$N"
 bad "bad --drift (table)" "bad --drift 'x' (expected a percentage from 0 to 100" "$ARBENCH" table --drift x "$N"
 finish

@@ -57,11 +57,35 @@ PY
 eq "latency chart has the p10-p90 band" 1 "$(grep -c '<g id="PolyCollection_1"' "$TMP/band/latency_float_4r_out.svg" 2>/dev/null || echo 0)"
 eq "busbw chart has the link bound from the topology" 1 \
   "$(grep -c '<!-- link bound 26.0 GB/s (topology bottleneck_gbs) -->' "$TMP/band/busbw_float_4r_out.svg" 2>/dev/null || echo 0)"
+# The numbers a chart drew are arbench table's (plotted.json): three repeats whose last run is far from the
+# median draw the median-derived p50 and busbw (the bug: the latest record, 400 us and 31.46 GB/s at 8M).
+"$PLOT" "$FIX/median3.jsonl" -o "$TMP/m3" --format png --arbench "$ARBENCH" >/dev/null 2>"$TMP/m3err" || { cat "$TMP/m3err"; fail "median3 plot exited $?"; }
+P3="$TMP/m3/plotted.json"
+eq "latency: mpi 8M is the median of 1000, 1100, 400" 1000 "$(jq '.latency_float_4r_out.series.mpi[] | select(.[0] == 8388608) | .[1]' "$P3")"
+eq "busbw: from that p50 (8 MiB / 1000 us x 1.5)" 12.582912 "$(jq '.busbw_float_4r_out.series.mpi[] | select(.[0] == 8388608) | .[1]' "$P3")"
+eq "plot numbers = table json numbers" "$("$ARBENCH" table --format json "$FIX/median3.jsonl" | jq -c '[.grids[0].cells[] | select(.config == 1) | .busbw_gbs]')" \
+  "$(jq -c '[.busbw_float_4r_out.series["shm-oneshot"][] | .[1]]' "$P3")"
+# Methods are never pooled: hot, cold and loop runs of one backend are three lines, labelled by what differs.
+"$PLOT" "$FIX/methods.jsonl" -o "$TMP/me" --format png --arbench "$ARBENCH" >/dev/null 2>&1 || fail "methods plot exited $?"
+eq "methods: three series" "shm-oneshot (buffers=cold,timing=iter,a=max)=197.7;shm-oneshot (buffers=hot,timing=iter,a=max)=172.7;shm-oneshot (buffers=hot,timing=loop,a=mean)=504" \
+  "$(jq -r '.latency_float_4r_out.series | to_entries | map("\(.key)=\(.value[0][1] * 10 | round / 10)") | join(";")' "$TMP/me/plotted.json")"
+# A sweep-sized file (24 sizes x 10 configurations): every configuration its own colour and marker, the same
+# in every chart; the best map holds all ten winners, each with its own colour and number.
+"$PY" "$FIX/make_wide.py" "$TMP/wide.jsonl"
+"$PLOT" "$TMP/wide.jsonl" -o "$TMP/w" --arbench "$ARBENCH" >/dev/null 2>"$TMP/werr" || { cat "$TMP/werr"; fail "wide plot exited $?"; }
+PW="$TMP/w/plotted.json"
+eq "wide: 10 configurations, 10 distinct colours" "10 10" "$(jq -r '.latency_float_4r_out.styles | "\(length) \([.[][0]] | unique | length)"' "$PW")"
+eq "wide: 10 distinct (colour, marker) pairs" 10 "$(jq '.latency_float_4r_out.styles | [.[]] | unique | length' "$PW")"
+eq "wide: the same style in every chart" "$(jq -c '.latency_float_2r_out.styles' "$PW")" "$(jq -c '.busbw_float_4r_out.styles' "$PW")"
+eq "wide: best map, 48 cells, 10 winners, 10 colours, 10 numbers" "48 10 10 10" \
+  "$(jq -r '.best_map_float_out.cells | [.[]] | "\(length) \(map(.best) | unique | length) \(map(.color) | unique | length) \(map(.number) | unique | length)"' "$PW")"
+eq "wide: labels leave out what every configuration shares" 0 "$(jq -r '.latency_float_4r_out.styles | keys[]' "$PW" | grep -c 'buffers=hot')"
+eq "wide: best map rendered (PNG > 60 kB)" 1 "$([ "$(stat -c %s "$TMP/w/best_map_float_out.png" 2>/dev/null || echo 0)" -gt 60000 ] && echo 1 || echo 0)"
 bad "no -o" "-o DIR is required" "$PLOT" "$FIX/tune.jsonl"
-bad "missing file" "cannot read results file '$TMP/none.jsonl'" "$PLOT" "$TMP/none.jsonl" -o "$TMP/x"
+bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$PLOT" "$TMP/none.jsonl" -o "$TMP/x"
 printf '{"type":"run","run_id":"r"}\nnot json\n{"type":"run"}\n' >"$TMP/mid.jsonl"
-bad "malformed middle line" "mid.jsonl:2: not an arbench results record" "$PLOT" "$TMP/mid.jsonl" -o "$TMP/x"
+bad "malformed middle line" "mid.jsonl:2: not a JSON object" "$PLOT" "$TMP/mid.jsonl" -o "$TMP/x"
 bad "bad format" "bad --format 'gif'" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --format gif
 bad "unknown option" "unrecognized arguments: --frobnicate" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --frobnicate
-bad "absent dtype" "--dtype half: not in the results (present: bfloat16)" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --dtype half
+bad "absent dtype" "--dtype half: no such dtype in the results (present: bfloat16)" "$PLOT" "$FIX/tune.jsonl" -o "$TMP/x" --dtype half
 finish

@@ -6,7 +6,8 @@ T="$FIX/tune.jsonl"
 "$ARBENCH" table --ranks 4 --busbw "$T" >"$TMP/t4" 2>"$TMP/e4" || fail "table exited $?"
 eq "markdown, 4 ranks, with busbw" "## bfloat16, 4 ranks, out-of-place, sum
 
-p50 us / busbw GB/s; best per size in bold (faster beyond the noise, or the choice kept at a tie).
+Method: buffers cold, timing iter, -a max. p50 is the median over each cell's runs.
+p50 us / busbw GB/s (from that p50); best per size in bold (faster beyond the noise, or the choice kept at a tie).
 
 | size | nccl |
 |---:|---:|
@@ -18,12 +19,12 @@ Crossovers: none (nccl is best at every size)
 
 Not measured (skip/error records):
 - error: p2p-islands (8 ranks): timeout in pass 2" "$(cat "$TMP/t4")"
-eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie
-bfloat16,4,out,sum,1024,nccl,8,0.192,1,0,0
-bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0,0
-bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
+eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted
+bfloat16,4,out,sum,1024,nccl,8,0.192,1,0,0,8,8,8,0.128,1,0,0
+bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0,0,9,9,9,0.455111,1,0,0
+bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0,0,30,30,30,2.18453,1,0,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
 "$ARBENCH" table --ranks 8 "$T" >"$TMP/t8"
-eq "8 ranks header" "| size | nccl:algo=Tree,proto=LL,ctas=2 | nccl:algo=Ring,proto=LL128 | nccl:algo=Ring,proto=Simple | nccl | p2p-oneshot:pull | p2p-twoshot:flat | mpi | shm-oneshot |" \
+eq "8 ranks header" "| size | nccl:algo=Tree,proto=LL,ctas=2 | nccl:algo=Ring,proto=LL128 (UNSAFE) | nccl:algo=Ring,proto=Simple | nccl | p2p-oneshot:pull | p2p-twoshot:flat | mpi | shm-oneshot |" \
   "$(grep '^| size' "$TMP/t8")"
 eq "8 ranks, 1K row" "| 1K | 10.00 | 14.00 | 20.00 | 25.00 | 5.00 | 12.00 | 3.00 | **1.00** |" "$(grep '^| 1K ' "$TMP/t8")"
 eq "8 ranks, 1M row" "| 1M | 330.0 | 130.0 | **100.0** | 105.0 | 300.0 | 110.0 | 200.0 | 320.0 |" "$(grep '^| 1M ' "$TMP/t8")"
@@ -31,10 +32,10 @@ eq "one best per row" 11 "$(grep -c '^| [0-9].*\*\*' "$TMP/t8")"
 # 64K: mpi and p2p-twoshot:flat have equal p50s, a tie: mpi (the previous choice) stays, marked ~.
 eq "crossovers" "Crossovers: shm-oneshot -> mpi between 8K and 16K; mpi -> p2p-twoshot:flat between 64K and 128K; p2p-twoshot:flat -> nccl:algo=Ring,proto=Simple between 128K and 256K" \
   "$(grep '^Crossovers' "$TMP/t8")"
-eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$NF != "tie" && $(NF-2) == 1' | wc -l)"
+eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, 'NR > 1 && $(NF-9) == 1' | wc -l)"
 eq "64K tie marked" "| 64K | 30.00 | 18.00 | 24.00 | 29.00 | 25.00 | 16.00 ~ | **16.00** ~ | 20.00 |" "$(grep '^| 64K ' "$TMP/t8")"
 eq "csv tie column: the two tied at 64K" "p2p-twoshot:flat mpi" \
-  "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$5 == 65536 && $NF == 1 { print $6 }' | paste -sd' ')"
+  "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$5 == 65536 && $(NF-7) == 1 { print $6 }' | paste -sd' ')"
 eq "--backend filter" "| size | p2p-oneshot:pull | p2p-twoshot:flat |" "$("$ARBENCH" table --backend p2p-oneshot,p2p-twoshot "$T" | grep '^| size')"
 # Two stacks in one table: the configuration labels carry the stack.
 eq "stacks in labels" "| size | nccl:algo=Ring,proto=LL [cuda12.8-nccl2.27] | mpi [cuda12.8-nccl2.27] | nccl-tests [cuda12.8-nccl2.27] | p2p-oneshot:pull [cuda12.8-nccl2.27] | nccl:algo=Ring,proto=LL [cuda13-nccl2.28] | mpi [cuda13-nccl2.28] | nccl-tests [cuda13-nccl2.28] | nccl:algo=Tree,proto=LL [cuda13-nccl2.28] |" \
@@ -59,7 +60,7 @@ bad "bad ranks" "bad --ranks value 'two'" "$ARBENCH" table --ranks two "$T"
 bad "bad placement" "bad --placement value 'both' (expected out or in)" "$ARBENCH" table --placement both "$T"
 bad "bad point" "bad --point value 'NCCL_ALGO' (expected NAME=VALUE)" "$ARBENCH" table --point NCCL_ALGO "$T"
 bad "absent point" "--point NCCL_ALGO=Ring: no result has that sweep point value" "$ARBENCH" table --point NCCL_ALGO=Ring "$T"
-bad "bad format" "bad --format 'html' (expected markdown or csv)" "$ARBENCH" table --format html "$T"
+bad "bad format" "bad --format 'html' (expected markdown, csv or json)" "$ARBENCH" table --format html "$T"
 bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$ARBENCH" table "$TMP/none.jsonl"
 printf '{"type":"run","run_id":"r"}\nnot json\n{"type":"run","run_id":"s"}\n' >"$TMP/mid.jsonl"
 bad "malformed middle line" "mid.jsonl:2: not a JSON object" "$ARBENCH" table "$TMP/mid.jsonl"
@@ -75,8 +76,8 @@ cat >"$TMP/sweep.jsonl" <<'J'
 {"type":"error","sweep_id":"s","point":{"np":2,"X":"2"},"status":"timeout","message":"point np=2 X=2: timed out after 5 s","run_ids":["bbbb"]}
 J
 "$ARBENCH" table --format csv "$TMP/sweep.jsonl" >"$TMP/sw.csv" 2>"$TMP/sw.err" || fail "table of a sweep exited $?"
-eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie
-float,2,out,sum,8,\"mpi {X=1,np=2}\",3,nan,1,0,0" "$(cat "$TMP/sw.csv")"
+eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted
+float,2,out,sum,8,mpi,3,0.00266667,1,0,0,nan,nan,nan,0.00266667,1,0,0" "$(cat "$TMP/sw.csv")"
 eq "sweep rule: says what it ignored" 1 "$(grep -c 'ignored 1 records of sweep launches' "$TMP/sw.err")"
 "$ARBENCH" table "$TMP/sweep.jsonl" >"$TMP/sw.md" 2>/dev/null || fail "markdown table of a sweep exited $?"
 eq "sweep rule: the failed point is listed, bookkeeping is not" "Not measured (skip/error records):

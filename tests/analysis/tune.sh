@@ -4,36 +4,39 @@
 . "$(dirname "$0")/common.sh"
 T="$FIX/tune.jsonl"
 "$ARBENCH" tune "$T" -o "$TMP/out" >"$TMP/report" 2>"$TMP/err" || fail "tune exited $?"
-eq "tuner CSV lines" "allreduce,0,16384,tree,ll,2,1,8,-1,-1
-allreduce,16385,131072,ring,ll128,-1,1,8,-1,-1
-allreduce,131073,1048576,ring,simple,-1,1,8,-1,-1
+# nccl:algo=Ring,proto=LL128 (fastest at 32K..128K) forces LL128 on a path NCCL did not report as NVLink:
+# unsafe (doctor's rule), so it is never chosen, and the report says so once.
+eq "tuner CSV lines (LL128 excluded)" "allreduce,0,32768,tree,ll,2,1,8,-1,-1
+allreduce,32769,1048576,ring,simple,-1,1,8,-1,-1
 allreduce,0,4096,tree,ll,2,1,4,-1,-1
 allreduce,4097,65536,ring,simple,4,1,4,-1,-1" "$(grep -v '^#' "$TMP/out/nccl_tuner.conf")"
 eq "tuner CSV: comments start at column 0 and lines fit the plugin's 256 bytes" 0 \
   "$(awk 'length($0) > 255 || /^ +#/' "$TMP/out/nccl_tuner.conf" | wc -l)"
 eq "env exports (8 ranks live)" "export NCCL_ALGO=Ring
-export NCCL_PROTO=LL128" "$(grep '^export' "$TMP/out/nccl_env.sh")"
-eq "env: geometric mean stated" 1 "$(grep -c 'nccl:algo=Ring,proto=LL128, geometric-mean p50 24.04 us over 11 sizes' "$TMP/out/nccl_env.sh")"
-eq "env: defaults compared" 1 "$(grep -c 'NCCL defaults (nccl): 34.01 us, 1.41x the best' "$TMP/out/nccl_env.sh")"
-eq "env sources cleanly" "Ring LL128" "$(bash -c ". '$TMP/out/nccl_env.sh'; echo \$NCCL_ALGO \$NCCL_PROTO")"
+export NCCL_PROTO=Simple" "$(grep '^export' "$TMP/out/nccl_env.sh")"
+eq "env: geometric mean stated" 1 "$(grep -c 'nccl:algo=Ring,proto=Simple, geometric-mean p50 28.56 us over 11 sizes' "$TMP/out/nccl_env.sh")"
+eq "env: defaults compared" 1 "$(grep -c 'NCCL defaults (nccl): 34.01 us, 1.19x the best' "$TMP/out/nccl_env.sh")"
+eq "env sources cleanly" "Ring Simple" "$(bash -c ". '$TMP/out/nccl_env.sh'; echo \$NCCL_ALGO \$NCCL_PROTO")"
+eq "unsafe: excluded once in the report, with why" 1 "$(grep -c '^Excluded: nccl:algo=Ring,proto=LL128 forces LL128 on a path without NVLink' "$TMP/report")"
+eq "unsafe: said in the CSV and env files" "1 1" "$(grep -c '^# Excluded: nccl:algo=Ring,proto=LL128' "$TMP/out/nccl_tuner.conf") $(grep -c '^# Excluded: nccl:algo=Ring,proto=LL128' "$TMP/out/nccl_env.sh")"
+eq "unsafe: no ll128 anywhere it could be used" 0 "$(grep -v '^#' "$TMP/out/nccl_tuner.conf" "$TMP/out/nccl_env.sh" | grep -ic ll128)"
 J="$TMP/out/thresholds.json"
 eq "gpu custom_max_bytes" 131072 "$(jq '.groups[] | select(.family=="gpu") | .custom_max_bytes' "$J")"
 eq "gpu use ranges" "p2p-oneshot:pull 0 16384;p2p-twoshot:flat 16385 131072" \
   "$(jq -r '[.groups[] | select(.family=="gpu") | .use[] | "\(.config) \(.min_bytes) \(.max_bytes)"] | join(";")' "$J")"
-eq "gpu oneshot wins 1K..16K, 2x at 1K" "[[1024,16384]] 2" \
+eq "gpu oneshot wins 1K..32K (LL128 excluded from the baselines), 2x at 1K" "[[1024,32768]] 2" \
   "$(jq -c '.groups[] | select(.family=="gpu") | .custom[] | select(.config=="p2p-oneshot:pull") | .win_ranges, .speedup_at_smallest' "$J" | paste -sd' ')"
 eq "host custom_max_bytes" 8192 "$(jq '.groups[] | select(.family=="host") | .custom_max_bytes' "$J")"
 # 64K: mpi and p2p-twoshot:flat have the same p50 (a tie): mpi, the previous size's choice, stays.
 eq "report: ranges and margins" "| 1K .. 8K | shm-oneshot | 1.00 .. 4.00 | mpi | +25% .. +200% | 0 |
 | 16K .. 64K | mpi | 7.00 .. 16.00 | p2p-twoshot:flat | +0% .. +14% | 1 |
-| 128K | p2p-twoshot:flat | 20.00 | nccl:algo=Ring,proto=LL128 | +20% | 0 |
+| 128K | p2p-twoshot:flat | 20.00 | nccl:algo=Ring,proto=Simple | +40% | 0 |
 | 256K .. 1M | nccl:algo=Ring,proto=Simple | 36.00 .. 100.0 | nccl | +5% .. +11% | 0 |" \
   "$(grep -E '^\| [0-9]' "$TMP/report" | head -4)"
 # Only the nccl backend, 8 ranks: the forced variants alone decide.
 "$ARBENCH" tune "$T" --backend nccl --ranks 8 >"$TMP/r2" 2>&1 || fail "filtered tune exited $?"
-eq "nccl-only report" "| 1K .. 16K | nccl:algo=Tree,proto=LL,ctas=2 | 10.00 .. 14.00 | nccl:algo=Ring,proto=LL128 | +7% .. +40% | 0 |
-| 32K .. 128K | nccl:algo=Ring,proto=LL128 | 16.00 .. 24.00 | nccl:algo=Ring,proto=Simple | +17% .. +33% | 0 |
-| 256K .. 1M | nccl:algo=Ring,proto=Simple | 36.00 .. 100.0 | nccl | +5% .. +11% | 0 |" \
+eq "nccl-only report" "| 1K .. 32K | nccl:algo=Tree,proto=LL,ctas=2 | 10.00 .. 20.00 | nccl:algo=Ring,proto=Simple | +10% .. +100% | 0 |
+| 64K .. 1M | nccl:algo=Ring,proto=Simple | 24.00 .. 100.0 | nccl | +5% .. +21% | 0 |" \
   "$(grep -E '^\| [0-9]' "$TMP/r2")"
 # Results with no NCCL at all: the CSV says so instead of inventing lines.
 "$ARBENCH" tune "$T" --backend mpi,shm-oneshot --tuner-csv "$TMP/none.conf" >/dev/null 2>&1 || fail "mpi-only tune exited $?"

@@ -49,7 +49,7 @@ fi
 [ $compiled = 1 ] || { echo "p2p_cli: ok (p2p-* not compiled in: listed with the reason)"; exit 0; }
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if [ "${gpus:-0}" -gt 0 ]; then echo "p2p_cli: ok (GPUs present: device-check.sh runs the kernels)"; exit 0; fi
-expect_status 0 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-oneshot:mode=push;p2p-twoshot;p2p-staged:blocks=4;p2p-islands;fused:hidden=7168,blocks=4,threads=256;fused:unfused=p2p;fused:unfused=nccl' --sizes 8,1M \
+expect_status 3 ar_mpirun 2 run --backend 'p2p-oneshot:reg=1;p2p-oneshot:mode=push;p2p-twoshot;p2p-staged:blocks=4;p2p-islands;fused:hidden=7168,blocks=4,threads=256;fused:unfused=p2p;fused:unfused=nccl' --sizes 8,1M \
   -J "$TMP/r.jsonl"
 "$PY" - "$TMP/r.jsonl" "$compiled" "$comp" <<'PY' || fail "skip records"
 import json, sys

@@ -33,7 +33,7 @@ bad 'symm:reg=1' "symm variant: unknown key 'reg' (known: algo, blocks, threads)
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if [ "${gpus:-0}" -gt 0 ]; then echo "symm_cli: ok (GPUs present: device-check-symm.sh runs the kernel)"; exit 0; fi
 grep -q '^symm .*unavailable: no CUDA device' <<<"$line" || fail "no GPU, but: $line"
-expect_status 0 ar_mpirun 2 run --backend 'symm;symm:algo=twoshot,blocks=4' --sizes 8,1M -J "$TMP/r.jsonl"
+expect_status 3 ar_mpirun 2 run --backend 'symm;symm:algo=twoshot,blocks=4' --sizes 8,1M -J "$TMP/r.jsonl"
 "$PY" - "$TMP/r.jsonl" <<'PY' || fail "skip records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -22,7 +22,7 @@ eq "model --format json: records on stdout" 3 "$(grep -c prediction "$TMP/j.json
 eq "prediction p50 at 1K (us)" "9.438" "$(python3 -c "import json;r=[json.loads(l) for l in open('$TMP/j.jsonl')];r=[x for x in r if x['type']=='prediction'];print('%.3f'%r[0]['time_us']['p50'])")"
 "$ARBENCH" table "$TMP/p.jsonl" "$ARBENCH_SRC/tests/fixtures/analysis/a.jsonl" >"$TMP/tab.txt" 2>&1
 eq "table reads predictions: exit 0" 0 $?
-eq "table: model columns" 1 "$(grep -c 'model:nccl-ring-ll \[model\] | model:oneshot-push \[model\] | model:islands \[model\]' "$TMP/tab.txt")"
+eq "table: model columns, marked predicted" 1 "$(grep -c 'model:nccl-ring-ll (predicted) | model:oneshot-push (predicted) | model:islands (predicted)' "$TMP/tab.txt")"
 grep -q 'shm-oneshot' "$TMP/tab.txt" && echo "ok: table: measured results still there" || fail "table lost measured results"
 
 # compare reads predictions too: two boxes side by side (one-shot pull at 1 KiB: 9.82 / 7.87 us).
@@ -64,7 +64,7 @@ PY
 eq "--against: exit 0" 0 $?
 eq "--against: diagnosis" "busbw 22.2 GB/s vs 41 predicted: NCCL is using SHM between NODE pairs — try NCCL_P2P_LEVEL=SYS" \
    "$(grep -o 'busbw 22.*' "$TMP/a.txt")"
-eq "--against: host result not compared" 1 "$(grep -c '1 result not compared' "$TMP/a.err")"
+eq "--against: host result not compared" 1 "$(grep -c '1 cell not compared' "$TMP/a.err")"
 "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --format json >"$TMP/a.jsonl" 2>/dev/null
 eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%json.loads(open('$TMP/a.jsonl').readline())['ratio'])")"
 

@@ -1,0 +1,56 @@
+#!/bin/bash
+# cells.sh — one cell definition: three repeats whose last run differs from the median (table, tune,
+# compare and table json report the median-derived value), methods never pooled, an LL128 configuration
+# with the schema's unsafe warning never chosen, predictions never best, the A/A family within its rate,
+# and `arbench run`'s status when every configuration was skipped.
+. "$(dirname "$0")/common.sh"
+M="$FIX/median3.jsonl"
+# mpi 8M: runs 1000, 1100, 400 us -> p50 1000, busbw 8 MiB / 1000 us x 1.5 = 12.58 (last run: 31.46).
+eq "table: median p50 and its busbw" "| 8M | **1000.0** ~ / 12.58 | 2000.0 ~ / 6.29 |" "$("$ARBENCH" table --busbw "$M" | grep '^| 8M ')"
+eq "table json: busbw from the median" 12.582912 "$("$ARBENCH" table --format json "$M" | jq '.grids[0].cells[] | select(.config == 0 and .size == 8388608) | .busbw_gbs')"
+eq "table: the method stated" 1 "$("$ARBENCH" table "$M" | grep -c '^Method: buffers hot, timing iter, -a max\.')"
+eq "tune: median p50s" "| 1M .. 8M | mpi | 200.0 .. 1000.0 | shm-oneshot | -20% .. +100% | 2 |" "$("$ARBENCH" tune "$M" | grep '^| 1M')"
+eq "compare: median p50" 1000 "$("$ARBENCH" compare --format json "$M" "$M" | jq '.matches[] | select(.spec == "mpi" and .size == 8388608) | .a_p50_us')"
+# Methods: hot, cold and loop runs of one backend are separate columns and separate matches.
+E="$FIX/methods.jsonl"
+eq "methods: three columns" "| size | shm-oneshot (buffers=hot,timing=iter,a=max) | shm-oneshot (buffers=cold,timing=iter,a=max) | shm-oneshot (buffers=hot,timing=loop,a=mean) |" \
+  "$("$ARBENCH" table "$E" | grep '^| size')"
+eq "methods: never pooled" "| 1M | **172.7** | 197.7 | 504.0 |" "$("$ARBENCH" table "$E" | grep '^| 1M')"
+eq "methods: compare matches per method" 3 "$("$ARBENCH" compare --format json "$E" "$E" | jq '.matches | length')"
+# Unsafe: the LL128 configuration is fastest, shown, marked, never chosen; tune says why once.
+L="$FIX/ll128.jsonl"
+eq "unsafe: marked, not bold" "| 1M | 101.0 | **201.0** | 211.0 |" "$("$ARBENCH" table "$L" | grep '^| 1M')"
+eq "unsafe: header" 1 "$("$ARBENCH" table "$L" | grep -c 'nccl:proto=LL128 (UNSAFE)')"
+"$ARBENCH" tune "$L" -o "$TMP/l" >"$TMP/l.out" 2>/dev/null || fail "tune exited $?"
+eq "unsafe: tune says why, once" 1 "$(grep -c '^Excluded: nccl:proto=LL128 NCCL_PROTO=LL128 forces LL128' "$TMP/l.out")"
+eq "unsafe: tuner CSV without ll128" "allreduce,0,1048576,ring,simple,2,1,4,-1,-1" "$(grep -v '^#' "$TMP/l/nccl_tuner.conf")"
+eq "unsafe: env without LL128" 0 "$(grep -v '^#' "$TMP/l/nccl_env.sh" | grep -ic ll128)"
+# Predictions beside measurements: faster, never best.
+P="$FIX/predmeas.jsonl"
+eq "predictions: shown, never best" "| 64K | 5.00 | **41.00** |" "$("$ARBENCH" table "$P" | grep '^| 64K')"
+eq "predictions: marked" 1 "$("$ARBENCH" table "$P" | grep -c 'model:nccl-ring-ll (predicted)')"
+# A/A family: 100 calls, each 17 sizes x 2 backends, 3 runs a side, one distribution. Holm-Bonferroni at
+# family-wise 5%: at most 8 calls with any verdict other than 'same' (measured: 0); the per-match 95%
+# intervals alone call something in most calls (measured: 87) — the test would see a missing correction.
+python3 "$FIX/make_aa.py" "$TMP" 100
+for k in $(seq 0 99); do
+  "$ARBENCH" compare --format json "$TMP/a$k.jsonl" "$TMP/b$k.jsonl" 2>/dev/null |
+    jq -r '[([.matches[] | select(.verdict != "same")] | length), ([.matches[] | select(.lo > 1 or .hi < 1)] | length), (.matches | length)] | @tsv'
+done >"$TMP/aa.tsv"
+eq "A/A: 34 matches per call" 100 "$(awk '$3 == 34' "$TMP/aa.tsv" | wc -l)"
+false_calls=$(awk '$1 > 0' "$TMP/aa.tsv" | wc -l)
+echo "A/A: calls with a false verdict: $false_calls of 100; uncorrected intervals: $(awk '$2 > 0' "$TMP/aa.tsv" | wc -l)"
+eq "A/A: false verdicts within the family rate (<= 8 of 100 calls)" 1 "$([ "$false_calls" -le 8 ] && echo 1 || echo 0)"
+eq "A/A: the correction is named" 1 "$("$ARBENCH" compare "$TMP/a0.jsonl" "$TMP/b0.jsonl" | grep -c '^Correction: Holm-Bonferroni over the 34 matches')"
+# A run where every configuration is skipped: exit status 3, no Avg bus bandwidth line.
+if command -v mpirun >/dev/null && "$ARBENCH" list | grep -q '^nccl .*not compiled in\|GPUs visible: 0'; then
+  mpirun --oversubscribe -np 2 "$ARBENCH" run --backend nccl -b 8 -e 64 -n 2 -w 1 >"$TMP/skip.out" 2>&1; rc=$?
+  eq "all skipped: exit status 3" 3 "$rc"
+  eq "all skipped: no Avg bus bandwidth" 0 "$(grep -c 'Avg bus bandwidth' "$TMP/skip.out")"
+fi
+if command -v mpirun >/dev/null; then
+  mpirun --oversubscribe -np 2 "$ARBENCH" run --backend mpi,shm-oneshot -b 8 -e 64 -n 2 -w 1 >"$TMP/two.out" 2>&1 || fail "host run exited $?"
+  eq "Avg bus bandwidth per configuration (2 backends)" 2 "$(grep -c '^# Avg bus bandwidth' "$TMP/two.out")"
+fi
+bad "model --fit refuses host results" "holds no GPU results (backends: mpi, shm-oneshot)" "$ARBENCH" model --fit "$M"
+finish
