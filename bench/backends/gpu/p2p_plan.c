@@ -85,6 +85,42 @@ struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, i
   return s;
 }
 
+struct ar_p2p_staging ar_p2p_staging(const struct ar_p2p_variant *v, size_t max_bytes, int nranks) {
+  struct ar_p2p_staging st;
+  size_t chunk = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
+  if (chunk > AR_P2P_STAGING_BYTES) chunk = AR_P2P_STAGING_BYTES;
+  st.push_stride = 0;
+  if (v->push && nranks > 0) { /* the `in` slot holds a sub-slot per sender: the same region size as a pull */
+    size_t cap = AR_P2P_STAGING_BYTES / (size_t)nranks / AR_CORE_LINE * AR_CORE_LINE - AR_CORE_LINE;
+    if (chunk > cap) chunk = cap;
+    st.push_stride = ar_core_push_stride(chunk);
+    chunk = (size_t)nranks * st.push_stride;
+  }
+  st.chunk_bytes = ar_core_round(chunk, AR_CORE_LINE); /* as ar_core_layout_init_sets rounds it */
+  st.piece_bytes = v->push ? st.push_stride - AR_CORE_LINE : st.chunk_bytes;
+  return st;
+}
+
+struct ar_p2p_launch ar_p2p_launch_of(const struct ar_p2p_variant *v, size_t count, size_t es, size_t chunk, int nranks,
+                                      int sm_count) {
+  struct ar_p2p_shape s = ar_p2p_shape(v, count * es, nranks, sm_count);
+  struct ar_p2p_launch l = {s.blocks, s.threads, 0};
+  struct ar_span first = ar_part(count, es, s.blocks, 0);
+  size_t mine = first.end - first.begin;
+  l.pieces = chunk ? (mine + chunk - 1) / chunk : 0;
+  return l;
+}
+
+struct ar_p2p_launch ar_fused_launch(struct ar_p2p_launch one, size_t tokens, int hidden, size_t chunk) {
+  struct ar_p2p_launch l = one;
+  if (tokens && (size_t)l.blocks > tokens) l.blocks = (int)tokens;
+  size_t per = hidden > 0 ? chunk / (size_t)hidden : 0; /* rows per piece */
+  struct ar_span rows = ar_part(tokens, AR_CORE_ALIGN, l.blocks, 0);
+  size_t mine = rows.end - rows.begin;
+  l.pieces = per ? (mine + per - 1) / per : 0;
+  return l;
+}
+
 int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
                           size_t len) {
   for (int i = 0; i < n; i++)
