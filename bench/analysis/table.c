@@ -102,10 +102,12 @@ static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, in
   }
   ar_fmt_us(ar_grid_p50(g, s, c), us, sizeof us);
   int wrong = ar_rec_num(r, "wrong", 0) > 0;
-  *flagged |= wrong;
+  /* --buffers cold whose rotation spanned under 2 x the cache (the engine's cold_reached; issue 21) */
+  int warm = !strcmp(ar_rec_str(r, "buffers", ""), "cold") && json_is_false(json_object_get(r, "cold_reached"));
+  *flagged |= wrong | warm << 1;
   printf(" %s%s%s%s", best ? "**" : "", us, best ? "**" : "", tie ? " ~" : "");
   if (busbw) printf(" / %.2f", busbw_of(r));
-  printf("%s |", wrong ? " !" : "");
+  printf("%s%s |", wrong ? " !" : "", warm ? " ^" : "");
 }
 
 static void print_crossovers(const struct ar_grid *g, const struct choices *ch) {
@@ -151,7 +153,10 @@ static void print_md(const struct ar_grid *g, const struct choices *ch, int busb
   if (ties)
     printf("~ = a tie: within the noise of the fastest (bootstrap 95%% interval of the p50 ratio contains 1);\n"
            "the choice keeps the previous size's, else the next clear winner's, else the simplest algorithm.\n");
-  if (flagged) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  if (flagged & 1) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  if (flagged & 2)
+    printf("^ = not cold: --buffers cold, but the buffer rotation spanned under twice the cache (rotation_bytes), "
+           "so these times include cache hits.\n");
   if (g->dups) printf("Note: %d duplicate records (same configuration and size); the later one is shown.\n", g->dups);
   printf("\n");
 }

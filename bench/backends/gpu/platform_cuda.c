@@ -12,7 +12,6 @@
 #include <string.h>
 
 #define AR_EVENT_WINDOW 32 /* iterations (or graph replays) in flight before the host waits */
-#define AR_MAX_GRAPHS 256  /* graphs captured to cover the buffer rotation in -G mode */
 
 static int dev_alloc(size_t bytes, void **p, char *err, size_t len) {
   cudaError_t rc = cudaMalloc(p, bytes ? bytes : 256);
