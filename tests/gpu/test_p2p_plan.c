@@ -191,6 +191,45 @@ static int print_table(void) {
   return 0;
 }
 
+/* The host reports the first failure of the kernel status: a timeout over the peer aborts it causes, then
+ * the earliest generation, then the lowest block; a record still being written is not read. */
+static void test_first_failure(void **st) {
+  (void)st;
+  struct ar_p2p_status s[AR_P2P_MAX_BLOCKS];
+  memset(s, 0, sizeof s);
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), -1);
+  s[3] = (struct ar_p2p_status){.code = AR_P2P_PEER_ABORT, .peer = 2, .aborter = 1, .gen = 10};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 3);
+  s[5] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .peer = 1, .gen = 12};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 5); /* the timeout, though later and higher */
+  s[7] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .peer = 1, .gen = 11};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 7); /* the earlier generation */
+  s[6] = s[7];
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 6); /* equal: the lower block */
+  assert_int_equal(ar_p2p_first_failure(s, 6), 5);                 /* only the blocks asked about */
+  memset(s, 0, sizeof s);
+  s[0].code = AR_P2P_WRITING; /* claimed, fields not yet written */
+  s[0].gen = 1;
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), -1);
+  s[9] = (struct ar_p2p_status){.code = AR_P2P_PEER_ABORT, .peer = 0, .aborter = 3, .gen = 40};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 9);
+  memset(s, 0, sizeof s); /* generations wrap: 0xfffffffe came before 1 */
+  s[0] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .gen = 1};
+  s[1] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .gen = 0xfffffffeu};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 1);
+  char msg[256];
+  s[1].peer = 3;
+  s[1].pass = AR_P2P_PASS_GATHER;
+  ar_p2p_failure_text(&s[1], 1, "p2p-twoshot:reg=0,blocks=auto,threads=auto float size 4096", 2, 13.5, msg, sizeof msg);
+  assert_string_equal(msg, "p2p-twoshot:reg=0,blocks=auto,threads=auto float size 4096: rank 2: timeout after 13.5 s in "
+                           "pass all-gather (generation 4294967294, block 1) waiting for rank 3");
+  struct ar_p2p_status ab = {.code = AR_P2P_PEER_ABORT, .peer = 0, .aborter = 1, .gen = 7, .pass = AR_P2P_PASS_START};
+  ar_p2p_failure_text(&ab, 4, "p2p-oneshot:mode=pull,reg=0,blocks=auto,threads=auto half size 8", 0, 13.5, msg,
+                      sizeof msg);
+  assert_string_equal(msg, "p2p-oneshot:mode=pull,reg=0,blocks=auto,threads=auto half size 8: rank 0: gave up in pass "
+                           "start (generation 7, block 4) waiting for rank 0: rank 1 timed out");
+}
+
 static void test_access(void **st) {
   (void)st;
   int dev[4] = {0, 1, 2, 3}, acc[16];
@@ -370,7 +409,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_variant_defaults), cmocka_unit_test(test_variant_errors),
       cmocka_unit_test(test_shape),            cmocka_unit_test(test_launch_whole_message),
-      cmocka_unit_test(test_access),
+      cmocka_unit_test(test_first_failure),    cmocka_unit_test(test_access),
       cmocka_unit_test(test_fused_variant),    cmocka_unit_test(test_fused_reference),
       cmocka_unit_test(test_fused_compare),    cmocka_unit_test(test_fused_norm_by_hand),
       cmocka_unit_test(test_fused_tolerance_derivation), cmocka_unit_test(test_fused_check_host),

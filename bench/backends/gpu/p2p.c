@@ -316,39 +316,20 @@ static int p2p_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why,
   return 0;
 }
 
-static const char *pass_name(uint32_t pass) {
-  switch (pass) {
-  case AR_P2P_PASS_START: return "start";
-  case AR_P2P_PASS_END: return "end";
-  case AR_P2P_PASS_STAGED: return "staged reduce-scatter";
-  case AR_P2P_PASS_ISLANDS: return "islands exchange";
-  default: return "all-gather";
-  }
-}
-
-/* Did a kernel give up? Then the message (once) and the backend refuses further calls. */
+/* Did a kernel give up? Then the message of the first failure (once) and the backend refuses further calls. */
 static int failed(struct ar_p2p *s) {
   if (s->broken) return -AR_ETIMEOUT;
-  for (int b = 0; b < AR_P2P_MAX_BLOCKS; b++) {
-    const volatile struct ar_p2p_status *st = &s->status[b];
-    uint32_t code = __atomic_load_n(&st->code, __ATOMIC_ACQUIRE);
-    if (code == AR_P2P_OK) continue;
-    char v[96];
-    ar_p2p_variant_text(&s->v, v, sizeof v);
-    if (code == AR_P2P_TIMEOUT)
-      snprintf(s->msg, sizeof s->msg, "%s:%s %s size %zu: rank %d: timeout after %g s in pass %s (generation %u, block %d) "
-               "waiting for rank %u", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype), s->last_bytes,
-               s->world_rank, s->timeout_s, pass_name(st->pass), st->gen, b, st->peer);
-    else
-      snprintf(s->msg, sizeof s->msg, "%s:%s %s size %zu: rank %d: gave up in pass %s (generation %u, block %d) "
-               "waiting for rank %u: rank %u timed out", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype),
-               s->last_bytes, s->world_rank, pass_name(st->pass), st->gen, b, st->peer, st->aborter);
-    fprintf(stderr, "arbench: %s\n", s->msg);
-    fflush(stderr);
-    s->broken = 1;
-    return -AR_ETIMEOUT;
-  }
-  return 0;
+  int b = ar_p2p_first_failure(s->status, AR_P2P_MAX_BLOCKS);
+  if (b < 0) return 0;
+  char v[96], who[192];
+  ar_p2p_variant_text(&s->v, v, sizeof v);
+  snprintf(who, sizeof who, "%s:%s %s size %zu", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype),
+           s->last_bytes);
+  ar_p2p_failure_text(&s->status[b], b, who, s->world_rank, s->timeout_s, s->msg, sizeof s->msg);
+  fprintf(stderr, "arbench: %s\n", s->msg);
+  fflush(stderr);
+  s->broken = 1;
+  return -AR_ETIMEOUT;
 }
 
 int ar_p2p_prepare(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,

@@ -139,6 +139,40 @@ int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const
   return 0;
 }
 
+int ar_p2p_first_failure(const struct ar_p2p_status *st, int nblocks) {
+  int best = -1;
+  uint32_t best_code = 0, best_gen = 0;
+  for (int b = 0; b < nblocks; b++) {
+    uint32_t code = __atomic_load_n(&st[b].code, __ATOMIC_ACQUIRE); /* the kernel writes it last */
+    if (code != AR_P2P_TIMEOUT && code != AR_P2P_PEER_ABORT) continue;
+    uint32_t gen = st[b].gen;
+    int better = best < 0 || (code == AR_P2P_TIMEOUT && best_code != AR_P2P_TIMEOUT) ||
+                 (code == best_code && (int32_t)(gen - best_gen) < 0); /* generations wrap: compare the difference */
+    if (better) best = b, best_code = code, best_gen = gen;
+  }
+  return best;
+}
+
+static const char *pass_name(uint32_t pass) {
+  switch (pass) {
+  case AR_P2P_PASS_START: return "start";
+  case AR_P2P_PASS_END: return "end";
+  case AR_P2P_PASS_STAGED: return "staged reduce-scatter";
+  case AR_P2P_PASS_ISLANDS: return "islands exchange";
+  default: return "all-gather";
+  }
+}
+
+void ar_p2p_failure_text(const struct ar_p2p_status *st, int b, const char *who, int world_rank, double timeout_s,
+                         char *msg, size_t len) {
+  if (st->code == AR_P2P_TIMEOUT)
+    snprintf(msg, len, "%s: rank %d: timeout after %g s in pass %s (generation %u, block %d) waiting for rank %u", who,
+             world_rank, timeout_s, pass_name(st->pass), st->gen, b, st->peer);
+  else
+    snprintf(msg, len, "%s: rank %d: gave up in pass %s (generation %u, block %d) waiting for rank %u: rank %u timed "
+             "out", who, world_rank, pass_name(st->pass), st->gen, b, st->peer, st->aborter);
+}
+
 /* ---- fused ---- */
 
 static int fused_key(void *ctx, const char *key, const char *val, char *err, size_t len) {

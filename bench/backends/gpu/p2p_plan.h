@@ -66,6 +66,16 @@ struct ar_p2p_launch ar_fused_launch(struct ar_p2p_launch one, size_t tokens, in
 int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
                           size_t len);
 
+/* The failure to report from a p2p state's kernel status (nblocks records, one per block set, each the first
+ * failure of that set: the kernel claims a record only while its code is 0): a timeout before a peer abort
+ * (the timeout names the rank that stalled; aborts follow from it), then the earliest generation, then the
+ * lowest block. Records still being written (AR_P2P_WRITING) are skipped. Returns the block, or -1 when no
+ * complete failure is there. */
+int ar_p2p_first_failure(const struct ar_p2p_status *st, int nblocks);
+/* The one-line message of failure record st of block b: who = "p2p-twoshot:reg=0,... float size 1024". */
+void ar_p2p_failure_text(const struct ar_p2p_status *st, int b, const char *who, int world_rank, double timeout_s,
+                         char *msg, size_t len);
+
 /* fused: one-shot allreduce + residual add + RMSNorm over rows of `hidden` bf16 elements. */
 struct ar_fused_variant {
   int hidden;      /* elements per row (token), a multiple of 8 (one 16-byte vector) */
