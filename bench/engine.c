@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AR_MAX_SETS 4096
-
 /* Every rank passes its status; all get the first failing rank's status and message. */
 static int agree(const struct ar_env *env, int rc, char *msg, size_t len) {
   int *all = malloc(sizeof(int) * (size_t)env->nranks);
@@ -108,19 +106,37 @@ struct measured {
   struct ar_stats st;
   uint64_t wrong;
   int checked, nsets, nsamples, repeat;
+  struct ar_rotation rot;
   json_t *samples;
 };
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-/* --buffers hot: one set reused; cold: enough sets of setsz bytes to span twice the cache. */
-static int buffer_sets(const struct bench *b, const struct ar_opts *o, size_t setsz) {
-  if (o->buffers == AR_BUF_HOT) return 1;
-  size_t want = (2 * b->cache_bytes + setsz - 1) / setsz;
-  size_t fit = b->pool_bytes / setsz;
-  int nsets = (int)(want < fit ? want : fit);
-  if (nsets > AR_MAX_SETS) nsets = AR_MAX_SETS;
+/* --buffers cold: enough sets of setsz bytes to span twice the cache, within the pool and the caps. */
+static int cold_sets(size_t cache_bytes, size_t pool_bytes, size_t setsz, int graph) {
+  size_t want = (2 * cache_bytes + setsz - 1) / setsz;
+  size_t fit = pool_bytes / setsz;
+  size_t cap = graph > 0 && (size_t)AR_MAX_GRAPHS * (size_t)graph < AR_MAX_SETS ? (size_t)AR_MAX_GRAPHS * (size_t)graph
+                                                                                : AR_MAX_SETS;
+  int nsets = (int)(want < fit ? (want < cap ? want : cap) : (fit < cap ? fit : cap));
   return nsets < 1 ? 1 : nsets;
+}
+
+size_t ar_pool_bytes(int cold, size_t cache_bytes, size_t max_bytes) {
+  size_t pool = 2 * align_up(max_bytes ? max_bytes : 1, 256);
+  if (cold) pool += 2 * cache_bytes;
+  return pool;
+}
+
+struct ar_rotation ar_buffer_sets(int cold, size_t cache_bytes, size_t pool_bytes, size_t bytes, int inplace,
+                                  int graph) {
+  struct ar_rotation r;
+  r.stride = align_up(bytes ? bytes : 1, 256);
+  r.setsz = inplace ? r.stride : 2 * r.stride;
+  r.nsets = cold ? cold_sets(cache_bytes, pool_bytes, r.setsz, graph) : 1;
+  r.span_bytes = (size_t)r.nsets * (inplace ? 1 : 2) * align_up(bytes, AR_ROTATION_LINE);
+  r.cold_reached = r.span_bytes >= 2 * cache_bytes;
+  return r;
 }
 
 /* Samples one timed loop returns: one interval (--timing loop), one per graph replay or iteration. */
@@ -150,9 +166,11 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     int frc = agree(env, b->be->fits(b->state, count, dt, msg, len), msg, len);
     if (frc) return frc;
   }
-  size_t bytes = count * ar_dtype_size(dt), stride = align_up(bytes ? bytes : 1, 256);
-  size_t setsz = inplace ? stride : 2 * stride;
-  int nsets = buffer_sets(b, o, setsz);
+  size_t bytes = count * ar_dtype_size(dt);
+  struct ar_rotation rot = ar_buffer_sets(o->buffers == AR_BUF_COLD, b->cache_bytes, b->pool_bytes, bytes, inplace,
+                                          b->plat != &ar_host_platform ? o->graph : 0);
+  size_t stride = rot.stride, setsz = rot.setsz;
+  int nsets = rot.nsets;
   int nsamp = samples_per_loop(b, o);
   void **in = calloc((size_t)nsets, sizeof *in), **out = calloc((size_t)nsets, sizeof *out);
   double *samples = calloc((size_t)o->iters, sizeof *samples);
@@ -233,6 +251,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     MPI_Allreduce(&wrong, &m->wrong, 1, MPI_UINT64_T, MPI_SUM, env->comm);
     m->checked = o->check > 0;
     m->nsets = nsets;
+    m->rot = rot;
     m->nsamples = nsamp;
     if (env->rank == 0) {
       m->samples = sample_array(maxs, nsamp, o->max_samples);
@@ -293,6 +312,9 @@ static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inp
   if (b->plat != &ar_host_platform && e->link_gbs > 0)
     json_object_set_new(rec, "efficiency", json_real(ar_efficiency(ar_algbw_gbs(bytes, m->st.mean) * bf, e->link_gbs)));
   add_method(rec, o, m->repeat);
+  json_object_set_new(rec, "rotation_bytes", json_integer((json_int_t)m->rot.span_bytes));
+  json_object_set_new(rec, "cache_bytes", json_integer((json_int_t)b->cache_bytes));
+  json_object_set_new(rec, "cold_reached", json_boolean(m->rot.cold_reached));
   if (b->be->describe) b->be->describe(b->state, rec);
   json_object_set_new(rec, "samples_us", m->samples);
   m->samples = NULL;
@@ -327,6 +349,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
     size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
     size_t bytes = count * ar_dtype_size(dt);
     struct ar_cell cells[2] = {{0}, {0}};
+    struct ar_rotation short_rot = {0}; /* --buffers cold, but a placement's rotation spanned less than 2 x cache */
     for (int p = 0; p < 2; p++) {
       if (!(o->placement & (p ? AR_PLACE_IN : AR_PLACE_OUT))) continue;
       struct measured m = {.repeat = rep};
@@ -340,10 +363,14 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
       e->wrong_total += m.wrong;
       if (e->env->rank == 0) {
         to_cell(&m, bytes, e->env->nranks, &cells[p]);
+        if (o->buffers == AR_BUF_COLD && !m.rot.cold_reached) short_rot = m.rot;
         emit_result(b, dt, count, p, &m);
       }
     }
     if (e->env->rank == 0) ar_report_row(e->report, bytes, count, dt, o->op, &cells[0], &cells[1]);
+    if (e->env->rank == 0 && short_rot.nsets && !o->quiet)
+      fprintf(e->report->f, "# %zu B: not cold: %d sets span %zu bytes, under 2 x the %zu-byte cache (at most 4096 sets, 256 x K with -G K)\n",
+              bytes, short_rot.nsets, short_rot.span_bytes, b->cache_bytes);
   }
 }
 
@@ -383,8 +410,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   }
   size_t maxb = max_bytes_of(env->opts);
   b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
-  b.pool_bytes = 2 * align_up(maxb ? maxb : 1, 256);
-  if (env->opts->buffers == AR_BUF_COLD && b.pool_bytes < 2 * b.cache_bytes) b.pool_bytes = 2 * b.cache_bytes;
+  b.pool_bytes = ar_pool_bytes(env->opts->buffers == AR_BUF_COLD, b.cache_bytes, maxb);
   rc = b.be->setup(b.state, maxb, msg, sizeof msg);
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */

@@ -52,6 +52,26 @@ void ar_watchdog_unit(struct ar_watchdog *d, int per);
 void ar_watchdog_exchange(struct ar_watchdog *d, int on);
 void ar_watchdog_stop(struct ar_watchdog *d);
 
+/* The buffer rotation of one (size, placement): sets of one input (and, out of place, one output) buffer,
+ * each stride bytes (the message rounded up to 256), cut from a pool of pool_bytes. hot (cold = 0): one set.
+ * cold: enough sets to span twice cache_bytes, at most AR_MAX_SETS, and with -G K on the device (graph = K)
+ * at most AR_MAX_GRAPHS x K (the captured graphs hold the whole rotation). span_bytes: what the rotation
+ * really touches, nsets x its buffers' 128-byte lines; cold_reached: span_bytes >= 2 x cache_bytes (small
+ * messages hit the set cap first: 8 B out of place spans 4096 x 256 B = 1 MiB). Pure. */
+#define AR_MAX_SETS 4096
+#define AR_ROTATION_LINE 128 /* bytes: a GPU L2 line (a CPU's is 64: the span is rounded up either way) */
+struct ar_rotation {
+  size_t stride, setsz; /* bytes between a set's input and output; between sets */
+  int nsets;
+  size_t span_bytes;
+  int cold_reached;
+};
+struct ar_rotation ar_buffer_sets(int cold, size_t cache_bytes, size_t pool_bytes, size_t bytes, int inplace,
+                                  int graph);
+/* The buffer pool for sizes up to max_bytes: one out-of-place set of the largest; cold: plus twice the cache, so
+ * the pool never stops a rotation short of 2 x cache (ceil(2 x cache / set) sets fit). */
+size_t ar_pool_bytes(int cold, size_t cache_bytes, size_t max_bytes);
+
 /* Run one backend spec ("name" or "name:variant") over all dtypes, sizes and placements.
  * Returns 0, or -AR_EINVAL for an unknown backend or bad variant (all ranks agree). */
 int ar_engine_backend(struct ar_engine *e, const char *spec);

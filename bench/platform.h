@@ -21,6 +21,8 @@ struct ar_loop {
   volatile uint64_t *heartbeat; /* incremented once per iteration for the watchdog */
 };
 
+#define AR_MAX_GRAPHS 256 /* CUDA graphs captured to cover the buffer rotation in -G mode */
+
 struct ar_platform {
   const char *name; /* "host" or "device" */
   int (*alloc)(size_t bytes, void **p, char *err, size_t len);

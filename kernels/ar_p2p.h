@@ -7,8 +7,11 @@
 
 #define AR_P2P_MAX_BLOCKS 64 /* flag and slot sets in a region: blocks of one call */
 
-/* Why a block gave up; written by the kernel (to mapped host memory) only when it fails. */
-enum ar_p2p_code { AR_P2P_OK = 0, AR_P2P_TIMEOUT = 1, AR_P2P_PEER_ABORT = 2 };
+/* Why a block gave up; written by the kernel (to mapped host memory) only when it fails, and only the first
+ * time: the failing thread claims a record whose code is AR_P2P_OK (compare-and-swap to AR_P2P_WRITING),
+ * writes the other fields, then the code. Later failures of that block set (kernels queued behind a
+ * timed-out one) leave it alone; the host (ar_p2p_failure) reads only complete records. */
+enum ar_p2p_code { AR_P2P_OK = 0, AR_P2P_TIMEOUT = 1, AR_P2P_PEER_ABORT = 2, AR_P2P_WRITING = 3 };
 struct ar_p2p_status {
   uint32_t code;   /* enum ar_p2p_code; written last */
   uint32_t peer;   /* the rank waited for */

@@ -202,12 +202,18 @@ __device__ int wait_peers(const Blk &b, int which, const int *peers, int np, int
     if (rc != AR_WAIT_OK && atomicCAS(&failed, 0, 1) == 0) {
       struct ar_p2p_status *st = &a->status[b.set];
       if (rc == AR_WAIT_TIMEOUT) ar_flag_store(ar_core_flag_of_set(a->region[a->rank], b.set, AR_FLAG_ABORT), 1u);
-      st->peer = (uint32_t)peer;
-      st->aborter = (uint32_t)who;
-      st->gen = b.g;
-      st->pass = (uint32_t)pass;
-      __threadfence_system();
-      ar_flag_store(&st->code, rc == AR_WAIT_TIMEOUT ? AR_P2P_TIMEOUT : AR_P2P_PEER_ABORT);
+      /* Only the set's first failure is written (claimed while its code is 0): a kernel queued behind a timed-out
+       * one must not turn TIMEOUT into PEER_ABORT by self. Every writer is a thread of this GPU, so a device
+       * atomic suffices on this mapped host memory (CUDA C++ Programming Guide, Mapped Memory: such atomics
+       * are atomic for the device, not for the host, which only reads the code after the fields). */
+      if (atomicCAS(&st->code, (unsigned)AR_P2P_OK, (unsigned)AR_P2P_WRITING) == (unsigned)AR_P2P_OK) {
+        st->peer = (uint32_t)peer;
+        st->aborter = (uint32_t)who;
+        st->gen = b.g;
+        st->pass = (uint32_t)pass;
+        __threadfence_system();
+        ar_flag_store(&st->code, rc == AR_WAIT_TIMEOUT ? AR_P2P_TIMEOUT : AR_P2P_PEER_ABORT);
+      }
     }
   }
   __syncthreads();

@@ -107,7 +107,10 @@ static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, co
   }
   ar_fmt_us(st.p50, us, sizeof us);
   int wrong = st.wrong > 0;
-  *flagged |= wrong;
+  /* --buffers cold whose rotation spanned under 2 x the cache (the engine's cold_reached; issue 21) */
+  json_t *r = ar_grid_at(g, s, c);
+  int warm = r && !strcmp(ar_rec_str(r, "buffers", ""), "cold") && json_is_false(json_object_get(r, "cold_reached"));
+  *flagged |= wrong | warm << 1;
   printf(" %s%s%s%s", best ? "**" : "", us, best ? "**" : "", tie ? " ~" : "");
   if (o->minmax) {
     ar_fmt_us(st.min, lo, sizeof lo);
@@ -115,7 +118,7 @@ static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, co
     printf(" (%s..%s)", lo, hi);
   }
   if (o->busbw) printf(" / %.2f", st.busbw);
-  printf("%s |", wrong ? " !" : "");
+  printf("%s%s |", wrong ? " !" : "", warm ? " ^" : "");
 }
 
 static json_t *num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
@@ -233,7 +236,10 @@ static void print_md(const struct ar_grid *g, const struct choices *ch, const st
   if (ties)
     printf("~ = a tie: within the noise of the fastest (bootstrap 95%% interval of the p50 ratio contains 1);\n"
            "the choice keeps the previous size's, else the next clear winner's, else the simplest algorithm.\n");
-  if (flagged) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  if (flagged & 1) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  if (flagged & 2)
+    printf("^ = not cold: --buffers cold, but the buffer rotation spanned under twice the cache (rotation_bytes), "
+           "so these times include cache hits.\n");
   for (int c = 0; c < g->ncfg; c++)
     if (g->unsafe[c]) printf("UNSAFE = never chosen: %s %s.\n", g->cfg[c], g->unsafe[c]);
   if (pred) printf("(predicted) = model predictions, shown beside the measurements; they are never chosen as best.\n");

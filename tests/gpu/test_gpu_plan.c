@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdint.h>
+#include <stdio.h>
 
 /* 1 MiB out-of-place on a 50 MB L2: ~50 sets plain; -G 10 must capture 5 graphs, not 1. */
 static void test_graph_count(void **st) {
@@ -60,9 +62,44 @@ static void test_deadline_plain(void **st) {
   assert_int_equal(ar_deadline_overdue(&d, 1e9, 0), 0);
 }
 
+/* A fake backend verdict: the p2p status of a kernel that gave up (rc -AR_ETIMEOUT), counted. */
+static int verdict_rc, verdict_calls;
+static int fake_verdict(const struct ar_backend *be, void *state, char *err, size_t len) {
+  (void)be, (void)state;
+  verdict_calls++;
+  if (verdict_rc) snprintf(err, len, "kernel gave up");
+  return verdict_rc;
+}
+
+/* The heartbeat moves only for a unit that succeeded: a stopped peer's survivors (whose kernels end
+ * normally after 0.9 x -T) must not restart the watchdog's clock, or the job ends after ~1.9 x -T. */
+static void test_unit_settle(void **st) {
+  (void)st;
+  volatile uint64_t hb = 100;
+  char err[64] = "";
+  verdict_rc = 0, verdict_calls = 0;
+  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, NULL, &hb, 1, err, sizeof err), 0);
+  assert_int_equal(hb, 101);
+  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, NULL, &hb, 10, err, sizeof err), 0); /* -G 10 */
+  assert_int_equal(hb, 111);
+  assert_int_equal(verdict_calls, 2);
+  verdict_rc = -AR_ETIMEOUT; /* the wait succeeded, the kernel's status says it gave up */
+  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, NULL, &hb, 1, err, sizeof err), -AR_ETIMEOUT);
+  assert_int_equal(hb, 111);
+  assert_string_equal(err, "kernel gave up");
+  verdict_rc = 0, verdict_calls = 0; /* the wait itself failed: no verdict asked, no beat */
+  assert_int_equal(ar_unit_settle(-AR_ERUNTIME, fake_verdict, NULL, NULL, &hb, 1, err, sizeof err), -AR_ERUNTIME);
+  assert_int_equal(hb, 111);
+  assert_int_equal(verdict_calls, 0);
+  assert_int_equal(ar_unit_settle(0, NULL, NULL, NULL, &hb, 3, err, sizeof err), 0); /* a queued launch */
+  assert_int_equal(hb, 114);
+  assert_int_equal(ar_unit_settle(-AR_ETIMEOUT, NULL, NULL, NULL, &hb, 3, err, sizeof err), -AR_ETIMEOUT);
+  assert_int_equal(hb, 114);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_graph_count), cmocka_unit_test(test_graph_warm),
                                      cmocka_unit_test(test_deadline_per_collective),
-                                     cmocka_unit_test(test_deadline_plain)};
+                                     cmocka_unit_test(test_deadline_plain), cmocka_unit_test(test_unit_settle)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ar_core.h"
@@ -78,6 +79,155 @@ static void test_shape(void **st) {
   assert_int_equal(s.threads, 128);
   s = ar_p2p_shape(&two, 8, 4, 24);
   assert_int_equal(s.blocks, 24);
+}
+
+/* The default launch of one call as the backends make it (ar_p2p_prepare): staging of a sweep whose largest
+ * call is max_bytes, then ar_p2p_launch_of over the whole message; fused (bf16, hidden) limits it to rows. */
+enum { FAM_PULL, FAM_PUSH, FAM_TWOSHOT, FAM_STAGED, FAM_ISLANDS, FAM_FUSED, NFAM };
+static const char *const fam_name[NFAM] = {"p2p-oneshot", "p2p-oneshot:mode=push", "p2p-twoshot", "p2p-staged",
+                                           "p2p-islands", "fused (hidden=4096)"};
+#define TABLE_SMS 188       /* RTX PRO 6000 Blackwell; the defaults are the same on any GPU with >= 32 SMs */
+#define TABLE_MAX ((size_t)256 << 20)
+
+static struct ar_p2p_launch default_launch(int fam, size_t bytes, int n, size_t max_bytes, int sms) {
+  static const int algo[NFAM] = {AR_CORE_ONESHOT, AR_CORE_ONESHOT, AR_CORE_TWOSHOT, AR_CORE_STAGED, AR_CORE_ISLANDS,
+                                 AR_CORE_ONESHOT};
+  struct ar_p2p_variant v = {.algo = algo[fam], .push = fam == FAM_PUSH};
+  size_t es = fam == FAM_FUSED ? 2 : 4, count = bytes / es;
+  struct ar_p2p_staging stg = ar_p2p_staging(&v, max_bytes, n);
+  size_t chunk = ar_chunk_count(stg.piece_bytes, es);
+  struct ar_p2p_launch l = ar_p2p_launch_of(&v, count, es, chunk, n, sms);
+  if (fam == FAM_FUSED) l = ar_fused_launch(l, count / 4096, 4096, chunk);
+  return l;
+}
+
+static void test_launch_whole_message(void **st) {
+  (void)st;
+  struct ar_p2p_launch l = default_launch(FAM_PULL, 1 << 20, 8, TABLE_MAX, 132); /* 16 blocks of 64 KiB */
+  assert_int_equal(l.blocks, 16);
+  assert_int_equal(l.threads, 512);
+  assert_int_equal(l.pieces, 1);
+  l = default_launch(FAM_PULL, 64u << 20, 8, TABLE_MAX, 132); /* 32 blocks of 2 MiB: 8 pieces of 256 KiB */
+  assert_int_equal(l.blocks, 32);
+  assert_int_equal(l.pieces, 8);
+  l = default_launch(FAM_TWOSHOT, TABLE_MAX, 8, TABLE_MAX, 132); /* 32 MiB reduced per rank -> 32 blocks */
+  assert_int_equal(l.blocks, 32);
+  assert_int_equal(l.pieces, 32); /* 8 MiB per block / 256 KiB */
+  l = default_launch(FAM_PUSH, TABLE_MAX, 8, TABLE_MAX, 132); /* 32,640-byte sub-slots: 8160 floats a piece */
+  assert_int_equal(l.blocks, 32);
+  assert_int_equal(l.pieces, (2097152 + 8159) / 8160);
+  l = default_launch(FAM_STAGED, 1 << 20, 4, TABLE_MAX, 132); /* a quarter reduced: 4 blocks */
+  assert_int_equal(l.blocks, 4);
+  assert_int_equal(l.pieces, 1);
+  l = default_launch(FAM_ISLANDS, 16u << 20, 8, TABLE_MAX, 20); /* never more blocks than SMs */
+  assert_int_equal(l.blocks, 20);
+  assert_int_equal(l.pieces, 4); /* 16 MiB / 20 blocks = 819.2 KiB: 4 pieces of 256 KiB */
+  l = default_launch(FAM_FUSED, 1 << 20, 8, TABLE_MAX, 132); /* 128 rows of 8 KiB: 16 blocks of 8 rows */
+  assert_int_equal(l.blocks, 16);
+  assert_int_equal(l.pieces, 1);
+  struct ar_p2p_launch eight = {8, 256, 1}; /* fused blocks=8 on 2 rows of 4096: a block per row */
+  l = ar_fused_launch(eight, 2, 4096, 65536);
+  assert_int_equal(l.blocks, 2);
+  assert_int_equal(l.threads, 256);
+  l = ar_fused_launch(eight, 100, 4096, 65536); /* 16 rows a piece; block 0 gets 13 rows: 1 piece */
+  assert_int_equal(l.blocks, 8);
+  assert_int_equal(l.pieces, 1);
+  l = ar_fused_launch(eight, 1000, 4096, 65536); /* 125 rows a block: 8 pieces of 16 rows */
+  assert_int_equal(l.pieces, 8);
+  l = default_launch(FAM_PULL, 8, 8, 8, 132);
+  assert_int_equal(l.blocks, 1);
+  assert_int_equal(l.pieces, 1);
+  /* A sweep whose largest call is small stages less: 64 KiB chunks, so 1 MiB would take 16 x 1 piece. */
+  struct ar_p2p_variant pull = {.algo = AR_CORE_ONESHOT}, push = {.algo = AR_CORE_ONESHOT, .push = 1};
+  struct ar_p2p_staging stg = ar_p2p_staging(&pull, 65536, 8);
+  assert_int_equal(stg.chunk_bytes, 65536);
+  assert_int_equal(stg.piece_bytes, 65536);
+  stg = ar_p2p_staging(&push, TABLE_MAX, 8);
+  assert_int_equal(stg.piece_bytes, 32640);
+  assert_int_equal(stg.push_stride, 32768);
+  assert_int_equal(stg.chunk_bytes, 8 * 32768);
+  /* every default of the table: 1..32 blocks, 512 threads, the pieces cover the call, and from 64 MiB up
+   * every family runs 32 blocks on every rank count (the bug: 1 to 4 blocks whatever the size) */
+  for (int f = 0; f < NFAM; f++)
+    for (int n = 2; n <= 8; n++)
+      for (size_t b = 8; b <= TABLE_MAX; b *= 2) {
+        if (f == FAM_FUSED && b < 8192) continue;
+        struct ar_p2p_variant v = {.algo = f == FAM_TWOSHOT ? AR_CORE_TWOSHOT : AR_CORE_ONESHOT, .push = f == FAM_PUSH};
+        size_t es = f == FAM_FUSED ? 2 : 4;
+        size_t piece = ar_chunk_count(ar_p2p_staging(&v, TABLE_MAX, n).piece_bytes, es) * es;
+        l = default_launch(f, b, n, TABLE_MAX, TABLE_SMS);
+        assert_in_range(l.blocks, 1, 32);
+        assert_int_equal(l.threads, 512);
+        assert_true((size_t)l.blocks * l.pieces * piece >= b);
+        if (b >= ((size_t)64 << 20)) assert_int_equal(l.blocks, 32);
+      }
+}
+
+/* `test_p2p_plan --table`: the default launch of every family, rank count and size, as markdown. */
+static int print_table(void) {
+  printf("Default launch (blocks/pieces per block; 512 threads unless @T) of a float call (fused: bf16 rows of "
+         "4096), sweep up to 256 MiB, %d SMs per GPU\n\n| family | size |", TABLE_SMS);
+  for (int n = 2; n <= 8; n++) printf(" n=%d |", n);
+  printf("\n|---|---:|");
+  for (int n = 2; n <= 8; n++) printf("---:|");
+  printf("\n");
+  for (int f = 0; f < NFAM; f++)
+    for (size_t b = 8; b <= TABLE_MAX; b *= 2) {
+      if (b >= 1 << 20) printf("| %s | %zu MiB |", fam_name[f], b >> 20);
+      else if (b >= 1024) printf("| %s | %zu KiB |", fam_name[f], b >> 10);
+      else printf("| %s | %zu B |", fam_name[f], b);
+      for (int n = 2; n <= 8; n++) {
+        if (f == FAM_FUSED && b < 8192) {
+          printf(" - |");
+          continue;
+        }
+        struct ar_p2p_launch l = default_launch(f, b, n, TABLE_MAX, TABLE_SMS);
+        printf(" %d/%zu", l.blocks, l.pieces);
+        if (l.threads != 512) printf("@%d", l.threads);
+        printf(" |");
+      }
+      printf("\n");
+    }
+  return 0;
+}
+
+/* The host reports the first failure of the kernel status: a timeout over the peer aborts it causes, then
+ * the earliest generation, then the lowest block; a record still being written is not read. */
+static void test_first_failure(void **st) {
+  (void)st;
+  struct ar_p2p_status s[AR_P2P_MAX_BLOCKS];
+  memset(s, 0, sizeof s);
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), -1);
+  s[3] = (struct ar_p2p_status){.code = AR_P2P_PEER_ABORT, .peer = 2, .aborter = 1, .gen = 10};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 3);
+  s[5] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .peer = 1, .gen = 12};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 5); /* the timeout, though later and higher */
+  s[7] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .peer = 1, .gen = 11};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 7); /* the earlier generation */
+  s[6] = s[7];
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 6); /* equal: the lower block */
+  assert_int_equal(ar_p2p_first_failure(s, 6), 5);                 /* only the blocks asked about */
+  memset(s, 0, sizeof s);
+  s[0].code = AR_P2P_WRITING; /* claimed, fields not yet written */
+  s[0].gen = 1;
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), -1);
+  s[9] = (struct ar_p2p_status){.code = AR_P2P_PEER_ABORT, .peer = 0, .aborter = 3, .gen = 40};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 9);
+  memset(s, 0, sizeof s); /* generations wrap: 0xfffffffe came before 1 */
+  s[0] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .gen = 1};
+  s[1] = (struct ar_p2p_status){.code = AR_P2P_TIMEOUT, .gen = 0xfffffffeu};
+  assert_int_equal(ar_p2p_first_failure(s, AR_P2P_MAX_BLOCKS), 1);
+  char msg[256];
+  s[1].peer = 3;
+  s[1].pass = AR_P2P_PASS_GATHER;
+  ar_p2p_failure_text(&s[1], 1, "p2p-twoshot:reg=0,blocks=auto,threads=auto float size 4096", 2, 13.5, msg, sizeof msg);
+  assert_string_equal(msg, "p2p-twoshot:reg=0,blocks=auto,threads=auto float size 4096: rank 2: timeout after 13.5 s in "
+                           "pass all-gather (generation 4294967294, block 1) waiting for rank 3");
+  struct ar_p2p_status ab = {.code = AR_P2P_PEER_ABORT, .peer = 0, .aborter = 1, .gen = 7, .pass = AR_P2P_PASS_START};
+  ar_p2p_failure_text(&ab, 4, "p2p-oneshot:mode=pull,reg=0,blocks=auto,threads=auto half size 8", 0, 13.5, msg,
+                      sizeof msg);
+  assert_string_equal(msg, "p2p-oneshot:mode=pull,reg=0,blocks=auto,threads=auto half size 8: rank 0: gave up in pass "
+                           "start (generation 7, block 4) waiting for rank 0: rank 1 timed out");
 }
 
 static void test_access(void **st) {
@@ -254,10 +404,12 @@ static void test_fused_check_host(void **st) {
   assert_true(ar_fused_check_host(go, gr, N, H, 1e-6, 65) == UINT64_MAX);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--table")) return print_table();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_variant_defaults), cmocka_unit_test(test_variant_errors),
-      cmocka_unit_test(test_shape),            cmocka_unit_test(test_access),
+      cmocka_unit_test(test_shape),            cmocka_unit_test(test_launch_whole_message),
+      cmocka_unit_test(test_first_failure),    cmocka_unit_test(test_access),
       cmocka_unit_test(test_fused_variant),    cmocka_unit_test(test_fused_reference),
       cmocka_unit_test(test_fused_compare),    cmocka_unit_test(test_fused_norm_by_hand),
       cmocka_unit_test(test_fused_tolerance_derivation), cmocka_unit_test(test_fused_check_host),

@@ -43,13 +43,16 @@ for r in res:
     for k, v in want.items():
         assert k in t and abs(t[k] - v) <= 1e-7 * max(s[-1], 1e-3), (k, t.get(k), v, r["size"])
     # Buffer sets: --buffers hot (the default) reuses one; cold rotates as many as outgrow twice the
-    # last-level cache (32 MiB at least), within the pool (twice the largest message or twice the cache)
-    # and at most 4096.
+    # last-level cache (32 MiB at least), within the pool (twice the largest message plus twice the cache)
+    # and at most 4096. rotation_bytes: the sets' buffers in 128-byte lines; cold_reached: >= 2 x cache.
     stride = -(-max(r["size"], 1) // 256) * 256
     setsz = stride if r["placement"] == "in" else 2 * stride
-    pool = max(2 * -(-max(x["size"] for x in res) // 256) * 256, 2 * CACHE)
+    pool = 2 * -(-max(x["size"] for x in res) // 256) * 256 + 2 * CACHE
     want_sets = 1 if r["buffers"] == "hot" else max(1, min(-(-2 * CACHE // setsz), pool // setsz, 4096))
     assert r["nsets"] == want_sets, (r["nsets"], r["buffers"], r["size"], CACHE)
+    span = r["nsets"] * (1 if r["placement"] == "in" else 2) * (-(-r["size"] // 128) * 128)
+    assert r["rotation_bytes"] == span and r["cache_bytes"] == CACHE, (r["rotation_bytes"], span, r["cache_bytes"])
+    assert r["cold_reached"] is (span >= 2 * CACHE), r["cold_reached"]
     bf = 2 * (np_ - 1) / np_
     # records keep 10 significant digits: compare relatively
     assert abs(r["busbw_gbs"] - r["algbw_gbs"] * bf) <= 1e-8 * max(r["busbw_gbs"], 1e-12), r

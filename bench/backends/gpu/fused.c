@@ -25,6 +25,7 @@ struct ar_fused {
   void *residual, *res_out;    /* bf16, max_count each: the residual input and the new residual */
   void *weight;                /* bf16, hidden */
   size_t last_tokens;
+  struct ar_p2p_launch last_launch; /* unfused=no: the fused kernel's shape and pieces per block */
 };
 
 static const char *unfused_name(int u) { return u == AR_FUSED_NCCL ? "nccl" : u == AR_FUSED_P2P ? "p2p" : "no"; }
@@ -157,8 +158,8 @@ static int fused_allreduce(void *state, const void *in, void *out, size_t count,
     e = norm(s, out, count, stream);
   } else {
     struct ar_p2p_args a;
-    struct ar_p2p_shape shape;
-    int rc = ar_p2p_prepare(s->inner_state, in, out, count, dt, op, &a, &shape);
+    struct ar_p2p_launch one;
+    int rc = ar_p2p_prepare(s->inner_state, in, out, count, dt, op, &a, &one);
     if (rc) return rc < 0 ? rc : 0;
     if (!a.vec || a.chunk < (unsigned long long)s->v.hidden) {
       fprintf(stderr, "arbench: fused: buffers not 16-byte aligned or staging chunk of %llu elements under one row\n",
@@ -170,8 +171,8 @@ static int fused_allreduce(void *state, const void *in, void *out, size_t count,
     a.res_out = s->res_out;
     a.hidden = (unsigned long long)s->v.hidden;
     a.eps = (float)s->v.eps;
-    int blocks = (size_t)shape.blocks < tokens ? shape.blocks : (int)tokens; /* a block takes whole rows */
-    e = ar_cu_fused(&a, 1, blocks, shape.threads, stream);
+    s->last_launch = ar_fused_launch(one, tokens, s->v.hidden, a.chunk); /* a block takes whole rows */
+    e = ar_cu_fused(&a, 1, s->last_launch.blocks, s->last_launch.threads, stream);
   }
   if (e == cudaSuccess) return 0;
   fprintf(stderr, "arbench: fused: kernel launch failed: %s\n", cudaGetErrorString((cudaError_t)e));
@@ -204,6 +205,11 @@ static int fused_check(void *state, const void *out, size_t count, enum ar_dtype
 static int fused_describe(void *state, json_t *rec) {
   struct ar_fused *s = state;
   if (s->inner->describe) s->inner->describe(s->inner_state, rec);
+  json_t *p2p = json_object_get(rec, "p2p"); /* the fused kernel takes whole rows: its own block count */
+  if (p2p && s->v.unfused == AR_FUSED_FUSED && s->last_launch.blocks) {
+    json_object_set_new(p2p, "blocks", json_integer(s->last_launch.blocks));
+    json_object_set_new(p2p, "pieces_per_block", json_integer((json_int_t)s->last_launch.pieces));
+  }
   json_object_set_new(rec, "impl", json_string(s->v.unfused == AR_FUSED_FUSED ? "oneshot+rmsnorm (one kernel)"
                                                : s->v.unfused == AR_FUSED_P2P ? "p2p-oneshot, then rmsnorm kernel"
                                                                               : "ncclAllReduce, then rmsnorm kernel"));

@@ -1,5 +1,6 @@
 /* loop_plan.c — pure arithmetic of the device timed loop: how many CUDA graphs cover the engine's
- * buffer rotation, how many replays warm them up, and the per-collective deadline of the nccl watchdog. */
+ * buffer rotation, how many replays warm them up, when the heartbeat moves, and the per-collective
+ * deadline of the nccl watchdog. */
 #include "backends/gpu/priv.h"
 
 int ar_graph_count(int nsets, int per_graph, int cap) {
@@ -29,4 +30,12 @@ int ar_deadline_overdue(struct ar_deadline *d, double now, uint64_t progress) {
     return 0;
   }
   return now - d->since > d->limit;
+}
+
+int ar_unit_settle(int wait_rc, ar_unit_verdict_fn verdict, const struct ar_backend *be, void *state,
+                   volatile uint64_t *heartbeat, int per, char *err, size_t len) {
+  int rc = wait_rc;
+  if (!rc && verdict) rc = verdict(be, state, err, len);
+  if (!rc) __atomic_store_n(heartbeat, *heartbeat + (uint64_t)per, __ATOMIC_RELAXED);
+  return rc;
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define P2P_DEFAULT_CHUNK ((size_t)256 << 10) /* staging bytes per block and generation */
 #define P2P_DEFAULT_TIMEOUT 300.0           /* seconds, when -T 0 turned the watchdog off */
 #define P2P_BUSID 32
 
@@ -48,7 +47,7 @@ struct ar_p2p {
   int stall;                /* ARBENCH_P2P_STALL names this rank: it never launches (device-check) */
   size_t last_bytes;
   int last_dtype;
-  struct ar_p2p_shape last_shape;
+  struct ar_p2p_launch last_launch; /* shape and pieces per block of the last call */
   char msg[AR_ERRLEN];
 };
 
@@ -250,15 +249,9 @@ static int flags_init(struct ar_p2p *s, char *err, size_t len) {
 
 int ar_p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct ar_p2p *s = state;
-  size_t chunk = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
-  if (chunk > P2P_DEFAULT_CHUNK) chunk = P2P_DEFAULT_CHUNK;
-  if (s->v.push) { /* the `in` slot holds a sub-slot per sender: the same region size as a pull */
-    size_t cap = P2P_DEFAULT_CHUNK / (size_t)s->n / AR_CORE_LINE * AR_CORE_LINE - AR_CORE_LINE;
-    if (chunk > cap) chunk = cap;
-    s->push_stride = ar_core_push_stride(chunk);
-    chunk = (size_t)s->n * s->push_stride;
-  }
-  ar_core_layout_init_sets(&s->lay, s->v.algo, chunk, s->sm_count); /* one flag and slot set per block */
+  struct ar_p2p_staging st = ar_p2p_staging(&s->v, max_bytes, s->n);
+  s->push_stride = st.push_stride;
+  ar_core_layout_init_sets(&s->lay, s->v.algo, st.chunk_bytes, s->sm_count); /* one flag and slot set per block */
   s->acc_stride = 2 * s->lay.chunk_bytes; /* 4 bytes per element of a 2-byte type's chunk */
   int rc = share(s, &s->region, s->lay.region_bytes, err, len);
   if (!rc) rc = flags_init(s, err, len);
@@ -323,43 +316,24 @@ static int p2p_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why,
   return 0;
 }
 
-static const char *pass_name(uint32_t pass) {
-  switch (pass) {
-  case AR_P2P_PASS_START: return "start";
-  case AR_P2P_PASS_END: return "end";
-  case AR_P2P_PASS_STAGED: return "staged reduce-scatter";
-  case AR_P2P_PASS_ISLANDS: return "islands exchange";
-  default: return "all-gather";
-  }
-}
-
-/* Did a kernel give up? Then the message (once) and the backend refuses further calls. */
+/* Did a kernel give up? Then the message of the first failure (once) and the backend refuses further calls. */
 static int failed(struct ar_p2p *s) {
   if (s->broken) return -AR_ETIMEOUT;
-  for (int b = 0; b < AR_P2P_MAX_BLOCKS; b++) {
-    const volatile struct ar_p2p_status *st = &s->status[b];
-    uint32_t code = __atomic_load_n(&st->code, __ATOMIC_ACQUIRE);
-    if (code == AR_P2P_OK) continue;
-    char v[96];
-    ar_p2p_variant_text(&s->v, v, sizeof v);
-    if (code == AR_P2P_TIMEOUT)
-      snprintf(s->msg, sizeof s->msg, "%s:%s %s size %zu: rank %d: timeout after %g s in pass %s (generation %u, block %d) "
-               "waiting for rank %u", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype), s->last_bytes,
-               s->world_rank, s->timeout_s, pass_name(st->pass), st->gen, b, st->peer);
-    else
-      snprintf(s->msg, sizeof s->msg, "%s:%s %s size %zu: rank %d: gave up in pass %s (generation %u, block %d) "
-               "waiting for rank %u: rank %u timed out", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype),
-               s->last_bytes, s->world_rank, pass_name(st->pass), st->gen, b, st->peer, st->aborter);
-    fprintf(stderr, "arbench: %s\n", s->msg);
-    fflush(stderr);
-    s->broken = 1;
-    return -AR_ETIMEOUT;
-  }
-  return 0;
+  int b = ar_p2p_first_failure(s->status, AR_P2P_MAX_BLOCKS);
+  if (b < 0) return 0;
+  char v[96], who[192];
+  ar_p2p_variant_text(&s->v, v, sizeof v);
+  snprintf(who, sizeof who, "%s:%s %s size %zu", s->be->name, v, ar_dtype_name((enum ar_dtype)s->last_dtype),
+           s->last_bytes);
+  ar_p2p_failure_text(&s->status[b], b, who, s->world_rank, s->timeout_s, s->msg, sizeof s->msg);
+  fprintf(stderr, "arbench: %s\n", s->msg);
+  fflush(stderr);
+  s->broken = 1;
+  return -AR_ETIMEOUT;
 }
 
 int ar_p2p_prepare(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
-                   struct ar_p2p_args *ap, struct ar_p2p_shape *shape) {
+                   struct ar_p2p_args *ap, struct ar_p2p_launch *launch) {
   struct ar_p2p *s = state;
   int rc = failed(s);
   if (rc) return rc;
@@ -396,10 +370,10 @@ int ar_p2p_prepare(void *state, const void *in, void *out, size_t count, enum ar
   a.vec = !(((uintptr_t)in | (uintptr_t)out | off) % AR_CORE_ALIGN);
   s->last_bytes = count * es;
   s->last_dtype = (int)dt;
-  size_t call = count * es < piece ? count * es : piece;
-  s->last_shape = ar_p2p_shape(&s->v, call, s->n, s->sm_count);
+  /* Shaped by the whole message (not one piece): a block walks its part of the call in pieces of a.chunk. */
+  s->last_launch = ar_p2p_launch_of(&s->v, count, es, a.chunk, s->n, s->sm_count);
   *ap = a;
-  *shape = s->last_shape;
+  *launch = s->last_launch;
   return s->stall; /* 1: this rank skips the launch (ARBENCH_P2P_STALL) */
 }
 
@@ -407,11 +381,11 @@ static int p2p_allreduce(void *state, const void *in, void *out, size_t count, e
                          void *stream) {
   struct ar_p2p *s = state;
   struct ar_p2p_args a;
-  struct ar_p2p_shape shape;
+  struct ar_p2p_launch l;
   if (!count) return failed(s);
-  int rc = ar_p2p_prepare(s, in, out, count, dt, op, &a, &shape);
+  int rc = ar_p2p_prepare(s, in, out, count, dt, op, &a, &l);
   if (rc) return rc < 0 ? rc : 0;
-  int e = ar_cu_p2p(&a, shape.blocks, shape.threads, stream);
+  int e = ar_cu_p2p(&a, l.blocks, l.threads, stream);
   if (e == cudaSuccess) return 0;
   fprintf(stderr, "arbench: rank %d: %s: kernel launch failed: %s\n", s->world_rank, s->be->name,
           cuerr((cudaError_t)e));
@@ -438,9 +412,10 @@ int ar_p2p_describe(void *state, json_t *rec) {
     for (int i = 0; i < s->isl.n; i++) json_array_append_new(sizes, json_integer(s->isl.size[i]));
     json_object_set_new(rec, "island_sizes", sizes);
   }
-  json_object_set_new(rec, "p2p", json_pack("{s:s, s:s, s:i, s:i, s:I, s:i, s:b}", "variant", v, "memory",
+  json_object_set_new(rec, "p2p", json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:b}", "variant", v, "memory",
                                             s->v.reg ? "registered (zero copy)" : "staging copy", "blocks",
-                                            s->last_shape.blocks, "threads", s->last_shape.threads, "chunk_bytes",
+                                            s->last_launch.blocks, "threads", s->last_launch.threads,
+                                            "pieces_per_block", (json_int_t)s->last_launch.pieces, "chunk_bytes",
                                             (json_int_t)s->lay.chunk_bytes, "perf_rank_max", s->perf_rank_max,
                                             "native_atomics", s->atomics_all));
   return 0;

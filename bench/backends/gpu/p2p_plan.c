@@ -85,6 +85,42 @@ struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, i
   return s;
 }
 
+struct ar_p2p_staging ar_p2p_staging(const struct ar_p2p_variant *v, size_t max_bytes, int nranks) {
+  struct ar_p2p_staging st;
+  size_t chunk = ar_core_round(max_bytes ? max_bytes : 1, AR_CORE_LINE);
+  if (chunk > AR_P2P_STAGING_BYTES) chunk = AR_P2P_STAGING_BYTES;
+  st.push_stride = 0;
+  if (v->push && nranks > 0) { /* the `in` slot holds a sub-slot per sender: the same region size as a pull */
+    size_t cap = AR_P2P_STAGING_BYTES / (size_t)nranks / AR_CORE_LINE * AR_CORE_LINE - AR_CORE_LINE;
+    if (chunk > cap) chunk = cap;
+    st.push_stride = ar_core_push_stride(chunk);
+    chunk = (size_t)nranks * st.push_stride;
+  }
+  st.chunk_bytes = ar_core_round(chunk, AR_CORE_LINE); /* as ar_core_layout_init_sets rounds it */
+  st.piece_bytes = v->push ? st.push_stride - AR_CORE_LINE : st.chunk_bytes;
+  return st;
+}
+
+struct ar_p2p_launch ar_p2p_launch_of(const struct ar_p2p_variant *v, size_t count, size_t es, size_t chunk, int nranks,
+                                      int sm_count) {
+  struct ar_p2p_shape s = ar_p2p_shape(v, count * es, nranks, sm_count);
+  struct ar_p2p_launch l = {s.blocks, s.threads, 0};
+  struct ar_span first = ar_part(count, es, s.blocks, 0);
+  size_t mine = first.end - first.begin;
+  l.pieces = chunk ? (mine + chunk - 1) / chunk : 0;
+  return l;
+}
+
+struct ar_p2p_launch ar_fused_launch(struct ar_p2p_launch one, size_t tokens, int hidden, size_t chunk) {
+  struct ar_p2p_launch l = one;
+  if (tokens && (size_t)l.blocks > tokens) l.blocks = (int)tokens;
+  size_t per = hidden > 0 ? chunk / (size_t)hidden : 0; /* rows per piece */
+  struct ar_span rows = ar_part(tokens, AR_CORE_ALIGN, l.blocks, 0);
+  size_t mine = rows.end - rows.begin;
+  l.pieces = per ? (mine + per - 1) / per : 0;
+  return l;
+}
+
 int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
                           size_t len) {
   for (int i = 0; i < n; i++)
@@ -101,6 +137,40 @@ int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const
       return -AR_EUNAVAIL;
     }
   return 0;
+}
+
+int ar_p2p_first_failure(const struct ar_p2p_status *st, int nblocks) {
+  int best = -1;
+  uint32_t best_code = 0, best_gen = 0;
+  for (int b = 0; b < nblocks; b++) {
+    uint32_t code = __atomic_load_n(&st[b].code, __ATOMIC_ACQUIRE); /* the kernel writes it last */
+    if (code != AR_P2P_TIMEOUT && code != AR_P2P_PEER_ABORT) continue;
+    uint32_t gen = st[b].gen;
+    int better = best < 0 || (code == AR_P2P_TIMEOUT && best_code != AR_P2P_TIMEOUT) ||
+                 (code == best_code && (int32_t)(gen - best_gen) < 0); /* generations wrap: compare the difference */
+    if (better) best = b, best_code = code, best_gen = gen;
+  }
+  return best;
+}
+
+static const char *pass_name(uint32_t pass) {
+  switch (pass) {
+  case AR_P2P_PASS_START: return "start";
+  case AR_P2P_PASS_END: return "end";
+  case AR_P2P_PASS_STAGED: return "staged reduce-scatter";
+  case AR_P2P_PASS_ISLANDS: return "islands exchange";
+  default: return "all-gather";
+  }
+}
+
+void ar_p2p_failure_text(const struct ar_p2p_status *st, int b, const char *who, int world_rank, double timeout_s,
+                         char *msg, size_t len) {
+  if (st->code == AR_P2P_TIMEOUT)
+    snprintf(msg, len, "%s: rank %d: timeout after %g s in pass %s (generation %u, block %d) waiting for rank %u", who,
+             world_rank, timeout_s, pass_name(st->pass), st->gen, b, st->peer);
+  else
+    snprintf(msg, len, "%s: rank %d: gave up in pass %s (generation %u, block %d) waiting for rank %u: rank %u timed "
+             "out", who, world_rank, pass_name(st->pass), st->gen, b, st->peer, st->aborter);
 }
 
 /* ---- fused ---- */

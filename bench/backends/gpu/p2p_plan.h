@@ -35,12 +35,46 @@ struct ar_p2p_shape {
 };
 struct ar_p2p_shape ar_p2p_shape(const struct ar_p2p_variant *v, size_t bytes, int nranks, int sm_count);
 
+/* Staging of a p2p-* state set up for calls of at most max_bytes: chunk_bytes per block and generation (the
+ * whole largest call rounded to a cache line, at most 256 KiB: the layout's `in` slot); mode=push splits that
+ * slot into one sub-slot per sender, push_stride apart, each holding piece_bytes of its input (a flag line
+ * first). piece_bytes: staging bytes of one sender's input per generation, the unit a block walks in. */
+#define AR_P2P_STAGING_BYTES ((size_t)256 << 10)
+struct ar_p2p_staging {
+  size_t chunk_bytes, piece_bytes, push_stride;
+};
+struct ar_p2p_staging ar_p2p_staging(const struct ar_p2p_variant *v, size_t max_bytes, int nranks);
+
+/* The launch of one call of count elements of es bytes with pieces of chunk elements (one generation of one
+ * block each): the shape is ar_p2p_shape of the WHOLE message (count * es bytes), and pieces is how many
+ * pieces the busiest block walks (block 0: ar_part gives it the most elements). ar_p2p_prepare (p2p-* and
+ * fused) launches exactly this; describe() records it. */
+struct ar_p2p_launch {
+  int blocks, threads;
+  size_t pieces; /* pieces per block (the busiest one) */
+};
+struct ar_p2p_launch ar_p2p_launch_of(const struct ar_p2p_variant *v, size_t count, size_t es, size_t chunk, int nranks,
+                                      int sm_count);
+/* fused: the one-shot launch given by ar_p2p_launch_of, limited to one block per row (a block takes whole
+ * rows of hidden elements, tokens rows in all), pieces of chunk / hidden rows. */
+struct ar_p2p_launch ar_fused_launch(struct ar_p2p_launch one, size_t tokens, int hidden, size_t chunk);
+
 /* Peer access of every pair of ranks: access[i * n + j] = cudaDeviceCanAccessPeer from rank i's GPU to
  * rank j's, or -1 when rank i's process cannot see rank j's GPU; dev[i] identifies rank i's GPU (equal for ranks sharing one, which need no peer access),
  * busid[i] names it. 0 when every pair can, else -AR_EUNAVAIL with the first failing pair in why:
  * "no P2P between rank 0 (GPU 0000:01:00.0) and rank 3 (GPU 0000:c1:00.0)". */
 int ar_p2p_access_verdict(int n, const int *dev, const char *const *busid, const int *access, char *why,
                           size_t len);
+
+/* The failure to report from a p2p state's kernel status (nblocks records, one per block set, each the first
+ * failure of that set: the kernel claims a record only while its code is 0): a timeout before a peer abort
+ * (the timeout names the rank that stalled; aborts follow from it), then the earliest generation, then the
+ * lowest block. Records still being written (AR_P2P_WRITING) are skipped. Returns the block, or -1 when no
+ * complete failure is there. */
+int ar_p2p_first_failure(const struct ar_p2p_status *st, int nblocks);
+/* The one-line message of failure record st of block b: who = "p2p-twoshot:reg=0,... float size 1024". */
+void ar_p2p_failure_text(const struct ar_p2p_status *st, int b, const char *who, int world_rank, double timeout_s,
+                         char *msg, size_t len);
 
 /* fused: one-shot allreduce + residual add + RMSNorm over rows of `hidden` bf16 elements. */
 struct ar_fused_variant {

@@ -26,6 +26,6 @@ int ar_rtc_load(int dev, MPI_Comm comm, const char *who, char *err, size_t len);
 /* The kernel arguments and launch shape of one call (count > 0). 0: launch it; 1: this rank skips the
  * launch (ARBENCH_P2P_STALL test hook); -AR_E* when a kernel gave up before (message printed once). */
 int ar_p2p_prepare(void *state, const void *in, void *out, size_t count, enum ar_dtype dt, enum ar_op op,
-                   struct ar_p2p_args *a, struct ar_p2p_shape *shape);
+                   struct ar_p2p_args *a, struct ar_p2p_launch *launch);
 
 #endif

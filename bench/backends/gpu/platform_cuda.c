@@ -12,7 +12,6 @@
 #include <string.h>
 
 #define AR_EVENT_WINDOW 32 /* iterations (or graph replays) in flight before the host waits */
-#define AR_MAX_GRAPHS 256  /* graphs captured to cover the buffer rotation in -G mode */
 
 static int dev_alloc(size_t bytes, void **p, char *err, size_t len) {
   cudaError_t rc = cudaMalloc(p, bytes ? bytes : 256);
@@ -119,8 +118,8 @@ static int harvest(const struct ar_loop *l, struct window *w, int i, int skip, i
     return -AR_ERUNTIME;
   }
   if (i >= skip) samples[i - skip] = (double)ms * 1000.0 / per;
-  __atomic_store_n(l->heartbeat, *l->heartbeat + (uint64_t)per, __ATOMIC_RELAXED);
-  return 0;
+  /* A kernel that gave up (p2p status) ended normally: the heartbeat moves only if the calls succeeded. */
+  return ar_unit_settle(0, ar_gpu_backend_aborted, l->be, l->state, l->heartbeat, per, err, len);
 }
 
 /* One unit of work: allreduce i (graphs == NULL) or replay i of graph i % ngraphs. */
@@ -177,7 +176,7 @@ static int timed_interval(const struct ar_loop *l, const cudaGraphExec_t *graphs
   for (int i = 0; !rc && i < units; i++) {
     rc = ar_gpu_backend_aborted(l->be, l->state, err, len);
     if (!rc) rc = launch(l, graphs, ngraphs, warm + i, err, len);
-    __atomic_store_n(l->heartbeat, *l->heartbeat + (uint64_t)per, __ATOMIC_RELAXED);
+    rc = ar_unit_settle(rc, NULL, l->be, l->state, l->heartbeat, per, err, len); /* queued: moves if launched */
   }
   if (!rc && cudaEventRecord(ev[1], s) != cudaSuccess) rc = -AR_ERUNTIME;
   if (!rc && cudaEventSynchronize(ev[1]) != cudaSuccess) rc = -AR_ERUNTIME;

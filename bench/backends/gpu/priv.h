@@ -50,6 +50,16 @@ void ar_gpu_backend_progress(const struct ar_backend *be, void *state, const vol
 int ar_graph_count(int nsets, int per_graph, int cap);
 int ar_graph_warm(int warmup, int per_graph, int ngraphs);
 
+/* The end of one unit of the device loop (harvest, or a queued launch in the --timing loop). wait_rc: the
+ * wait for it (or its launch). A p2p kernel that gave up ends normally, so the wait alone does not say the
+ * calls succeeded: only when it did, verdict (the backend's ar_gpu_backend_aborted) is asked. The heartbeat
+ * moves by per only for a unit that succeeded: a call that failed must not restart the watchdog's clock,
+ * or a stopped peer ends the job only after the kernels' own timeout plus a full -T. Returns the first
+ * failure (0 when the unit succeeded). Pure apart from the verdict call. */
+typedef int (*ar_unit_verdict_fn)(const struct ar_backend *be, void *state, char *err, size_t len);
+int ar_unit_settle(int wait_rc, ar_unit_verdict_fn verdict, const struct ar_backend *be, void *state,
+                   volatile uint64_t *heartbeat, int per, char *err, size_t len);
+
 /* A deadline per collective: armed with limit seconds; any progress restarts the clock. */
 struct ar_deadline {
   double since, limit;
