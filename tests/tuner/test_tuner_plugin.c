@@ -104,17 +104,21 @@ static int api_fini(const struct api *a, void *ctx) {
   }
 }
 
-/* A table as NCCL fills it: every entry a distinct positive time, CollNet/NVLS unavailable. */
+/* A table as NCCL fills it: every entry a distinct positive time, CollNet/NVLS unavailable; the
+ * entries past nalgo x 3 (outside NCCL's array) hold a sentinel no write may touch. */
 static void fill(float *t, int nalgo) {
+  for (int i = nalgo * 3; i < 21; i++) t[i] = 99.0f;
   for (int a = 0; a < nalgo; a++)
     for (int p = 0; p < 3; p++)
       t[a * 3 + p] = (a >= AR_NCCL_ALGO_COLLNET_DIRECT && a <= AR_NCCL_ALGO_NVLS_TREE) ? -1.0f : 10.0f + (float)(a * 3 + p);
 }
-/* Index of the only 0 entry, -2 when none, -3 when another entry changed. */
+/* Index of the only 0 entry, -2 when none, -3 when another entry changed, -4 when one past the table. */
 static int zeroed(const float *t, int nalgo) {
   float ref[21];
   fill(ref, nalgo);
   int z = -2;
+  for (int i = nalgo * 3; i < 21; i++)
+    if (t[i] != 99.0f) return -4;
   for (int i = 0; i < nalgo * 3; i++) {
     if (t[i] == 0.0f && ref[i] > 0) z = z == -2 ? i : -3;
     else if (t[i] != ref[i]) return -3;
@@ -247,6 +251,26 @@ static void test_bad(const struct api *a, const char *name, const char *text, co
   unsetenv("ARBENCH_TUNER_STRICT");
 }
 
+/* LIB --choose FILE NRANKS NNODES BYTES...: what the v5 plugin picks per size, one line each
+ * ("BYTES algo/proto channels", or "BYTES -"), for tests that feed it a file tune wrote. */
+static int choose_mode(void *h, int argc, char **argv) {
+  struct api a = {5, dlsym(h, "ncclTunerPlugin_v5")};
+  void *ctx = NULL;
+  if (argc < 7 || !a.sym) return fprintf(stderr, "usage: test_tuner_plugin LIB --choose FILE NRANKS NNODES BYTES...\n"), 2;
+  setenv("ARBENCH_TUNER_FILE", argv[3], 1);
+  if (api_init(&a, strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10), &ctx)) return 1;
+  for (int i = 0; i < nlines; i++) fprintf(stderr, "%s\n", lines[i]);
+  for (int i = 6; i < argc; i++) {
+    int idx, nch;
+    choice(&a, ctx, strtoull(argv[i], NULL, 10), 7, &idx, &nch);
+    if (idx < 0) printf("%s -\n", argv[i]);
+    else printf("%s %s/%s %d\n", argv[i], (const char *[]){"tree", "ring", "collnet_direct", "collnet_chain", "nvls",
+                "nvls_tree", "pat"}[idx / 3], (const char *[]){"ll", "ll128", "simple"}[idx % 3], nch);
+  }
+  api_fini(&a, ctx);
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   const char *lib = argc > 1 ? argv[1] : getenv("ARBENCH_TUNER_LIB");
   if (!lib) return fprintf(stderr, "usage: test_tuner_plugin LIB\n"), 2;
@@ -254,6 +278,7 @@ int main(int argc, char **argv) {
   if (!mkdtemp(dir)) return perror("mkdtemp"), 99;
   void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL); /* as NCCL opens it */
   if (!h) return fprintf(stderr, "FAIL: dlopen %s: %s\n", lib, dlerror()), 1;
+  if (argc > 2 && !strcmp(argv[2], "--choose")) return choose_mode(h, argc, argv);
   char good[512];
   write_file("good.json", GOOD, good, sizeof good);
   struct api apis[5];
