@@ -56,7 +56,8 @@ static void usage(FILE *f) {
           "                       mean p50 over all sizes (shell; exports of other rank counts commented)\n"
           "The NCCL files use, per rank count, dtype bfloat16 if present (else half, float, int32, other)\n"
           "and out-of-place if present; choose others with --dtype / --placement.\n"
-          "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n");
+          "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n"
+          "  --verify --tuner FILE ...  measure default NCCL against the plugin with FILE (arbench tune --verify -h)\n");
 }
 
 /* ---- NCCL settings of a record ---- */
@@ -722,6 +723,8 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
 }
 
 int ar_cmd_tune(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--verify")) return ar_tune_verify(argc, argv); /* tune_verify.c */
   struct tune_opts o;
   memset(&o, 0, sizeof o);
   ar_noise_defaults(&o.noise);
