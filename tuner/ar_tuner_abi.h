@@ -13,7 +13,9 @@
  *    holds exactly those four names).
  *  - v2.30.7-1 and dev (2.31.0a7; the mirror has no v2.32 tag): adds tuner_v6.h (v5 plus an optional
  *    getChunkSize, which NCCL only calls when not NULL); lookup order v6, v5, v4, v3, v2. No v7 exists
- *    at any of these tags. NCCL_TUNER_PLUGIN=none disables plugins from 2.30 on.
+ *    at any of these tags. NCCL_TUNER_PLUGIN=none disables plugins from 2.30 on. The 2.32.3 PyPI wheel's
+ *    libnccl.so.2 (the cu130-nccl232 stack) holds the names v2..v6 and no other (tests/tuner/abi.sh checks
+ *    each stack's library this way).
  *  The first name found wins; the older ones are never called. The library is loaded once per process
  *  (reference counted over communicators); init is called per communicator. In every version
  *  init.cc calls init through NCCLCHECK: an init that returns an error makes ncclCommInitRank* fail
