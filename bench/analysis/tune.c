@@ -650,10 +650,15 @@ static int write_outputs(const struct tune_opts *o, const struct ar_grid *g, int
     fclose(f);
     fprintf(stderr, "arbench tune: wrote custom-allreduce thresholds %s\n", o->thresholds);
   }
-  if (*o->plugin) {
-    if (open_out(o->plugin, &f)) return -AR_EINVAL;
+  if (*o->plugin) { /* a running job's plugin may read it at any time: whole file or the old one (rename) */
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", o->plugin);
+    if (open_out(tmp, &f)) return -AR_EINVAL;
     int bad = write_plugin(f, o, g, n);
-    if (fclose(f) || bad) return fprintf(stderr, "arbench tune: cannot write '%s'\n", o->plugin), -AR_EINVAL;
+    if (fclose(f) || bad || rename(tmp, o->plugin)) {
+      remove(tmp);
+      return fprintf(stderr, "arbench tune: cannot write '%s'\n", o->plugin), -AR_EINVAL;
+    }
     fprintf(stderr, "arbench tune: wrote tuner-plugin decisions %s\n", o->plugin);
   }
   if (*o->env) {

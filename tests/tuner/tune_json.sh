@@ -41,6 +41,6 @@ eq "plugin picks from tune's file (4 ranks)" "4096 tree/ll 2
 4097 ring/simple 4" "$("$tp" "$lib" --choose "$J" 4 1 4096 4097 2>/dev/null)"
 "$ARBENCH" tune "$T" --tuner-json /nonexistent/dir/t.json >/dev/null 2>"$TMP/e2"
 rc=$?
-eq "unwritable --tuner-json: exit 2 naming it" "2 1" "$rc $(grep -c "cannot write '/nonexistent/dir/t.json'" "$TMP/e2")"
+eq "unwritable --tuner-json: exit 2 naming it" "2 1" "$rc $(grep -c "cannot write '/nonexistent/dir/t.json.tmp'" "$TMP/e2")"
 [ $fail = 0 ] && echo "ok: tuner.json from tune, read back by the plugin"
 exit $fail
