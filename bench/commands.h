@@ -11,6 +11,7 @@ int ar_cmd_sweep(int argc, char **argv);   /* bench/sweep/sweep.c */
 int ar_cmd_table(int argc, char **argv);   /* bench/analysis/table.c */
 int ar_cmd_compare(int argc, char **argv); /* bench/analysis/compare.c */
 int ar_cmd_tune(int argc, char **argv);    /* bench/analysis/tune.c */
+int ar_tune_verify(int argc, char **argv); /* bench/analysis/tune_verify.c: tune --verify */
 int ar_cmd_import(int argc, char **argv);  /* bench/analysis/import.c */
 int ar_cmd_model(int argc, char **argv);   /* bench/model/cmd.c */
 int ar_cmd_doctor(int argc, char **argv);  /* bench/doctor/doctor.c */

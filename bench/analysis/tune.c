@@ -1,6 +1,7 @@
 /* tune.c — `arbench tune FILE...`: the best configuration per size range (margin over the runner-up),
  * and the files a serving stack reads: NCCL tuner-plugin CSV, custom-allreduce thresholds, NCCL env. */
 #include "analysis/analysis.h"
+#include "analysis/tune_plugin.h"
 #include "ar.h"
 #include "commands.h"
 #include "opts.h"
@@ -14,7 +15,7 @@
 #include <sys/stat.h>
 
 struct tune_opts {
-  char csv[1024], thresholds[1024], env[1024];
+  char csv[1024], thresholds[1024], env[1024], plugin[1024];
   struct ar_filter filter;
   struct ar_noise noise;
   int nfiles;
@@ -37,7 +38,10 @@ static void usage(FILE *f) {
           "single run its samples cannot show drift between runs: differences below --drift are ties.\n"
           "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "Optionally writes:\n"
-          "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/thresholds.json and DIR/nccl_env.sh\n"
+          "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/tuner.json, DIR/thresholds.json, DIR/nccl_env.sh\n"
+          "  --tuner-json FILE    decisions for arbench's tuner plugin (libarbench-tuner.so, docs/tuner.md):\n"
+          "                       per nRanks x nNodes the tuner CSV's ranges (algorithm, protocol, channels),\n"
+          "                       and the sizes where a custom allreduce beats every nccl setting, by how much\n"
           "  --tuner-csv FILE     NCCL example tuner plugin config (NCCL_TUNER_CONFIG_FILE): lines\n"
           "                       collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,\n"
           "                       numPipeOps,regBuff from the fastest nccl result per size whose\n"
@@ -54,7 +58,8 @@ static void usage(FILE *f) {
           "                       mean p50 over all sizes (shell; exports of other rank counts commented)\n"
           "The NCCL files use, per rank count, dtype bfloat16 if present (else half, float, int32, other)\n"
           "and out-of-place if present; choose others with --dtype / --placement.\n"
-          "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n");
+          "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n"
+          "  --verify --tuner FILE ...  measure default NCCL against the plugin with FILE (arbench tune --verify -h)\n");
 }
 
 /* ---- NCCL settings of a record ---- */
@@ -297,35 +302,59 @@ static void csv_line(FILE *f, const struct ar_grid *g, size_t lo, size_t hi, con
           g->nodes > 0 ? g->nodes : 1, g->ranks);
 }
 
-static int csv_group(FILE *f, const struct ar_grid *g, const struct ar_noise *nz) {
-  struct nccl_setting cur, st;
+/* The nccl setting per size range of g (tune's rule among nccl results with a known setting): what
+ * the tuner CSV and tuner.json (tune_plugin.c) write. Ranges in *out (malloc'd); count, or -1. */
+static int nccl_ranges(const struct ar_grid *g, const struct ar_noise *nz, struct ar_tune_range **out) {
+  struct nccl_setting st, prev;
   struct choices ch;
-  int have = 0, lines = 0;
-  size_t lo = 0, last = 0;
+  struct ar_tune_range *r = calloc((size_t)g->nsize + 1, sizeof *r);
+  int n = 0;
   char *use = nccl_columns(g);
-  if (!use || choose(g, use, nz, &ch)) {
+  *out = NULL;
+  if (!r || !use || choose(g, use, nz, &ch)) {
     free(use);
+    free(r);
+    return -1;
+  }
+  free(use);
+  for (int s = 0; s < g->nsize; s++) {
+    if (best_nccl(g, &ch, s, &st)) continue;
+    struct ar_tune_range *cur = n ? &r[n - 1] : NULL;
+    if (cur && same_setting(&prev, &st)) {
+      cur->hi = g->size[s];
+      cur->sizes++;
+      continue;
+    }
+    r[n] = (struct ar_tune_range){.lo = cur ? cur->hi + 1 : 0, .hi = g->size[s], .channels = st.channels,
+                                  .cfg = ch.choice[s], .sizes = 1};
+    prev = st;
+    snprintf(r[n].algo, sizeof r[n].algo, "%s", st.algo);
+    snprintf(r[n].proto, sizeof r[n].proto, "%s", st.proto);
+    n++;
+  }
+  choices_free(&ch);
+  *out = r;
+  return n;
+}
+
+static int csv_group(FILE *f, const struct ar_grid *g, const struct ar_noise *nz) {
+  struct ar_tune_range *r;
+  int n = nccl_ranges(g, nz, &r);
+  if (n < 0) {
     fprintf(f, "# out of memory\n");
     return 0;
   }
-  free(use);
   fprintf(f, "# %s %s allreduce, %d ranks on %d node%s\n", g->dtype,
           strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->ranks, g->nodes, g->nodes == 1 ? "" : "s");
-  for (int s = 0; s < g->nsize; s++) {
-    if (best_nccl(g, &ch, s, &st)) continue;
-    if (have && !same_setting(&cur, &st)) {
-      csv_line(f, g, lo, last, &cur);
-      lines++;
-      lo = last + 1;
-    }
-    cur = st;
-    have = 1;
-    last = g->size[s];
+  for (int i = 0; i < n; i++) {
+    struct nccl_setting st = {.channels = r[i].channels};
+    snprintf(st.algo, sizeof st.algo, "%s", r[i].algo);
+    snprintf(st.proto, sizeof st.proto, "%s", r[i].proto);
+    csv_line(f, g, r[i].lo, r[i].hi, &st);
   }
-  if (have) csv_line(f, g, lo, last, &cur), lines++;
-  else fprintf(f, "# no nccl results with a known algorithm and protocol for this group\n");
-  choices_free(&ch);
-  return lines;
+  if (!n) fprintf(f, "# no nccl results with a known algorithm and protocol for this group\n");
+  free(r);
+  return n;
 }
 
 static void write_csv(FILE *f, const struct tune_opts *o, const struct ar_grid *g, int n) {
@@ -339,6 +368,22 @@ static void write_csv(FILE *f, const struct tune_opts *o, const struct ar_grid *
     int k = preferred(g, n, ranks[i]);
     if (k >= 0) csv_group(f, &g[k], &o->noise);
   }
+}
+
+/* DIR/tuner.json for libarbench-tuner.so (tune_plugin.c): the same groups and ranges as the CSV. */
+static int write_plugin(FILE *f, const struct tune_opts *o, const struct ar_grid *g, int n) {
+  int ranks[64], m = rank_counts(g, n, ranks), rc = 0;
+  json_t *groups = json_array();
+  for (int i = 0; groups && !rc && i < m && i < 64; i++) {
+    int k = preferred(g, n, ranks[i]);
+    struct ar_tune_range *r;
+    int nr = k >= 0 ? nccl_ranges(&g[k], &o->noise, &r) : 0;
+    if (nr < 0) rc = -1;
+    else if (k >= 0) rc = ar_tune_plugin_group(groups, &g[k], r, nr, &o->noise), free(r);
+  }
+  if (!groups || rc || ar_tune_plugin_write(f, o->files, o->nfiles, groups)) rc = -1;
+  json_decref(groups);
+  return rc;
 }
 
 /* ---- thresholds JSON ---- */
@@ -628,6 +673,17 @@ static int write_outputs(const struct tune_opts *o, const struct ar_grid *g, int
     fclose(f);
     fprintf(stderr, "arbench tune: wrote custom-allreduce thresholds %s\n", o->thresholds);
   }
+  if (*o->plugin) { /* a running job's plugin may read it at any time: whole file or the old one (rename) */
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", o->plugin);
+    if (open_out(tmp, &f)) return -AR_EINVAL;
+    int bad = write_plugin(f, o, g, n);
+    if (fclose(f) || bad || rename(tmp, o->plugin)) {
+      remove(tmp);
+      return fprintf(stderr, "arbench tune: cannot write '%s'\n", o->plugin), -AR_EINVAL;
+    }
+    fprintf(stderr, "arbench tune: wrote tuner-plugin decisions %s\n", o->plugin);
+  }
   if (*o->env) {
     if (open_out(o->env, &f)) return -AR_EINVAL;
     write_env(f, o, g, n);
@@ -646,6 +702,7 @@ static int set_dir(struct tune_opts *o, const char *dir) {
   snprintf(o->csv, sizeof o->csv, "%s/nccl_tuner.conf", dir);
   snprintf(o->thresholds, sizeof o->thresholds, "%s/thresholds.json", dir);
   snprintf(o->env, sizeof o->env, "%s/nccl_env.sh", dir);
+  snprintf(o->plugin, sizeof o->plugin, "%s/tuner.json", dir);
   return 0;
 }
 
@@ -653,11 +710,11 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
   static const struct option lo[] = {
     {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
-    {"drift", required_argument, 0, 'D'},
+    {"drift", required_argument, 0, 'D'},   {"tuner-json", required_argument, 0, 'J'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
-  char *dir = NULL, *csv = NULL, *thr = NULL, *env = NULL;
+  char *dir = NULL, *csv = NULL, *thr = NULL, *env = NULL, *tj = NULL;
   int c, f;
   optind = 1;
   opterr = 0;
@@ -667,6 +724,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'C') csv = optarg;
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
+    else if (c == 'J') tj = optarg;
     else if (c == 'D') {
       char err[AR_ERRLEN];
       if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
@@ -686,12 +744,15 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
   if (csv) snprintf(o->csv, sizeof o->csv, "%s", csv);
   if (thr) snprintf(o->thresholds, sizeof o->thresholds, "%s", thr);
   if (env) snprintf(o->env, sizeof o->env, "%s", env);
+  if (tj) snprintf(o->plugin, sizeof o->plugin, "%s", tj);
   o->nfiles = argc - optind;
   o->files = argv + optind;
   return 0;
 }
 
 int ar_cmd_tune(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--verify")) return ar_tune_verify(argc, argv); /* tune_verify.c */
   struct tune_opts o;
   memset(&o, 0, sizeof o);
   ar_noise_defaults(&o.noise);

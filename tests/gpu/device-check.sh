@@ -115,4 +115,9 @@ echo
 ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-symm.sh"
 symm_rc=$?
 [ "$symm_rc" = 77 ] && echo "(symm skipped)" && symm_rc=0
-exit $(( nccl_rc != 0 || p2p_rc != 0 || symm_rc != 0 || dead_rc != 0 ))
+echo
+# nccl:tuner= (arbench's tuner plugin inside NCCL) needs >= 2 GPUs: its script says why when it skips.
+ARBENCH="$ARBENCH" bash "$src/tests/tuner/device-check-tuner.sh"
+tuner_rc=$?
+[ "$tuner_rc" = 77 ] && echo "(tuner skipped)" && tuner_rc=0
+exit $(( nccl_rc != 0 || p2p_rc != 0 || symm_rc != 0 || dead_rc != 0 || tuner_rc != 0 ))

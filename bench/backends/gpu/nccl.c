@@ -17,9 +17,10 @@ extern const struct ar_backend ar_be_nccl;
 /* The variables a variant changes while its communicator is created, put back afterwards. NCCL
  * caches NCCL_MIN_CTAS/NCCL_MAX_CTAS at the first init of the process and lets them override
  * ncclConfig_t: they are cleared, and the user's values go into the config (ar_nccl_ctas). */
-enum { E_ALGO, E_PROTO, E_DEBUG, E_SUBSYS, E_FILE, E_MINCTAS, E_MAXCTAS };
+enum { E_ALGO, E_PROTO, E_DEBUG, E_SUBSYS, E_FILE, E_MINCTAS, E_MAXCTAS, E_TUNER, E_TUNERFILE };
 static const char *const saved_names[AR_NCCL_NSAVED] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
-                                                        "NCCL_DEBUG_FILE", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS"};
+                                                        "NCCL_DEBUG_FILE", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
+                                                        "NCCL_TUNER_PLUGIN", "ARBENCH_TUNER_FILE"};
 
 /* Device and sharing were decided by ar_gpu_select from the PCI bus ids of every local rank's GPU. */
 static int nccl_available(const struct ar_env *env, char *why, size_t len) {
@@ -74,6 +75,8 @@ static void logging_begin(struct ar_nccl *s) {
   env_save(s);
   if (*s->v.algo) setenv("NCCL_ALGO", s->v.algo, 1);
   if (*s->v.proto) setenv("NCCL_PROTO", s->v.proto, 1);
+  if (*s->v.tuner) setenv("NCCL_TUNER_PLUGIN", s->v.tuner_lib, 1); /* tuner=: read at init (tuner/) */
+  if (*s->v.tuner) setenv("ARBENCH_TUNER_FILE", s->v.tuner, 1);
   unsetenv("NCCL_MIN_CTAS");
   unsetenv("NCCL_MAX_CTAS");
   log_path(s);
@@ -206,6 +209,8 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   env_restore(s, E_PROTO);
   env_restore(s, E_MINCTAS);
   env_restore(s, E_MAXCTAS);
+  env_restore(s, E_TUNER);
+  env_restore(s, E_TUNERFILE);
   if (!rc) rc = ar_nccl_watch_start(s, err, len);
   if (rc) {
     logging_end(s);
@@ -488,6 +493,10 @@ static int nccl_describe(void *state, json_t *rec) {
     json_object_set_new(rec, "nccl_channels", json_integer(t->channels));
   }
   json_object_set_new(rec, "nccl_transport", json_string(ar_nccl_transport_name(log->transports)));
+  json_t *tj = ar_nccl_tuner_json(&log->tuner, s->v.tuner, s->v.tuner_lib);
+  if (tj && json_object_get(tj, "note") && !*s->warning)
+    snprintf(s->warning, sizeof s->warning, "nccl:%s: %s", s->variant, json_string_value(json_object_get(tj, "note")));
+  if (tj) json_object_set_new(rec, "nccl_tuner", tj);
   if (*s->warning) json_object_set_new(rec, "warning", json_string(s->warning));
   return 0;
 }
@@ -552,7 +561,7 @@ static void nccl_fini(void *state) {
 
 const struct ar_backend ar_be_nccl = {
   .name = "nccl",
-  .summary = "ncclAllReduce (variants algo=,proto=,ctas=,reg=,symm=)",
+  .summary = "ncclAllReduce (variants algo=,proto=,ctas=,reg=,symm=,tuner=FILE)",
   .flags = AR_BE_DEVICE | AR_BE_GRAPH,
   .check_variant = nccl_check_variant,
   .available = nccl_available,

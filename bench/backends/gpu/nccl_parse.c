@@ -2,10 +2,17 @@
  * the parser of NCCL's INFO lines (tuning decisions, channels, transports, path type). No CUDA here. */
 #include "backends/gpu/nccl_parse.h"
 #include "ar.h"
+#include "ar_config.h"
+#include "ar_tuner_decisions.h"
+#include <ctype.h>
+#include <jansson.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 int ar_nccl_code(int major, int minor, int patch) {
   if (major <= 2 && minor <= 8) return major * 1000 + minor * 100 + patch;
@@ -108,6 +115,49 @@ static int int_value(const char *key, const char *val, int lo, int hi, int *out,
   return 0;
 }
 
+int ar_nccl_tuner_lib(char *out, size_t olen, char *err, size_t len) {
+  const char *env = getenv("ARBENCH_TUNER_PLUGIN");
+  if (env && *env) { /* named by the user: that one or an error, never another */
+    if (!access(env, R_OK)) return snprintf(out, olen, "%s", env), 0;
+    snprintf(err, len, "nccl variant tuner=: ARBENCH_TUNER_PLUGIN=%s: no such readable file (allowed: the path of "
+             "libarbench-tuner.so)", env);
+    return -AR_EINVAL;
+  }
+  const char *const tries[] = {AR_TUNER_LIB_BUILD, AR_TUNER_LIB_INSTALLED};
+  for (int i = 0; i < 2; i++)
+    if (!access(tries[i], R_OK)) return snprintf(out, olen, "%s", tries[i]), 0;
+  snprintf(err, len, "nccl variant tuner=: libarbench-tuner.so is neither at %s nor at %s (set ARBENCH_TUNER_PLUGIN)",
+           AR_TUNER_LIB_BUILD, AR_TUNER_LIB_INSTALLED);
+  return -AR_EINVAL;
+}
+
+/* tuner=FILE: the file must be a decisions file the plugin loads (tuner/ar_tuner_decisions.c). */
+static int tuner_value(const char *val, struct ar_nccl_variant *v, char *err, size_t len) {
+  char abs[PATH_MAX], why[400];
+  struct ar_tuner_decisions d;
+  if (!*val) {
+    snprintf(err, len, "nccl variant tuner=: expected a file (the tuner.json of arbench tune -o DIR)");
+    return -AR_EINVAL;
+  }
+  if (!realpath(val, abs)) {
+    snprintf(err, len, "nccl variant tuner=%s: %s (expected the tuner.json of arbench tune -o DIR)", val,
+             strerror(errno));
+    return -AR_EINVAL;
+  }
+  if (strlen(abs) >= sizeof v->tuner || strchr(abs, ',')) {
+    snprintf(err, len, "nccl variant tuner=%s: the absolute path is longer than %zu characters or has a comma", val,
+             sizeof v->tuner - 1);
+    return -AR_EINVAL;
+  }
+  if (ar_tuner_load(abs, &d, why, sizeof why)) {
+    snprintf(err, len, "nccl variant tuner=%s: %s", val, why);
+    return -AR_EINVAL;
+  }
+  ar_tuner_free(&d);
+  snprintf(v->tuner, sizeof v->tuner, "%s", abs);
+  return ar_nccl_tuner_lib(v->tuner_lib, sizeof v->tuner_lib, err, len);
+}
+
 static int one_key(const char *key, const char *val, int version, struct ar_nccl_variant *v,
                    int *simple_only, char *err, size_t len) {
   if (!strcmp(key, "algo"))
@@ -125,7 +175,8 @@ static int one_key(const char *key, const char *val, int version, struct ar_nccl
     }
     return rc;
   }
-  snprintf(err, len, "nccl variant: unknown key '%s' (known: algo, proto, ctas, reg, symm)", key);
+  if (!strcmp(key, "tuner")) return tuner_value(val, v, err, len);
+  snprintf(err, len, "nccl variant: unknown key '%s' (known: algo, proto, ctas, reg, symm, tuner)", key);
   return -AR_EINVAL;
 }
 
@@ -143,7 +194,7 @@ int ar_nccl_variant_parse(const char *text, int version, struct ar_nccl_variant 
   for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(kv, '=');
     if (!eq) {
-      snprintf(err, len, "nccl variant '%s': expected key=value (keys: algo, proto, ctas, reg, symm)", kv);
+      snprintf(err, len, "nccl variant '%s': expected key=value (keys: algo, proto, ctas, reg, symm, tuner)", kv);
       return -AR_EINVAL;
     }
     *eq = 0;
@@ -206,11 +257,44 @@ static void transport_line(struct ar_nccl_log *log, const char *via) {
   if (!*log->transport) snprintf(log->transport, sizeof log->transport, "%s", detail);
 }
 
+/* The plugin's own lines ("arbench tuner: ...", tuner/ar_tuner_plugin.c) and NCCL's "TUNER/Plugin:". */
+static void tuner_line(struct ar_nccl_tuner_log *t, const char *s) {
+  const char *p;
+  int r, n;
+  if ((p = strstr(s, " ranges for ")) && sscanf(p, " ranges for %d ranks", &r) == 1 && p > s) {
+    const char *q = p;
+    while (q > s && q[-1] >= '0' && q[-1] <= '9') q--;
+    t->ran = 1;
+    snprintf(t->match, sizeof t->match, "exact");
+    t->group_nranks = r;
+    t->ranges = atoi(q);
+  } else if ((p = strstr(s, "using those of the nearest, ")) && sscanf(p, "using those of the nearest, %d ranks (%d",
+                                                                         &r, &n) == 2) {
+    t->ran = 1;
+    snprintf(t->match, sizeof t->match, "nearest");
+    t->group_nranks = r;
+    t->ranges = n;
+  } else if (strstr(s, " has no decisions for ")) {
+    t->ran = 1;
+    snprintf(t->match, sizeof t->match, "none");
+  } else if (!strncmp(s, "allreduce ", 10) && strstr(s, " is unavailable on this communicator")) {
+    t->unavailable++;
+  } else if (!strncmp(s, "allreduce ", 10)) {
+    if (t->applied < AR_NCCL_TUNER_LINES) snprintf(t->lines[t->applied], sizeof t->lines[0], "%s", s + 10);
+    t->applied++;
+  }
+}
+
 static void info_line(struct ar_nccl_log *log, const char *s) {
   const char *p;
   int a, b, c;
   char t1[8], t2[8];
-  if (!strncmp(s, "AllReduce: ", 11)) tuned_line(log, s);
+  if (!strncmp(s, "arbench tuner: ", 15)) tuner_line(&log->tuner, s + 15);
+  else if ((p = strstr(s, "TUNER/Plugin: Using arbench (v")) && isdigit((unsigned char)p[30]))
+    snprintf(log->tuner.abi, sizeof log->tuner.abi, "v%d", atoi(p + 30));
+  else if (strstr(s, "TUNER/Plugin: Using tuner plugin arbench")) /* 2.22: v3 is looked up first */
+    snprintf(log->tuner.abi, sizeof log->tuner.abi, "v3");
+  else if (!strncmp(s, "AllReduce: ", 11)) tuned_line(log, s);
   else if (!strncmp(s, "AllReduce [Symmetric]: ", 23)) symmetric_line(log, s);
   else if (!strncmp(s, "Channel ", 8) && (p = strstr(s, " via "))) transport_line(log, p + 1);
   else if (sscanf(s, "%d coll channels, %d collnet channels, %d nvls channels", &a, &b, &c) == 3)
@@ -238,6 +322,10 @@ void ar_nccl_log_line(struct ar_nccl_log *log, const char *line) {
     return;
   }
   if ((p = strstr(buf, "NCCL WARN "))) {
+    if (!strncmp(p + 10, "arbench tuner: ", 15)) {
+      log->tuner.ran = 1;
+      snprintf(log->tuner.error, sizeof log->tuner.error, "%s", p + 25);
+    }
     if (!log->warnings++) snprintf(log->first_warning, sizeof log->first_warning, "%s", p + 10);
     return;
   }
@@ -316,4 +404,33 @@ int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks) {
   if (nranks < 2) return 0;
   const char *t = log->path_intra;
   return strcmp(t, "NVL") && strcmp(t, "NVB") && strcmp(t, "C2C") && strcmp(t, "LOC");
+}
+
+json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib) {
+  int has_file = file && *file;
+  if (!has_file && !t->ran) return NULL;
+  json_t *j = json_pack("{s:o, s:o, s:b, s:o}", "file", has_file ? json_string(file) : json_null(), "plugin",
+                        has_file && lib && *lib ? json_string(lib) : json_null(), "ran", t->ran, "abi",
+                        *t->abi ? json_string(t->abi) : json_null());
+  if (!j) return NULL;
+  if (*t->match) json_object_set_new(j, "match", json_string(t->match));
+  if (*t->match && strcmp(t->match, "none")) {
+    json_object_set_new(j, "group_nranks", json_integer(t->group_nranks));
+    json_object_set_new(j, "ranges", json_integer(t->ranges));
+  }
+  json_t *lines = json_array();
+  for (int i = 0; i < t->applied && i < AR_NCCL_TUNER_LINES; i++) json_array_append_new(lines, json_string(t->lines[i]));
+  json_object_set_new(j, "applied_ranges", json_integer(t->applied));
+  json_object_set_new(j, "applied", lines);
+  json_object_set_new(j, "unavailable_ranges", json_integer(t->unavailable));
+  if (*t->error) json_object_set_new(j, "error", json_string(t->error));
+  const char *note = NULL;
+  if (has_file && !t->ran)
+    note = "the tuner plugin did not run: NCCL loads it once per process and keeps a failed load (an earlier nccl "
+           "variant without tuner= in this run), so run nccl:tuner= in its own arbench run";
+  else if (has_file && *t->error) note = "the decisions file did not load: NCCL tuned on its own";
+  else if (!has_file) note = "no tuner= here, but an earlier nccl:tuner= communicator of this process still holds the "
+                             "plugin, so NCCL used it here too: run default and tuned nccl in separate arbench runs";
+  if (note) json_object_set_new(j, "note", json_string(note));
+  return j;
 }

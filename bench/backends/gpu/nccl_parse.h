@@ -18,15 +18,35 @@ struct ar_nccl_variant {
   int ctas;       /* ncclConfig_t minCTAs = maxCTAs, 0 = default */
   int reg;        /* register buffers with ncclCommRegister */
   int symm;       /* symmetric windows (ncclCommWindowRegister), NCCL >= 2.27 */
+  char tuner[224];     /* tuner=FILE: arbench's tuner plugin with these decisions (absolute path), "" none */
+  char tuner_lib[512]; /* the plugin library NCCL_TUNER_PLUGIN names (ar_nccl_tuner_lib) */
 };
 
-/* Parse "key=val,key=val" (keys algo, proto, ctas, reg, symm; several algorithms or protocols joined
+/* Parse "key=val,key=val" (keys algo, proto, ctas, reg, symm, tuner; several algorithms or protocols joined
  * by '+'). Names are matched case-insensitively and checked against version code (the NCCL in use).
  * Returns 0 or -AR_EINVAL with one line naming the bad value and what is allowed. */
 int ar_nccl_variant_parse(const char *text, int version, struct ar_nccl_variant *v, char *err,
                           size_t len);
 
+/* The tuner plugin library for tuner=: $ARBENCH_TUNER_PLUGIN, else the build tree's
+ * libarbench-tuner.so, else the installed one. 0, or -AR_EINVAL with one line. */
+int ar_nccl_tuner_lib(char *out, size_t olen, char *err, size_t len);
+
 #define AR_NCCL_MAX_TUNED 2048
+#define AR_NCCL_TUNER_LINES 8
+
+/* What arbench's tuner plugin said through NCCL's logger (tuner/ar_tuner_plugin.c), and which ABI
+ * version NCCL took it as. */
+struct ar_nccl_tuner_log {
+  int ran;             /* the plugin's init line was seen: it loaded a file (or said why not) */
+  char abi[8];         /* "v5" from NCCL's "TUNER/Plugin: Using arbench (v5)"; "v3" on 2.22; "" unknown */
+  char match[8];       /* "exact", "nearest" or "none": the decisions group of this communicator */
+  int group_nranks;    /* the group's nRanks (exact or nearest) */
+  int ranges;          /* ranges in that group */
+  char error[240];     /* the plugin's WARN line: the file was not loaded, NCCL tuned on its own */
+  int applied, unavailable; /* ranges used / left to NCCL (entry unavailable), one line each */
+  char lines[AR_NCCL_TUNER_LINES][200]; /* the first ranges' lines, "LO..HI B ...: algo/proto, channels" */
+};
 
 /* What NCCL's INFO lines said about one communicator. */
 struct ar_nccl_log {
@@ -38,6 +58,7 @@ struct ar_nccl_log {
   char path_intra[8];    /* intra-node path type of the first graph ("NVL", "PIX", "SYS"...) */
   char env_algo[96];     /* "NCCL_ALGO set by environment to X" */
   char env_proto[48];
+  struct ar_nccl_tuner_log tuner;
   int warnings;          /* NCCL WARN lines */
   char first_warning[160];
   int ntuned;            /* per-call tuning decisions (rank 0 only prints them) */
@@ -77,6 +98,12 @@ void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min
 void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len);
 /* "P2P", "SHM", "P2P+SHM", "NET", "none" for the transport bits. */
 const char *ar_nccl_transport_name(int bits);
+/* The record's "nccl_tuner" object: which decisions file and plugin a tuner= variant set, whether the
+ * plugin ran on this communicator (and as which ABI), the group and ranges it used, its error, and a
+ * note when it did not run or ran without tuner=. NULL when neither (a plain variant). New reference. */
+struct json_t;
+struct json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib);
+
 /* Is forcing LL128 unsafe on this path? (no NVLink between the ranks: data can be corrupted) */
 int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks);
 

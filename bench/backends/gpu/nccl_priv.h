@@ -12,7 +12,7 @@
 #include <pthread.h>
 
 #define AR_NCCL_MAX_REG 8
-#define AR_NCCL_NSAVED 7
+#define AR_NCCL_NSAVED 9
 
 struct ar_nccl {
   const struct ar_env *env;

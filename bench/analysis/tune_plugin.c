@@ -1,0 +1,96 @@
+/* tune_plugin.c — `arbench tune -o DIR`'s DIR/tuner.json: the decisions libarbench-tuner.so reads
+ * (tuner/ar_tuner_decisions.c checks the same schema), and where a custom allreduce beats NCCL. */
+#include "analysis/tune_plugin.h"
+#include "ar_tuner_decisions.h"
+#include "results.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_nccl_col(const struct ar_grid *g, int c) {
+  return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl");
+}
+/* The custom GPU allreduces a serving engine can route to instead of NCCL (as thresholds.json). */
+static int is_custom_col(const struct ar_grid *g, int c) {
+  const char *b = ar_rec_str(g->cfgrec[c], "backend", "");
+  return !strncmp(b, "p2p-", 4) || !strcmp(b, "symm");
+}
+
+/* Fastest nccl column at size s, -1 when none was measured. */
+static int best_nccl_col(const struct ar_grid *g, int s) {
+  int best = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    double v = is_nccl_col(g, c) ? ar_grid_p50(g, s, c) : NAN;
+    if (!isnan(v) && (best < 0 || v < ar_grid_p50(g, s, best))) best = c;
+  }
+  return best;
+}
+
+/* Sizes where the choice among nccl and custom columns (tune's noise rule) is a custom one. */
+static json_t *custom_json(const struct ar_grid *g, const struct ar_noise *nz) {
+  json_t *out = json_array();
+  char *use = calloc((size_t)g->ncfg + 1, 1);
+  int *choice = calloc((size_t)g->nsize + 1, sizeof *choice);
+  char *tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
+  int any_custom = 0;
+  for (int c = 0; use && c < g->ncfg; c++) {
+    use[c] = (char)(is_nccl_col(g, c) || is_custom_col(g, c));
+    any_custom |= is_custom_col(g, c);
+  }
+  if (out && use && choice && tied && any_custom && !ar_grid_choose(g, use, nz, choice, tied)) {
+    for (int s = 0; s < g->nsize; s++) {
+      int c = choice[s], n = best_nccl_col(g, s);
+      if (c < 0 || n < 0 || !is_custom_col(g, c)) continue;
+      json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:f, s:f, s:f}", "bytes", (json_int_t)g->size[s],
+                                           "custom", g->cfg[c], "best_nccl", g->cfg[n], "custom_p50_us",
+                                           ar_grid_p50(g, s, c), "nccl_p50_us", ar_grid_p50(g, s, n), "speedup",
+                                           ar_grid_p50(g, s, n) / ar_grid_p50(g, s, c)));
+    }
+  }
+  free(use);
+  free(choice);
+  free(tied);
+  return out;
+}
+
+int ar_tune_plugin_group(json_t *groups, const struct ar_grid *g, const struct ar_tune_range *r, int nr,
+                         const struct ar_noise *nz) {
+  json_t *ranges = json_array();
+  for (int i = 0; ranges && i < nr; i++) {
+    /* only names the plugin knows (tune spells them as ar_tuner_decisions.c reads them) */
+    if (ar_tuner_algo_index(r[i].algo) < 0 || ar_tuner_proto_index(r[i].proto) < 0) continue;
+    json_array_append_new(ranges, json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:i}", "min_bytes", (json_int_t)r[i].lo,
+                                            "max_bytes", (json_int_t)r[i].hi, "algorithm", r[i].algo, "protocol",
+                                            r[i].proto, "channels", r[i].channels, "config", g->cfg[r[i].cfg],
+                                            "sizes", r[i].sizes));
+  }
+  json_t *j = json_pack("{s:s, s:i, s:i, s:s, s:s, s:o, s:o}", "collective", "allreduce", "nranks", g->ranks,
+                        "nnodes", g->nodes > 0 ? g->nodes : 1, "dtype", g->dtype, "placement", g->placement,
+                        "ranges", ranges ? ranges : json_array(), "custom_beats_nccl", custom_json(g, nz));
+  if (!j) return -1;
+  if (!json_array_size(ranges)) {
+    json_decref(j); /* nothing for the plugin: a group without ranges would be refused */
+    return 0;
+  }
+  return json_array_append_new(groups, j);
+}
+
+int ar_tune_plugin_write(FILE *f, char **files, int nfiles, json_t *groups) {
+  json_t *jf = json_array();
+  for (int i = 0; i < nfiles; i++) json_array_append_new(jf, json_string(files[i]));
+  json_t *j = json_pack("{s:s, s:i, s:s, s:o, s:s, s:O}", "schema", AR_TUNER_SCHEMA, "version", AR_TUNER_VERSION,
+                        "generated_by", "arbench tune", "files", jf, "rule",
+                        "ranges: per group, the nccl setting tune chose per measured size (the tuner CSV's rule: "
+                        "faster beyond the noise, ties keep the previous choice), merged while it stays the same; "
+                        "the first range starts at 0, each next one byte after the previous, the last ends at the "
+                        "largest measured size (beyond it the plugin has no opinion). custom_beats_nccl: sizes where a "
+                        "custom allreduce (p2p-*, symm) is the choice against every nccl configuration by the same rule "
+                        "(NCCL's plugin cannot route there; set the serving engine's custom-allreduce threshold), "
+                        "speedup = best nccl p50 / custom p50.",
+                        "groups", groups);
+  if (!j) return -1;
+  int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+  fputc('\n', f);
+  json_decref(j);
+  return rc ? -1 : 0;
+}

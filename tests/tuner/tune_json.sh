@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tune_json.sh TEST_PLUGIN LIB — `arbench tune -o DIR` writes DIR/tuner.json (exact ranges: the tuner
+# CSV's, per nRanks x nNodes; where a custom allreduce beats NCCL and by how much), and the plugin,
+# loaded from LIB, picks from that very file what tune chose, range edges included.
+set -u
+tp=$1 lib=$2 fail=0
+T=$ARBENCH_SRC/tests/fixtures/analysis/tune.jsonl
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+eq() { [ "$2" = "$3" ] || { printf 'FAIL: %s\n--- want\n%s\n--- got\n%s\n' "$1" "$2" "$3"; fail=1; }; }
+command -v jq >/dev/null || { echo "skipped: no jq"; exit 77; }
+"$ARBENCH" tune "$T" -o "$TMP/out" >/dev/null 2>"$TMP/err" || { echo "FAIL: tune exited $?"; cat "$TMP/err"; exit 1; }
+J=$TMP/out/tuner.json
+eq "schema" "arbench.tuner 1" "$(jq -r '"\(.schema) \(.version)"' "$J")"
+eq "ranges per group" "8x1 0 16384 tree ll 2 nccl:algo=Tree,proto=LL,ctas=2
+8x1 16385 131072 ring ll128 -1 nccl:algo=Ring,proto=LL128
+8x1 131073 1048576 ring simple -1 nccl:algo=Ring,proto=Simple
+4x1 0 4096 tree ll 2 nccl
+4x1 4097 65536 ring simple 4 nccl" \
+  "$(jq -r '.groups[] | . as $g | .ranges[] | "\($g.nranks)x\($g.nnodes) \(.min_bytes) \(.max_bytes) \(.algorithm) \(.protocol) \(.channels) \(.config)"' "$J")"
+eq "ranges = the tuner CSV's lines" "$(grep -v '^#' "$TMP/out/nccl_tuner.conf" | cut -d, -f2-6 | tr , ' ')" \
+  "$(jq -r '.groups[] | .ranges[] | "\(.min_bytes) \(.max_bytes) \(.algorithm) \(.protocol) \(.channels)"' "$J")"
+eq "custom beats nccl (8 ranks): size custom best-nccl 1000 x speedup" "1024 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 2000
+2048 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 2000
+4096 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 1833
+8192 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 1714
+16384 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 1556
+32768 p2p-twoshot:flat nccl:algo=Ring,proto=LL128 1143
+65536 p2p-twoshot:flat nccl:algo=Ring,proto=LL128 1125
+131072 p2p-twoshot:flat nccl:algo=Ring,proto=LL128 1200" \
+  "$(jq -r '.groups[] | select(.nranks == 8) | .custom_beats_nccl[] | "\(.bytes) \(.custom) \(.best_nccl) \(.speedup * 1000 | round)"' "$J")"
+eq "no custom results for 4 ranks: none marked" 0 "$(jq '.groups[] | select(.nranks == 4) | .custom_beats_nccl | length' "$J")"
+eq "plugin picks from tune's file (8 ranks)" "0 tree/ll 2
+16384 tree/ll 2
+16385 ring/ll128 0
+131072 ring/ll128 0
+131073 ring/simple 0
+1048576 ring/simple 0
+1048577 -" "$("$tp" "$lib" --choose "$J" 8 1 0 16384 16385 131072 131073 1048576 1048577 2>/dev/null)"
+eq "plugin picks from tune's file (4 ranks)" "4096 tree/ll 2
+4097 ring/simple 4" "$("$tp" "$lib" --choose "$J" 4 1 4096 4097 2>/dev/null)"
+"$ARBENCH" tune "$T" --tuner-json /nonexistent/dir/t.json >/dev/null 2>"$TMP/e2"
+rc=$?
+eq "unwritable --tuner-json: exit 2 naming it" "2 1" "$rc $(grep -c "cannot write '/nonexistent/dir/t.json.tmp'" "$TMP/e2")"
+[ $fail = 0 ] && echo "ok: tuner.json from tune, read back by the plugin"
+exit $fail
