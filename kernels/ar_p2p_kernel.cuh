@@ -195,7 +195,9 @@ __device__ int wait_peers(const Blk &b, int which, const int *peers, int np, int
   AR_SHARED(int, failed);
   AR_SHARED_ARRAY(const uint32_t *, aborts, AR_CORE_MAX_RANKS);
   const ar_p2p_args *a = b.a;
-  if (threadIdx.x == 0) failed = 0;
+  /* Cleared only when set (garbage at kernel start): the previous wait's threads may still be reading
+   * `failed` (p2p-staged waits back to back, with no barrier between), and a store would race with them. */
+  if (threadIdx.x == 0 && failed) failed = 0;
   for (int q = threadIdx.x; q < a->n; q += blockDim.x) aborts[q] = ar_core_flag_of_set(a->region[q], b.set, AR_FLAG_ABORT);
   __syncthreads();
   if ((int)threadIdx.x < np) {
