@@ -58,4 +58,8 @@ for be in emu-p2p-oneshot emu-p2p-twoshot emu-p2p-staged emu-p2p-islands emu-fus
   grep -E "^$be +host +available .*the GPU kernel source on CPU threads: a correctness check, not a speed" "$TMP/list" \
     >/dev/null || { cat "$TMP/list"; fail "list lacks $be"; }
 done
+# not in the default list (their times mean nothing): a run without --backend takes none of them
+ar_mpirun 2 run --sizes 8 -n 1 -w 0 >"$TMP/t" 2>"$TMP/e" || { cat "$TMP/t" "$TMP/e"; fail "default run failed"; }
+grep -q "^# backend mpi" "$TMP/t" || { cat "$TMP/t"; fail "default run: no mpi"; }
+! grep -q "^# backend emu-" "$TMP/t" || { cat "$TMP/t"; fail "default run takes an emu backend"; }
 echo "backends: ok"

@@ -518,7 +518,7 @@ static void emu_fini(void *state) {
     return emu_open(env, variant, state, err, len, &SYM);                                                     \
   }                                                                                                           \
   const struct ar_backend SYM = {                                                                             \
-    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST, .check_variant = SYM##_check,                      \
+    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST | AR_BE_EMU, .check_variant = SYM##_check,          \
     .available = emu_available, .init = SYM##_init, .setup = emu_setup, .supports = emu_supports,             \
     .allreduce = emu_p2p_allreduce, .describe = emu_describe, .fini = emu_fini, .alloc = emu_alloc,           \
     .release = emu_release,                                                                                   \
@@ -537,7 +537,7 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
 const struct ar_backend ar_be_emu_fused = {
   .name = "emu-fused",
   .summary = "fused's kernel (allreduce + residual add + RMSNorm, bf16; hidden=N): " EMU_WHAT,
-  .flags = AR_BE_HOST | AR_BE_FUSED,
+  .flags = AR_BE_HOST | AR_BE_FUSED | AR_BE_EMU,
   .check_variant = check_fused,
   .available = emu_available,
   .init = fused_init,
