@@ -32,6 +32,7 @@ enum ar_backend_flags {
   AR_BE_DEVICE = 1u << 1, /* buffers in GPU memory, CUDA event timing */
   AR_BE_GRAPH = 1u << 2,  /* the allreduce can be captured in a CUDA graph */
   AR_BE_FUSED = 1u << 3,  /* fused with other work (checked with a tolerance) */
+  AR_BE_EMU = 1u << 4,    /* a correctness check whose times mean nothing (emu-*): only when named */
 };
 
 /* All functions return 0 or -AR_E*; err/why receive one line without a trailing newline. */

@@ -54,6 +54,7 @@ static void default_backends(struct ar_opts *o) {
   MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* every rank picks the same list */
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
+    if (all[i]->flags & AR_BE_EMU) continue; /* emu-*: a correctness check, run when named */
     if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
   }
 }

@@ -54,8 +54,19 @@ AR_CORE_FN uint32_t ar_flag_load(const uint32_t *p) {
   return v;
 }
 #else
-AR_CORE_FN void ar_flag_store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-AR_CORE_FN uint32_t ar_flag_load(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+/* AR_CORE_FLAG_HOOK(): run before every host flag store and load; the CPU execution of the GPU kernels
+ * (kernels/emu/) defines it to inject seeded random delays, everyone else gets nothing. */
+#ifndef AR_CORE_FLAG_HOOK
+#define AR_CORE_FLAG_HOOK()
+#endif
+AR_CORE_FN void ar_flag_store(uint32_t *p, uint32_t v) {
+  AR_CORE_FLAG_HOOK();
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+AR_CORE_FN uint32_t ar_flag_load(const uint32_t *p) {
+  AR_CORE_FLAG_HOOK();
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
 #endif
 
 /* ---- partition: slices of a chunk, 16-byte aligned, balanced to within one 16-byte unit ---- */

@@ -11,6 +11,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+/* Per-block shared storage: __shared__ here; the CPU execution (kernels/emu/ar_emu_cuda.h) defines these
+ * first, as per-block storage of its emulated blocks. */
+#ifndef AR_SHARED
+#define AR_SHARED(type, name) __shared__ type name
+#define AR_SHARED_ARRAY(type, name, n) __shared__ type name[n]
+#endif
+
 namespace ar_p2p {
 
 /* ---- element types: 16-byte vectors of L lanes, accumulated in A (fp32, or int32 for int32) ---- */
@@ -185,10 +192,12 @@ __device__ __forceinline__ const uint32_t *flag_of(const Blk &b, int which, int 
  * parallel. Returns 1 when every wait succeeded; on failure the first failing thread records why (and
  * raises this rank's abort flag on a timeout) and every thread returns 0. */
 __device__ int wait_peers(const Blk &b, int which, const int *peers, int np, int pass) {
-  __shared__ int failed;
-  __shared__ const uint32_t *aborts[AR_CORE_MAX_RANKS];
+  AR_SHARED(int, failed);
+  AR_SHARED_ARRAY(const uint32_t *, aborts, AR_CORE_MAX_RANKS);
   const ar_p2p_args *a = b.a;
-  if (threadIdx.x == 0) failed = 0;
+  /* Cleared only when set (garbage at kernel start): the previous wait's threads may still be reading
+   * `failed` (p2p-staged waits back to back, with no barrier between), and a store would race with them. */
+  if (threadIdx.x == 0 && failed) failed = 0;
   for (int q = threadIdx.x; q < a->n; q += blockDim.x) aborts[q] = ar_core_flag_of_set(a->region[q], b.set, AR_FLAG_ABORT);
   __syncthreads();
   if ((int)threadIdx.x < np) {
@@ -408,7 +417,7 @@ __device__ int islands(Blk &b, size_t at, size_t n) {
  * threads (threads=1024) always fits an SM's register file. */
 template <int DT>
 __global__ void __maxnreg__(64) p2p_kernel(const __grid_constant__ ar_p2p_args a) {
-  __shared__ uint32_t gen0;
+  AR_SHARED(uint32_t, gen0);
   Blk b;
   b.a = &a;
   b.set = blockIdx.x;
@@ -437,7 +446,7 @@ __global__ void __maxnreg__(64) p2p_kernel(const __grid_constant__ ar_p2p_args a
 
 /* Sum over the block's threads; every thread gets it. */
 __device__ float block_sum(float v) {
-  __shared__ float part[32];
+  AR_SHARED_ARRAY(float, part, 32);
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   __syncthreads(); /* part[] of the previous row is read */
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
@@ -502,7 +511,7 @@ __global__ void __maxnreg__(64) fused_kernel(const __grid_constant__ ar_p2p_args
     }
     return;
   }
-  __shared__ uint32_t gen0;
+  AR_SHARED(uint32_t, gen0);
   Blk b;
   b.a = &a;
   b.set = blockIdx.x;

@@ -7,6 +7,7 @@
 
 extern const struct ar_backend ar_be_mpi;
 extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_staged, ar_be_shm_islands;
+extern const struct ar_backend ar_be_emu_p2p_oneshot, ar_be_emu_p2p_twoshot, ar_be_emu_p2p_staged, ar_be_emu_p2p_islands, ar_be_emu_fused;
 #ifdef AR_HAVE_CUDA
 extern const struct ar_backend ar_be_nccl;
 #if AR_HAVE_P2P /* nvcc's kernels, or NVRTC's loaded at run time */
@@ -24,6 +25,7 @@ static const struct ar_backend *const registry[] = {
   &ar_be_shm_twoshot,
   &ar_be_shm_staged,
   &ar_be_shm_islands,
+  &ar_be_emu_p2p_oneshot, &ar_be_emu_p2p_twoshot, &ar_be_emu_p2p_staged, &ar_be_emu_p2p_islands, &ar_be_emu_fused,
 #ifdef AR_HAVE_CUDA
   &ar_be_nccl,
 #if AR_HAVE_P2P
