@@ -16,11 +16,11 @@ static int is_custom_col(const struct ar_grid *g, int c) {
   return !strncmp(b, "p2p-", 4) || !strcmp(b, "symm");
 }
 
-/* Fastest nccl column at size s, -1 when none was measured. */
+/* Fastest nccl column at size s that may be chosen (not unsafe, not a prediction), -1 when none. */
 static int best_nccl_col(const struct ar_grid *g, int s) {
   int best = -1;
   for (int c = 0; c < g->ncfg; c++) {
-    double v = is_nccl_col(g, c) ? ar_grid_p50(g, s, c) : NAN;
+    double v = is_nccl_col(g, c) && ar_grid_eligible(g, c) ? ar_grid_p50(g, s, c) : NAN;
     if (!isnan(v) && (best < 0 || v < ar_grid_p50(g, s, best))) best = c;
   }
   return best;

@@ -17,7 +17,9 @@ for op in prod max min; do
   "$PY" "$ARBENCH_SRC/tests/integration/check_table.py" "$TMP/t" "$J" 3 2 4 1 || fail "-o $op disagree"
 done
 J=$TMP/avg.jsonl
-ar_mpirun 2 run --backend mpi --counts 7 -o avg -n 2 -J "$J" >"$TMP/t" || fail "-o avg run failed"
+# Every configuration skipped: exit status 3 (nothing measured), not 0.
+rc=0; ar_mpirun 2 run --backend mpi --counts 7 -o avg -n 2 -J "$J" >"$TMP/t" || rc=$?
+[ "$rc" = 3 ] || { cat "$TMP/t"; fail "-o avg run (all skipped) exited $rc, want 3"; }
 grep -q '"type":"skip".*"reason":"MPI has no average reduction"' "$J" || fail "avg not recorded as a skip"
 grep -q 'mpi float: skipped: MPI has no average reduction' "$TMP/t" || fail "avg skip not printed"
 echo "correctness: ok"

@@ -12,9 +12,9 @@ command -v jq >/dev/null || { echo "skipped: no jq"; exit 77; }
 "$ARBENCH" tune "$T" -o "$TMP/out" >/dev/null 2>"$TMP/err" || { echo "FAIL: tune exited $?"; cat "$TMP/err"; exit 1; }
 J=$TMP/out/tuner.json
 eq "schema" "arbench.tuner 1" "$(jq -r '"\(.schema) \(.version)"' "$J")"
-eq "ranges per group" "8x1 0 16384 tree ll 2 nccl:algo=Tree,proto=LL,ctas=2
-8x1 16385 131072 ring ll128 -1 nccl:algo=Ring,proto=LL128
-8x1 131073 1048576 ring simple -1 nccl:algo=Ring,proto=Simple
+# Ring/LL128 is the fixture's fastest from 16K to 128K but forces LL128 without NVLink: never chosen.
+eq "ranges per group" "8x1 0 32768 tree ll 2 nccl:algo=Tree,proto=LL,ctas=2
+8x1 32769 1048576 ring simple -1 nccl:algo=Ring,proto=Simple
 4x1 0 4096 tree ll 2 nccl
 4x1 4097 65536 ring simple 4 nccl" \
   "$(jq -r '.groups[] | . as $g | .ranges[] | "\($g.nranks)x\($g.nnodes) \(.min_bytes) \(.max_bytes) \(.algorithm) \(.protocol) \(.channels) \(.config)"' "$J")"
@@ -25,18 +25,18 @@ eq "custom beats nccl (8 ranks): size custom best-nccl 1000 x speedup" "1024 p2p
 4096 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 1833
 8192 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 1714
 16384 p2p-oneshot:pull nccl:algo=Tree,proto=LL,ctas=2 1556
-32768 p2p-twoshot:flat nccl:algo=Ring,proto=LL128 1143
-65536 p2p-twoshot:flat nccl:algo=Ring,proto=LL128 1125
-131072 p2p-twoshot:flat nccl:algo=Ring,proto=LL128 1200" \
+32768 p2p-twoshot:flat nccl:algo=Tree,proto=LL,ctas=2 1429
+65536 p2p-twoshot:flat nccl:algo=Ring,proto=Simple 1500
+131072 p2p-twoshot:flat nccl:algo=Ring,proto=Simple 1400" \
   "$(jq -r '.groups[] | select(.nranks == 8) | .custom_beats_nccl[] | "\(.bytes) \(.custom) \(.best_nccl) \(.speedup * 1000 | round)"' "$J")"
 eq "no custom results for 4 ranks: none marked" 0 "$(jq '.groups[] | select(.nranks == 4) | .custom_beats_nccl | length' "$J")"
 eq "plugin picks from tune's file (8 ranks)" "0 tree/ll 2
 16384 tree/ll 2
-16385 ring/ll128 0
-131072 ring/ll128 0
-131073 ring/simple 0
+32768 tree/ll 2
+32769 ring/simple 0
+131072 ring/simple 0
 1048576 ring/simple 0
-1048577 -" "$("$tp" "$lib" --choose "$J" 8 1 0 16384 16385 131072 131073 1048576 1048577 2>/dev/null)"
+1048577 -" "$("$tp" "$lib" --choose "$J" 8 1 0 16384 32768 32769 131072 1048576 1048577 2>/dev/null)"
 eq "plugin picks from tune's file (4 ranks)" "4096 tree/ll 2
 4097 ring/simple 4" "$("$tp" "$lib" --choose "$J" 4 1 4096 4097 2>/dev/null)"
 "$ARBENCH" tune "$T" --tuner-json /nonexistent/dir/t.json >/dev/null 2>"$TMP/e2"
