@@ -162,6 +162,14 @@ static void test_record_notes(void **st) {
   assert_string_equal(json_string_value(json_object_get(j, "match")), "nearest");
   assert_int_equal(json_integer_value(json_object_get(j, "group_nranks")), 8);
   json_decref(j);
+  /* no group within 2x (64 ranks): the plugin ran and had no opinion */
+  ar_nccl_log_init(&nlog);
+  assert_int_equal(t->init(&ctx, 1, 64, 1, nccl_like_log, NULL, NULL), 0);
+  t->finalize(ctx);
+  j = ar_nccl_tuner_json(&nlog.tuner, good, lib);
+  assert_true(json_is_true(json_object_get(j, "ran")));
+  assert_string_equal(json_string_value(json_object_get(j, "match")), "none");
+  json_decref(j);
   /* tuner= set but no plugin line: did not run */
   ar_nccl_log_init(&nlog);
   j = ar_nccl_tuner_json(&nlog.tuner, good, lib);
