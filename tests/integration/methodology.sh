@@ -15,6 +15,12 @@ eq "default method recorded" '"hot" "iter" "max" 1 0 1' \
   "$(jq -r 'select(.type=="result") | [.buffers, .timing, .average, .nsets, .repeat, .repeats] | map(tojson) | join(" ")' "$J")"
 grep -q '^# buffers hot (one set reused), timing iter (per iteration), time = max over ranks (-a 3)$' \
   <(ar_mpirun 2 run --backend mpi --sizes 8 -n 5) || fail "table header does not state the method"
+# Columns without data are left out: --timing loop has no p50/p99, an out-of-place run no in-place half.
+ar_mpirun 2 run --backend mpi --sizes 8 -n 5 --timing loop >"$TMP/loop.txt" || fail "loop table run exited $?"
+eq "loop table: header without p50/p99 or in-place" "1 0 0" \
+  "$(grep -c '^# *size' "$TMP/loop.txt") $(grep -c 'p50\|p99' "$TMP/loop.txt") $(grep -c 'in-place' "$TMP/loop.txt")"
+eq "loop table: header and row have the same number of fields" \
+  "$(grep '^# *size' "$TMP/loop.txt" | awk '{print NF - 1}')" "$(grep -E '^ +8 ' "$TMP/loop.txt" | awk '{print NF}')"
 # Hot against cold, interleaved launches; the fastest iteration of each mode (min over 1,000 iterations
 # and two launches) is the least disturbed by other work: on a busy 2-core machine (load 16) hot read
 # 236 us and cold 437 us, where the p50s of 100 iterations could not tell them apart. Up to 3 rounds.
