@@ -4,6 +4,7 @@
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/priv.h"
 #include "backends/gpu/nccl_priv.h"
+#include "backends/gpu/nccl_env.h"
 #include "opts.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -14,13 +15,10 @@
 
 extern const struct ar_backend ar_be_nccl;
 
-/* The variables a variant changes while its communicator is created, put back afterwards. NCCL
- * caches NCCL_MIN_CTAS/NCCL_MAX_CTAS at the first init of the process and lets them override
- * ncclConfig_t: they are cleared, and the user's values go into the config (ar_nccl_ctas). */
-enum { E_ALGO, E_PROTO, E_DEBUG, E_SUBSYS, E_FILE, E_MINCTAS, E_MAXCTAS, E_TUNER, E_TUNERFILE };
-static const char *const saved_names[AR_NCCL_NSAVED] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
-                                                        "NCCL_DEBUG_FILE", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
-                                                        "NCCL_TUNER_PLUGIN", "ARBENCH_TUNER_FILE"};
+/* The variables a variant changes, and when (nccl_env.c: never added or removed while a communicator
+ * lives). NCCL caches NCCL_MIN_CTAS/NCCL_MAX_CTAS at the first init of the process and lets them
+ * override ncclConfig_t: they are cleared, and the user's values go into the config (ar_nccl_ctas). */
+_Static_assert(AR_NCCL_NSAVED == AR_NENV_COUNT, "one saved value per planned variable");
 
 /* Device and sharing were decided by ar_gpu_select from the PCI bus ids of every local rank's GPU. */
 static int nccl_available(const struct ar_env *env, char *why, size_t len) {
@@ -48,15 +46,23 @@ static void debug_reset(void) {
 
 static void env_save(struct ar_nccl *s) {
   for (int i = 0; i < AR_NCCL_NSAVED; i++) {
-    const char *v = getenv(saved_names[i]);
+    const char *v = getenv(ar_nccl_env_name((enum ar_nccl_env_var)i));
     s->saved[i] = v ? strdup(v) : NULL;
   }
 }
 
-/* Put back variable i as the user had it. */
-static void env_restore(struct ar_nccl *s, int i) {
-  if (s->saved[i]) setenv(saved_names[i], s->saved[i], 1);
-  else unsetenv(saved_names[i]);
+/* Apply the plan of phase p (nccl_env.c decides; this only sets). */
+static void env_apply(struct ar_nccl *s, enum ar_nccl_env_phase p) {
+  struct ar_nccl_env_in in = {.algo = s->v.algo, .proto = s->v.proto, .tuner = s->v.tuner,
+                              .tuner_lib = s->v.tuner_lib, .logpath = s->logpath, .userlog = s->userlog,
+                              .version = s->version};
+  for (int i = 0; i < AR_NCCL_NSAVED; i++) in.saved[i] = s->saved[i];
+  struct ar_nccl_env_set set[AR_NENV_COUNT];
+  int n = ar_nccl_env_plan(p, &in, set);
+  for (int i = 0; i < n; i++) {
+    if (set[i].value) setenv(set[i].name, set[i].value, 1);
+    else unsetenv(set[i].name);
+  }
 }
 
 static void log_path(struct ar_nccl *s) {
@@ -70,60 +76,66 @@ static void log_path(struct ar_nccl *s) {
            s->env->rank, (long long)(ar_nccl_now() * 1e6));
 }
 
-/* Before comm init: force the variant's algorithm/protocol and send NCCL's INFO lines to a file. */
+/* Before comm init (no communicator of this process alive): force the variant's algorithm/protocol and
+ * tuner, and send NCCL's INFO lines to a file. */
 static void logging_begin(struct ar_nccl *s) {
   env_save(s);
-  if (*s->v.algo) setenv("NCCL_ALGO", s->v.algo, 1);
-  if (*s->v.proto) setenv("NCCL_PROTO", s->v.proto, 1);
-  if (*s->v.tuner) setenv("NCCL_TUNER_PLUGIN", s->v.tuner_lib, 1); /* tuner=: read at init (tuner/) */
-  if (*s->v.tuner) setenv("ARBENCH_TUNER_FILE", s->v.tuner, 1);
-  unsetenv("NCCL_MIN_CTAS");
-  unsetenv("NCCL_MAX_CTAS");
   log_path(s);
-  setenv("NCCL_DEBUG", "INFO", 1);
-  setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV,GRAPH,TUNING", 1);
-  setenv("NCCL_DEBUG_FILE", s->logpath, 1);
+  snprintf(s->userlog, sizeof s->userlog, "%s.user", s->logpath);
+  env_apply(s, AR_NENV_INIT);
+  s->env_set = 1;
   debug_reset();
   s->logging = 1;
 }
 
-/* Append the file from to the user's NCCL_DEBUG_FILE (expanded as NCCL does), never truncating it. */
-static void append_user_log(struct ar_nccl *s, const char *from) {
-  char host[64] = "", path[1024];
-  gethostname(host, sizeof host - 1);
-  host[strcspn(host, ".")] = 0; /* NCCL's %h is the host name up to the first dot */
-  ar_nccl_debug_path(s->saved[E_FILE], host, (int)getpid(), path, sizeof path);
-  FILE *in = fopen(from, "r"), *out = in ? fopen(path, "a") : NULL;
+static void copy_file(const char *from, FILE *out) {
+  FILE *in = fopen(from, "r");
   char buf[8192];
   size_t n;
-  while (out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
-  if (out) fclose(out);
+  while (in && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
   if (in) fclose(in);
 }
 
-/* After the probe collectives: the user's NCCL_DEBUG settings back, and parse what NCCL said. NCCL
- * opens NCCL_DEBUG_FILE with "w" at every debug re-init, so pointing it back at the user's file would
- * truncate that once per variant: NCCL writes to s->userlog, appended to the user's file at fini. */
+/* Append the file from to the user's NCCL_DEBUG_FILE (expanded as NCCL does), never truncating it;
+ * to stdout, where NCCL writes without one. */
+static void append_user_log(struct ar_nccl *s, const char *from) {
+  if (!s->saved[AR_NENV_FILE]) {
+    copy_file(from, stdout);
+    fflush(stdout);
+    return;
+  }
+  char host[64] = "", path[1024];
+  gethostname(host, sizeof host - 1);
+  host[strcspn(host, ".")] = 0; /* NCCL's %h is the host name up to the first dot */
+  ar_nccl_debug_path(s->saved[AR_NENV_FILE], host, (int)getpid(), path, sizeof path);
+  FILE *out = fopen(path, "a");
+  if (!out) return;
+  copy_file(from, out);
+  fclose(out);
+}
+
+/* After the probe collectives, the communicator alive: NCCL's lines off for the timed calls (or back to
+ * what the user asked for, into userlog) by new values of present variables only, then parse what NCCL
+ * said. NCCL opens NCCL_DEBUG_FILE with "w" at every debug re-init, so the user's file itself is never
+ * named: userlog is appended to it at fini. */
 static void logging_end(struct ar_nccl *s) {
   if (!s->logging) return;
-  env_restore(s, E_DEBUG);
-  env_restore(s, E_SUBSYS);
-  if (s->saved[E_FILE]) {
-    snprintf(s->userlog, sizeof s->userlog, "%s.user", s->logpath);
-    setenv("NCCL_DEBUG_FILE", s->userlog, 1);
-  } else {
-    unsetenv("NCCL_DEBUG_FILE");
-  }
+  env_apply(s, AR_NENV_QUIET);
   debug_reset();
   s->logging = 0;
   ar_nccl_log_file(s->log, s->logpath);
   ar_nccl_log_key(s->log, s->calls, s->ncalls);
-  if (s->saved[E_FILE] && s->saved[E_DEBUG]) append_user_log(s, s->logpath); /* the user asked for lines */
+  if (s->saved[AR_NENV_FILE] && s->saved[AR_NENV_DEBUG]) append_user_log(s, s->logpath); /* the user asked for lines */
   if (!s->keep_log) unlink(s->logpath);
 }
 
+/* Once the communicator is destroyed or aborted (its threads joined): the user's environment back. */
 static void state_free(struct ar_nccl *s) {
-  if (*s->userlog) {
+  if (s->env_set) {
+    env_apply(s, AR_NENV_RESTORE);
+    debug_reset();
+  }
+  if (*s->userlog && access(s->userlog, F_OK) == 0) {
     append_user_log(s, s->userlog);
     unlink(s->userlog);
   }
@@ -151,7 +163,7 @@ static int comm_create(struct ar_nccl *s, char *err, size_t len) {
    * ncclCommAbort works on a blocking communicator as well. */
   config.blocking = 1;
   int mn, mx;
-  ar_nccl_ctas(s->v.ctas, s->saved[E_MINCTAS], s->saved[E_MAXCTAS], &mn, &mx);
+  ar_nccl_ctas(s->v.ctas, s->saved[AR_NENV_MINCTAS], s->saved[AR_NENV_MAXCTAS], &mn, &mx);
   if (mn) config.minCTAs = mn;
   if (mx) config.maxCTAs = mx;
   ncclResult_t rc = ncclCommInitRankConfig(&s->comm, env->nranks, u.id, env->rank, &config);
@@ -204,13 +216,7 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   ar_nccl_log_init(s->log);
   ar_guard_init(&s->guard);
   logging_begin(s);
-  rc = comm_create(s, err, len);
-  env_restore(s, E_ALGO); /* read at init only */
-  env_restore(s, E_PROTO);
-  env_restore(s, E_MINCTAS);
-  env_restore(s, E_MAXCTAS);
-  env_restore(s, E_TUNER);
-  env_restore(s, E_TUNERFILE);
+  rc = comm_create(s, err, len); /* the forced variables stay until state_free: 2.28+ re-reads ALGO/PROTO */
   if (!rc) rc = ar_nccl_watch_start(s, err, len);
   if (rc) {
     logging_end(s);

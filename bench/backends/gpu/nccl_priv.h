@@ -24,6 +24,7 @@ struct ar_nccl {
   /* NCCL's own lines for this variant */
   char logpath[512];
   int keep_log, logging;
+  int env_set; /* the INIT plan was applied: RESTORE at state_free (nccl_env.c) */
   char *saved[AR_NCCL_NSAVED]; /* the user's values of the variables a variant changes (nccl.c) */
   char userlog[520];            /* NCCL's lines outside the probe, appended to the user's NCCL_DEBUG_FILE */
   struct ar_nccl_log *log;
