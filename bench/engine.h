@@ -23,6 +23,7 @@ struct ar_watchdog {
   const struct ar_peers *peers; /* node-local pids: who stopped or died, who reports; may be NULL */
   int rank;
   int exchange;         /* 1 while a status exchange runs in what was an idle phase */
+  int after_failure;    /* that exchange follows a failed call and keeps its clock (ar_watchdog_settle) */
   int stop, started;
 };
 
@@ -50,6 +51,11 @@ void ar_watchdog_unit(struct ar_watchdog *d, int per);
 /* Around a status exchange (a collective between phases): watched, named after the last phase, and
  * not counted as progress. on=1 enters, on=0 leaves; d may be NULL. */
 void ar_watchdog_exchange(struct ar_watchdog *d, int on);
+/* End a watched call: rc 0 ends the phase (progress); a failure turns it into the status exchange that
+ * follows, on the call's clock plus a grace (ar_watchdog_limit), so a peer stopped during a call that
+ * gave up on it ends the job about -T after the call began, not -T after the exchange began. */
+void ar_watchdog_settle(struct ar_watchdog *d, int rc);
+double ar_watchdog_limit(double timeout, int per, int after_failure);
 void ar_watchdog_stop(struct ar_watchdog *d);
 
 /* The buffer rotation of one (size, placement): sets of one input (and, out of place, one output) buffer,

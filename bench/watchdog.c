@@ -35,6 +35,16 @@ static void fire(struct ar_watchdog *d, const char *phase, double limit) {
   _exit(AR_EXIT_FAIL);
 }
 
+/* A phase's bound: -T per collective of its unit. A status exchange right after a failed call keeps
+ * that call's clock (the call may have given up on a stopped peer at 0.9 x -T, and the exchange waits on
+ * the same peer), plus a grace for live ranks that gave up a little later: -T / 4, within 1..10 s. */
+double ar_watchdog_limit(double timeout, int per, int after_failure) {
+  double limit = timeout * (per > 1 ? per : 1);
+  if (!after_failure) return limit;
+  double grace = timeout / 4;
+  return limit + (grace < 1 ? 1 : grace > 10 ? 10 : grace);
+}
+
 static void *watch(void *arg) {
   struct ar_watchdog *d = arg;
   uint64_t last_hb = __atomic_load_n(&d->heartbeat, __ATOMIC_RELAXED), last_seq = 0;
@@ -43,7 +53,7 @@ static void *watch(void *arg) {
   for (;;) {
     nap_ms(50);
     pthread_mutex_lock(&d->lock);
-    int stop = d->stop, per = d->per_unit > 1 ? d->per_unit : 1;
+    int stop = d->stop, per = d->per_unit > 1 ? d->per_unit : 1, failed = d->after_failure;
     uint64_t seq = d->seq;
     memcpy(phase, d->phase, sizeof phase);
     pthread_mutex_unlock(&d->lock);
@@ -55,7 +65,8 @@ static void *watch(void *arg) {
       since = now_s();
       continue;
     }
-    if (now_s() - since > d->timeout * per) fire(d, phase, d->timeout * per);
+    double limit = ar_watchdog_limit(d->timeout, per, failed);
+    if (now_s() - since > limit) fire(d, phase, limit);
   }
 }
 
@@ -81,8 +92,21 @@ void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...) {
   memcpy(d->phase, buf, sizeof buf);
   if (*buf) memcpy(d->last, buf, sizeof buf);
   d->exchange = 0;
+  d->after_failure = 0;
   d->seq++;
   d->per_unit = 1;
+  pthread_mutex_unlock(&d->lock);
+}
+
+void ar_watchdog_settle(struct ar_watchdog *d, int rc) {
+  if (!rc) {
+    ar_watchdog_phase(d, "%s", "");
+    return;
+  }
+  pthread_mutex_lock(&d->lock); /* no seq++: the failed call's clock runs on into the exchange */
+  snprintf(d->phase, sizeof d->phase, "status exchange after %.200s (it failed)", *d->last ? d->last : "start");
+  d->exchange = 1;
+  d->after_failure = 1;
   pthread_mutex_unlock(&d->lock);
 }
 
@@ -103,6 +127,7 @@ void ar_watchdog_exchange(struct ar_watchdog *d, int on) {
   } else if (!on && d->exchange) {
     *d->phase = 0;
     d->exchange = 0;
+    d->after_failure = 0;
   }
   pthread_mutex_unlock(&d->lock);
 }
