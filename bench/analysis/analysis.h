@@ -163,6 +163,12 @@ struct ar_noise {
   unsigned long long seed;
   double drift; /* when a side has one run: differences below this fraction are ties (its samples
                  * cannot show drift between runs); with two or more runs per side the runs' spread does */
+  int grids;    /* tables one call decides on (ar_grid_choose): the family-wise error is split over them */
+};
+/* What one ar_grid_choose tested: the comparisons with samples (Holm's m), the level each table got. */
+struct ar_family {
+  int tests;
+  double alpha;
 };
 /* Parse a --drift PCT value (0..100) into nz->drift; -AR_EINVAL with one line in err. */
 int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len);
@@ -185,15 +191,29 @@ double ar_runs_welch_p(json_t *runs_a, json_t *runs_b);
  * padj[i] (NULL: not wanted) the adjusted p-values. 0, or -AR_ERUNTIME when out of memory. */
 #define AR_FAMILY_ALPHA 0.05
 int ar_holm(const double *p, int m, double alpha, char *reject, double *padj);
+/* The p-value of "same level" for one comparison, as compare and the tables' ties use it: the larger of
+ * the bootstrap's (ar_boot_test) and, with two or more runs a side, Welch's (ar_runs_welch_p); NAN when a
+ * side has no samples. lo, hi: the bootstrap 95% interval of median(B)/median(A). */
+double ar_pair_p(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo, double *hi);
+/* Resamples for a family of m tests at level alpha: enough that the smallest bootstrap p, 2 / (R + 1),
+ * clears Holm's first threshold alpha / m, so a real difference can still be called in a large family. */
+int ar_family_resamples(int asked, int m, double alpha);
 /* 0 for a baseline (mpi, nccl defaults, nccl-tests), then nccl variants, one-shot, two-shot, staged,
  * islands, others: the order in which ties go to the simpler algorithm. */
 int ar_simplicity(json_t *rec);
 /* Per size index: choice[s] = the configuration to use among columns with use[c] (NULL: all), -1
  * when none; tied[s * ncfg + c] = 1 for the columns whose difference from the fastest is within
- * the noise (the fastest included). A size with one tied column has a clear winner; at a tie the
- * previous size's choice stays when tied, else the next clear winner's, else the simplest. */
-int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied);
+ * the noise (the fastest included). The family is every comparison of the table (each column against
+ * its size's fastest): Holm–Bonferroni over their ar_pair_p at AR_FAMILY_ALPHA / nz->grids, so an A/A
+ * table names a false winner in at most 5% of calls; a single run within --drift is a tie untested. A
+ * size with one tied column has a clear winner; at a tie the previous size's choice stays when tied,
+ * else the next clear winner's, else the simplest. fam (NULL: not wanted) says what was tested. */
+int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied,
+                   struct ar_family *fam);
 int ar_grid_ties(const struct ar_grid *g, const char *tied, int s); /* tied columns at s */
+/* One line naming the correction the ties of a table were tested with (table's legend, tune's header,
+ * table --format json's "correction"). */
+void ar_family_text(const struct ar_family *fam, char *buf, size_t len);
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);

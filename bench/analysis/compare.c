@@ -225,13 +225,6 @@ static int family_size(struct ar_ana *A, struct ar_ana *B) {
   return m;
 }
 
-/* Resamples for a family of m tests: enough that the smallest bootstrap p (2 / (R + 1)) clears Holm's
- * first threshold alpha / m, so a real difference can still be called in a large family. */
-static int family_resamples(int asked, int m) {
-  long need = 40L * m + 100;
-  return need > asked ? (int)(need < 100000 ? need : 100000) : asked;
-}
-
 static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts *o) {
   json_t *oa = json_array(), *ob = json_array();
   int da = 0, db = 0;
@@ -246,9 +239,8 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
     struct ar_noise nz = {.resamples = o->resamples, .seed = o->seed};
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
-    int have = !ar_boot_test(ra, rb, sk, &nz, &lo, &hi, &p);
-    double pw = ar_runs_welch_p(ra, rb); /* two or more runs a side: the runs' spread counts too */
-    if (have && !isnan(pw)) p = fmax(p, pw); /* both tests must reject: conservative, each is valid */
+    p = ar_pair_p(ra, rb, sk, &nz, &lo, &hi);
+    int have = !isnan(p);
     json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, p));
   }
   json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
@@ -467,7 +459,7 @@ static json_t *compare_groups(const struct ar_by *b, int base, const struct cmp_
     fam += family_size(&A, &B);
     ar_ana_free(&B);
   }
-  int resamples = family_resamples(o->resamples, fam);
+  int resamples = ar_family_resamples(o->resamples, fam, AR_FAMILY_ALPHA);
   for (size_t g = 0; g < json_array_size(b->groups); g++) {
     if ((int)g == base) continue;
     const char *gname = json_string_value(json_array_get(b->groups, g));
@@ -728,7 +720,7 @@ int ar_cmd_compare(int argc, char **argv) {
   }
   ar_filter_apply(&o.filter, A.results);
   ar_filter_apply(&o.filter, B.results);
-  o.resamples = family_resamples(o.resamples, family_size(&A, &B));
+  o.resamples = ar_family_resamples(o.resamples, family_size(&A, &B), AR_FAMILY_ALPHA);
   json_t *r = compare(&A, &B, &o), *one = json_pack("[O]", r);
   finish_family(one, r);
   json_decref(one);

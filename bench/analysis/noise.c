@@ -13,6 +13,7 @@ void ar_noise_defaults(struct ar_noise *nz) {
   nz->resamples = AR_NOISE_RESAMPLES;
   nz->seed = AR_NOISE_SEED;
   nz->drift = AR_NOISE_DRIFT;
+  nz->grids = 1;
 }
 
 int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
@@ -383,18 +384,55 @@ int ar_simplicity(json_t *rec) {
   return 6;
 }
 
-/* Is column c tied with the fastest column f at size s: its interval against f contains 1, or a side
- * has a single run and the difference is within the drift allowance? */
-static int tied_with(const struct ar_grid *g, int s, int c, int f, const struct ar_noise *nz) {
-  if (c == f) return 1;
-  double pf = ar_grid_p50(g, s, f), pc = ar_grid_p50(g, s, c);
+double ar_pair_p(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo, double *hi) {
+  double p = NAN;
+  if (ar_boot_test(runs_a, runs_b, key, nz, lo, hi, &p)) return NAN;
+  double pw = ar_runs_welch_p(runs_a, runs_b); /* two or more runs a side: the runs' spread counts too */
+  return isnan(pw) ? p : fmax(p, pw);          /* both tests must reject: conservative, each is valid */
+}
+
+int ar_family_resamples(int asked, int m, double alpha) {
+  double need = 2.0 * (m > 1 ? m : 1) / alpha + 100; /* 2 / (R + 1) <= alpha / m, with a margin */
+  if (need > 200000) need = 200000;
+  return need > asked ? (int)need : asked;
+}
+
+/* One comparison of a table's family: column c against the fastest column f at size s. */
+struct pair {
+  int s, c, f;
+  double p;
+};
+
+/* A single run on a side cannot show drift between runs: within --drift it is a tie, untested. */
+static int drift_tie(const struct ar_grid *g, int s, int c, int f, const struct ar_noise *nz) {
   int single = ar_runs_sampled(ar_grid_runs(g, s, f)) < 2 || ar_runs_sampled(ar_grid_runs(g, s, c)) < 2;
-  if (single && pc < pf * (1 + nz->drift)) return 1;
-  char key[600];
-  snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[f], g->cfg[c], g->size[s]);
-  double lo, hi;
-  if (ar_boot_ratio(ar_grid_runs(g, s, f), ar_grid_runs(g, s, c), key, nz, &lo, &hi)) return 0;
-  return !(lo > 1.0);
+  return single && ar_grid_p50(g, s, c) < ar_grid_p50(g, s, f) * (1 + nz->drift);
+}
+
+/* The family's p-values, then Holm over those with samples: tied = not rejected. A comparison without
+ * samples on a side cannot be judged and is not a tie (the fastest by p50 stands). */
+static int test_family(const struct ar_grid *g, struct pair *pr, int m, const struct ar_noise *nz, char *tied,
+                       struct ar_family *fam) {
+  int grids = nz->grids > 1 ? nz->grids : 1, have = 0;
+  double alpha = AR_FAMILY_ALPHA / grids, lo, hi;
+  struct ar_noise fz = *nz;
+  fz.resamples = ar_family_resamples(nz->resamples, m, alpha);
+  double *p = malloc(sizeof *p * (size_t)(m + 1));
+  char *rej = malloc((size_t)m + 1);
+  if (!p || !rej) return free(p), free(rej), -AR_ERUNTIME;
+  for (int k = 0; k < m; k++) {
+    char key[600];
+    snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[pr[k].f], g->cfg[pr[k].c], g->size[pr[k].s]);
+    pr[k].p = ar_pair_p(ar_grid_runs(g, pr[k].s, pr[k].f), ar_grid_runs(g, pr[k].s, pr[k].c), key, &fz, &lo, &hi);
+    if (!isnan(pr[k].p)) p[have++] = pr[k].p;
+  }
+  int rc = ar_holm(p, have, alpha, rej, NULL);
+  for (int k = 0, i = 0; !rc && k < m; k++)
+    if (!isnan(pr[k].p)) tied[(size_t)pr[k].s * g->ncfg + pr[k].c] = (char)!rej[i++];
+  if (fam) *fam = (struct ar_family){have, alpha};
+  free(p);
+  free(rej);
+  return rc;
 }
 
 /* Fastest eligible column at s by p50 over runs, -1 when none. */
@@ -426,26 +464,53 @@ static int resolve(const struct ar_grid *g, int s, const int *choice, const char
   return best;
 }
 
-int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied) {
+static int in_play(const struct ar_grid *g, const char *use, int s, int c) {
+  return (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c));
+}
+
+int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied,
+                   struct ar_family *fam) {
   char *decided = calloc((size_t)g->nsize + 1, 1);
-  if (!decided) return -AR_ERUNTIME;
-  for (int s = 0; s < g->nsize; s++) {
+  struct pair *pr = malloc(sizeof *pr * ((size_t)g->nsize * (size_t)g->ncfg + 1));
+  int m = 0, rc = decided && pr ? 0 : -AR_ERUNTIME;
+  for (int s = 0; !rc && s < g->nsize; s++) {
     char *t = tied + (size_t)s * g->ncfg;
-    int f = fastest(g, s, use), n = 0;
+    int f = fastest(g, s, use);
     for (int c = 0; c < g->ncfg; c++) t[c] = 0;
-    for (int c = 0; f >= 0 && c < g->ncfg; c++)
-      if ((!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c))) n += t[c] = (char)tied_with(g, s, c, f, nz);
     choice[s] = f;
-    decided[s] = n <= 1;
+    if (f < 0) continue;
+    t[f] = 1;
+    for (int c = 0; c < g->ncfg; c++) {
+      if (c == f || !in_play(g, use, s, c)) continue;
+      if (drift_tie(g, s, c, f, nz)) t[c] = 1;
+      else pr[m++] = (struct pair){s, c, f, NAN};
+    }
   }
-  for (int s = 0; s < g->nsize; s++)
+  if (!rc) rc = test_family(g, pr, m, nz, tied, fam);
+  for (int s = 0; !rc && s < g->nsize; s++) decided[s] = ar_grid_ties(g, tied, s) <= 1;
+  for (int s = 0; !rc && s < g->nsize; s++)
     if (!decided[s] && choice[s] >= 0) choice[s] = resolve(g, s, choice, tied, decided);
   free(decided);
-  return 0;
+  free(pr);
+  return rc;
 }
 
 int ar_grid_ties(const struct ar_grid *g, const char *tied, int s) {
   int n = 0;
   for (int c = 0; c < g->ncfg; c++) n += tied[(size_t)s * g->ncfg + c];
   return n;
+}
+
+void ar_family_text(const struct ar_family *fam, char *buf, size_t len) {
+  if (!fam->tests) {
+    snprintf(buf, len, "Ties: no comparison of this table has samples on both sides to test: the faster p50 is chosen "
+             "(single-run cells within --drift of the fastest are ties).");
+    return;
+  }
+  int split = fam->alpha < AR_FAMILY_ALPHA * 0.999;
+  snprintf(buf, len,
+           "Ties: Holm-Bonferroni over the %d comparisons with samples of this table (each configuration against its "
+           "size's fastest), family-wise error %.3g%%%s; p = the larger of the bootstrap's and, with two or more runs a "
+           "side, Welch's t on the runs' log p50s.",
+           fam->tests, fam->alpha * 100, split ? " (5% split over the tables of this call)" : "");
 }

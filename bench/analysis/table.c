@@ -24,11 +24,13 @@ static void usage(FILE *f) {
           "usage: arbench table [options] RESULTS.jsonl...\n"
           "Sizes x configurations: p50 latency (us) per size (the median over runs when a measurement\n"
           "has several), the best per size in bold, and the sizes where the winner changes (crossovers).\n"
-          "A configuration wins a size only when it is faster beyond the noise: the bootstrap 95%%\n"
-          "interval of the p50 ratio (over runs and samples, as in compare) excludes 1. Otherwise the\n"
-          "size is a tie, its tied cells marked ~ (csv: tie=1), and the choice keeps the previous size's\n"
-          "winner, else the next clear winner, else the simplest algorithm. When a side has a single run\n"
-          "its samples cannot show drift between runs: differences below --drift are ties too.\n"
+          "A configuration wins a size only when it is faster beyond the noise: its difference from the\n"
+          "fastest survives Holm-Bonferroni over every comparison of the table (5%% family-wise, split over\n"
+          "the tables of the call; p from the bootstrap over runs and samples and, with 2+ runs a side,\n"
+          "Welch's t, as in compare). Otherwise the size is a tie, its tied cells marked ~ (csv: tie=1),\n"
+          "and the choice keeps the previous size's winner, else the next clear winner, else the simplest\n"
+          "algorithm. When a side has a single run its samples cannot show drift between runs:\n"
+          "differences below --drift are ties too.\n"
           "One table per (dtype, ranks, placement, op).\n"
           "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
@@ -70,12 +72,13 @@ static void csv_field(const char *s) {
 struct choices {
   int *choice;
   char *tied;
+  struct ar_family fam; /* what the ties were tested with (the legend names it) */
 };
 
 static int choose(const struct ar_grid *g, const struct ar_noise *nz, struct choices *ch) {
   ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
   ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
-  if (ch->choice && ch->tied && !ar_grid_choose(g, NULL, nz, ch->choice, ch->tied)) return 0;
+  if (ch->choice && ch->tied && !ar_grid_choose(g, NULL, nz, ch->choice, ch->tied, &ch->fam)) return 0;
   free(ch->choice);
   free(ch->tied);
   return -1;
@@ -171,11 +174,14 @@ static json_t *grid_json(const struct ar_grid *g, const struct choices *ch, json
       json_array_append_new(cells, j);
     }
   }
-  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o}", "dtype",
+  char fam[400];
+  ar_family_text(&ch->fam, fam, sizeof fam);
+  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o, s:s, s:i, s:f}", "dtype",
                    g->dtype, "ranks", g->ranks, "nodes", g->nodes, "placement", g->placement, "op", g->op, "method",
                    g->method, "varies", "stack", g->vary.stack, "buffers", g->vary.buffers, "timing", g->vary.timing,
                    "average", g->vary.average, "link_bound_gbs", num(bound), "link_bound_from", lkey, "configs", cfgs,
-                   "sizes", sizes, "cells", cells);
+                   "sizes", sizes, "cells", cells, "correction", fam, "family", ch->fam.tests, "family_alpha",
+                   ch->fam.alpha);
 }
 
 static void print_crossovers(const struct ar_grid *g, const struct choices *ch) {
@@ -234,8 +240,11 @@ static void print_md(const struct ar_grid *g, const struct choices *ch, const st
   }
   print_crossovers(g, ch);
   if (ties)
-    printf("~ = a tie: within the noise of the fastest (bootstrap 95%% interval of the p50 ratio contains 1);\n"
-           "the choice keeps the previous size's, else the next clear winner's, else the simplest algorithm.\n");
+    printf("~ = a tie: not faster than the fastest beyond the noise; the choice keeps the previous size's, else the\n"
+           "next clear winner's, else the simplest algorithm.\n");
+  char fam[400];
+  ar_family_text(&ch->fam, fam, sizeof fam);
+  if (g->ncfg > 1) printf("%s\n", fam);
   if (flagged & 1) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
   if (flagged & 2)
     printf("^ = not cold: --buffers cold, but the buffer rotation spanned under twice the cache (rotation_bytes), "
@@ -401,6 +410,7 @@ int ar_cmd_table(int argc, char **argv) {
     if (o.csv)
       printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,"
              "runs,unsafe,predicted\n");
+    o.noise.grids = n; /* the family-wise error is split over the tables of this call */
     for (int k = 0; k < n && !status; k++) {
       struct choices ch;
       if ((o.by && side_by_side(&g[k], &by)) || choose(&g[k], &o.noise, &ch)) {

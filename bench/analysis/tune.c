@@ -30,10 +30,12 @@ static void usage(FILE *f) {
           "Prints, per (dtype, ranks, placement, op), the best configuration per size range (adjacent\n"
           "sizes with the same winner merged) and its margin over the runner-up (runner-up p50 / best\n"
           "p50 - 1, smallest..largest over the range). A configuration wins a size only when it is faster\n"
-          "beyond the noise: the bootstrap 95%% interval of the p50 ratio (over runs and their samples,\n"
-          "as in compare) excludes 1. Otherwise the size is a tie (counted in 'ties'; the margin may be\n"
-          "negative) and keeps the previous size's choice, else the next clear winner's, else the\n"
-          "simplest algorithm, so ranges do not flip on noise. The same rule picks the nccl setting per\n"
+          "beyond the noise: its difference from the fastest survives Holm-Bonferroni over every comparison\n"
+          "of the table (5%% family-wise, split over the tables of the call; p from the bootstrap over runs\n"
+          "and samples and, with 2+ runs a side, Welch's t, as in compare). Otherwise the size is a tie\n"
+          "(counted in 'ties'; the margin may be negative) and keeps the previous size's choice, else\n"
+          "the next clear winner's, else the simplest algorithm, so ranges do not flip on noise. The\n"
+          "same rule picks the nccl setting per\n"
           "size in the tuner CSV and the custom allreduce per range in the thresholds. When a side has a\n"
           "single run its samples cannot show drift between runs: differences below --drift are ties.\n"
           "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
@@ -157,12 +159,13 @@ static void fmt_margin(double m, char *buf, size_t len) {
 struct choices {
   int *choice;
   char *tied;
+  struct ar_family fam; /* what the ties were tested with (the legend names it) */
 };
 
 static int choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct choices *ch) {
   ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
   ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
-  if (ch->choice && ch->tied && !ar_grid_choose(g, use, nz, ch->choice, ch->tied)) return 0;
+  if (ch->choice && ch->tied && !ar_grid_choose(g, use, nz, ch->choice, ch->tied, &ch->fam)) return 0;
   free(ch->choice);
   free(ch->tied);
   ch->choice = NULL;
@@ -217,6 +220,9 @@ static void print_group(const struct ar_grid *g, const struct ar_noise *nz) {
     return;
   }
   if (*g->method) printf("Method: %s.\n\n", g->method);
+  char fam[400];
+  ar_family_text(&ch.fam, fam, sizeof fam);
+  if (g->ncfg > 1) printf("%s\n\n", fam);
   printf("| sizes | best | p50 us | runner-up (closest) | margin | ties |\n|---|---|---:|---|---:|---:|\n");
   int start = -1, cur = -1;
   for (int s = 0; s < g->nsize; s++) {
@@ -530,7 +536,8 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
   return json_pack("{s:s, s:o, s:s, s:o}", "generated_by", "arbench tune", "files", files, "rule",
                    "custom_max_bytes: the largest measured size up to which, at every measured size, a custom "
                    "allreduce is the choice against the baselines (host: mpi; gpu: nccl, nccl-tests): faster beyond "
-                   "the noise (bootstrap 95% interval of the p50 ratio excludes 1; single runs: by more than --drift), "
+                   "the noise (its difference survives Holm-Bonferroni over the table's comparisons at 5% family-wise, "
+                   "split over the tables; single runs: by more than --drift), "
                    "or kept at a tie from the previous size (a tie at the smallest size goes to the baseline); 0: none. "
                    "use: the custom allreduce per size range below it, chosen by the same rule among the custom ones. "
                    "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline.",
@@ -775,6 +782,7 @@ int ar_cmd_tune(int argc, char **argv) {
     fprintf(stderr, "arbench tune: out of memory\n");
     status = AR_EXIT_FAIL;
   } else {
+    o.noise.grids = n; /* the family-wise error is split over the tables of this call */
     if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
     if (!status) print_excluded(stdout, "", g, n);
     for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);

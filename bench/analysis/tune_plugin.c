@@ -37,7 +37,7 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_noise *nz) {
     use[c] = (char)(is_nccl_col(g, c) || is_custom_col(g, c));
     any_custom |= is_custom_col(g, c);
   }
-  if (out && use && choice && tied && any_custom && !ar_grid_choose(g, use, nz, choice, tied)) {
+  if (out && use && choice && tied && any_custom && !ar_grid_choose(g, use, nz, choice, tied, NULL)) {
     for (int s = 0; s < g->nsize; s++) {
       int c = choice[s], n = best_nccl_col(g, s);
       if (c < 0 || n < 0 || !is_custom_col(g, c)) continue;

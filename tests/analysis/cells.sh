@@ -1,7 +1,8 @@
 #!/bin/bash
 # cells.sh — one cell definition: three repeats whose last run differs from the median (table, tune,
 # compare and table json report the median-derived value), methods never pooled, an LL128 configuration
-# with the schema's unsafe warning never chosen, predictions never best, the A/A family within its rate,
+# with the schema's unsafe warning never chosen, predictions never best, the A/A family within its rate
+# (compare's verdicts and the tables' ties), a real difference still chosen,
 # and `arbench run`'s status when every configuration was skipped.
 . "$(dirname "$0")/common.sh"
 M="$FIX/median3.jsonl"
@@ -42,6 +43,29 @@ false_calls=$(awk '$1 > 0' "$TMP/aa.tsv" | wc -l)
 echo "A/A: calls with a false verdict: $false_calls of 100; uncorrected intervals: $(awk '$2 > 0' "$TMP/aa.tsv" | wc -l)"
 eq "A/A: false verdicts within the family rate (<= 8 of 100 calls)" 1 "$([ "$false_calls" -le 8 ] && echo 1 || echo 0)"
 eq "A/A: the correction is named" 1 "$("$ARBENCH" compare "$TMP/a0.jsonl" "$TMP/b0.jsonl" | grep -c '^Correction: Holm-Bonferroni over the 34 matches')"
+# The tables' ties are one family too: the same 100 A/A files, each one table of 17 sizes x 2 backends of
+# one distribution. Holm-Bonferroni over the table's 17 comparisons: at most 8 calls name a winner at any
+# size (measured: 1); per-size 95% intervals named one in 74 (the mutant table-ties-uncorrected sees it).
+for k in $(seq 0 99); do
+  "$ARBENCH" table --format csv "$TMP/a$k.jsonl" 2>/dev/null | awk -F, 'NR > 1 && $9 == 1 && $11 == 0 {n++} END {print n + 0}'
+done >"$TMP/aat.tsv"
+false_tables=$(awk '$1 > 0' "$TMP/aat.tsv" | wc -l)
+echo "A/A tables: calls with a false winner: $false_tables of 100"
+eq "A/A tables: false winners within the family rate (<= 8 of 100 calls)" 1 "$([ "$false_tables" -le 8 ] && echo 1 || echo 0)"
+eq "table: the correction is named" 1 "$("$ARBENCH" table "$TMP/a0.jsonl" | grep -c '^Ties: Holm-Bonferroni over the 17 comparisons with samples of this table (each configuration against its size.s fastest), family-wise error 5%;')"
+eq "tune: the correction is named" 1 "$("$ARBENCH" tune "$TMP/a0.jsonl" | grep -c '^Ties: Holm-Bonferroni over the 17 comparisons with samples of this table')"
+eq "table json: the family" "17 0.05" "$("$ARBENCH" table --format json "$TMP/a0.jsonl" | jq -r '.grids[0] | "\(.family) \(.family_alpha)"')"
+eq "tune: A/A is one tie range" "| 256 .. 16M | mpi | 4.11 .. 3341.4 | shm-oneshot | -4% .. +3% | 17 |" "$("$ARBENCH" tune "$TMP/a0.jsonl" | grep '^| 256')"
+# Two tables in one call (out-of-place and in-place): each gets half the family-wise error.
+jq -c 'if .type == "result" then .placement = "in" else . end' "$TMP/a0.jsonl" >"$TMP/a0in.jsonl"
+eq "two tables: 5% split" 2 "$("$ARBENCH" table "$TMP/a0.jsonl" "$TMP/a0in.jsonl" 2>/dev/null | grep -c 'family-wise error 2.5% (5% split over the tables of this call)')"
+# A real difference survives the correction: shm-oneshot 2x faster from 64K up, chosen without a tie at
+# all 9 of those sizes in each of 10 calls.
+mkdir -p "$TMP/real" && python3 "$FIX/make_aa.py" "$TMP/real" 10 0.5
+for k in $(seq 0 9); do
+  "$ARBENCH" table --format csv "$TMP/real/a$k.jsonl" | awk -F, 'NR > 1 && $9 == 1 && $5 >= 65536 && $6 == "shm-oneshot" && $11 == 0 {n++} END {print n + 0}'
+done >"$TMP/real.tsv"
+eq "real difference: 9 clear wins in each of 10 calls" 10 "$(awk '$1 == 9' "$TMP/real.tsv" | wc -l)"
 # A run where every configuration is skipped: exit status 3, no Avg bus bandwidth line.
 if command -v mpirun >/dev/null && "$ARBENCH" list | grep -q '^nccl .*not compiled in\|GPUs visible: 0'; then
   mpirun --oversubscribe -np 2 "$ARBENCH" run --backend nccl -b 8 -e 64 -n 2 -w 1 >"$TMP/skip.out" 2>&1; rc=$?
