@@ -151,7 +151,16 @@ static int add_size(const char *item, void *arg, char *err, size_t errlen) {
     snprintf(err, errlen, "more than %d sizes", AR_MAX_SIZES);
     return -AR_EINVAL;
   }
-  return ar_size_parse(item, &o->sizes[o->nsizes++], err, errlen);
+  size_t v;
+  int rc = ar_size_parse(item, &v, err, errlen);
+  if (rc) return rc;
+  for (int i = 0; i < o->nsizes; i++)
+    if (o->sizes[i] == v) { /* measured twice, the analysis would keep one */
+      snprintf(err, errlen, "%s %zu given twice (give each once)", o->by_count ? "count" : "size", v);
+      return -AR_EINVAL;
+    }
+  o->sizes[o->nsizes++] = v;
+  return 0;
 }
 
 static int add_dtype(const char *item, void *arg, char *err, size_t errlen) {
@@ -262,7 +271,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH,
+  OPT_NP, OPT_NO_LAUNCH, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -363,6 +372,7 @@ static int finish(struct ar_opts *o, size_t minb, size_t maxb, double factor, si
     snprintf(err, errlen, "--sizes/--counts cannot be combined with -b/-e/-f/-i");
     return -AR_EINVAL;
   }
+  int from_range = !o->nsizes; /* the sizes come from -b/-e/-f/-i: a bad one names its origin */
   if (!o->nsizes) {
     if (stepb) {
       for (size_t s = minb; s <= maxb; s += stepb) {
@@ -387,8 +397,15 @@ static int finish(struct ar_opts *o, size_t minb, size_t maxb, double factor, si
     for (int i = 0; i < o->nsizes; i++)
       for (int d = 0; d < o->ndtypes; d++)
         if (o->sizes[i] % ar_dtype_size(o->dtypes[d])) {
-          snprintf(err, errlen, "size %zu is not a multiple of the %s element size %zu (use --counts for element counts)",
-                   o->sizes[i], ar_dtype_name(o->dtypes[d]), ar_dtype_size(o->dtypes[d]));
+          char from[160] = "";
+          if (from_range && stepb)
+            snprintf(from, sizeof from, ", term %d of -b %zu -e %zu -i %zu", i + 1, minb, maxb, stepb);
+          else if (from_range)
+            snprintf(from, sizeof from, ", term %d of -b %zu -e %zu -f %g", i + 1, minb, maxb, factor);
+          snprintf(err, errlen,
+                   "size %zu%s is not a multiple of the %s element size %zu (use --counts for element counts%s)",
+                   o->sizes[i], from, ar_dtype_name(o->dtypes[d]), ar_dtype_size(o->dtypes[d]),
+                   from_range ? ", or a factor whose terms stay multiples of it" : "");
           return -AR_EINVAL;
         }
   if (o->graph && o->iters % o->graph) {
@@ -427,14 +444,32 @@ static void unknown_option(int letter, const char *arg, char *err, size_t errlen
   else snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", arg);
 }
 
+/* Options that take one value: a second one would silently replace the first, so it is refused. Flags
+ * and --backend (a list that grows) may repeat. */
+static int once(int c, unsigned char *seen, char *err, size_t errlen) {
+  if (c == OPT_BACKEND || c <= 0 || c >= OPT_LAST) return 0;
+  static const char with_value[] = "befidonwcGTJa";
+  if (c < 256 && !strchr(with_value, c)) return 0;
+  if (c >= 1000 && (c == OPT_QUIET || c == OPT_SHARED_GPU || c == OPT_NOBIND || c == OPT_NO_LAUNCH)) return 0;
+  if (!seen[c]++) return 0;
+  char name[64];
+  snprintf(name, sizeof name, "-%c", c);
+  for (const struct option *l = long_opts; c >= 256 && l->name; l++)
+    if (l->val == c) snprintf(name, sizeof name, "--%s", l->name);
+  snprintf(err, errlen, "option %s given twice (give it once; the later would silently win)", name);
+  return -AR_EINVAL;
+}
+
 int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t errlen) {
   size_t minb = 8, maxb = 64u << 20, stepb = 0;
   double factor = 2;
   bool have_range = false, have_factor = false;
+  unsigned char seen[OPT_LAST] = {0};
   int rc = 0, c;
   opterr = 0;
   optind = 0; /* glibc: 0 also forgets a half-read "-xyz" cluster of an earlier parse (fuzz_opts) */
   while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:a:h", long_opts, NULL)) != -1) {
+    if (c != ':' && c != '?' && (rc = once(c, seen, err, errlen))) return rc;
     switch (c) {
     case 'b': rc = ar_size_parse(optarg, &minb, err, errlen); have_range = true; break;
     case 'e': rc = ar_size_parse(optarg, &maxb, err, errlen); have_range = true; break;
@@ -535,8 +570,24 @@ uint64_t ar_opts_hash(const struct ar_opts *o) {
 
 /* Options that do nothing for the chosen backends: -G (CUDA graphs) on backends that cannot be captured
  * (the host backends). None of them can: one line, -AR_EINVAL. Some: one warning line naming them. */
+/* --devices (or --shared-gpu) with only host backends: nothing would use it, said instead of ignored. */
+static int devices_unused(const struct ar_opts *o, char *err, size_t errlen) {
+  if (!*o->devices && !o->shared_gpu) return 0;
+  for (int i = 0; i < o->nbackends; i++) {
+    const struct ar_backend *be;
+    const char *variant;
+    char why[AR_ERRLEN];
+    if (ar_backend_resolve(o->backends[i], &be, &variant, why, sizeof why) || !(be->flags & AR_BE_HOST)) return 0;
+  }
+  if (!o->nbackends) return 0; /* the defaults: GPU backends where GPUs are */
+  snprintf(err, errlen, "%s: every chosen backend runs on the host (CPU ranks), none uses a GPU: drop it, or add a "
+                        "GPU backend (nccl, p2p-*, fused, symm)", *o->devices ? "--devices" : "--shared-gpu");
+  return -AR_EINVAL;
+}
+
 int ar_opts_check_backends(const struct ar_opts *o, char *warn, size_t wlen, char *err, size_t errlen) {
   if (warn && wlen) *warn = 0;
+  if (devices_unused(o, err, errlen)) return -AR_EINVAL;
   if (!o->graph) return 0;
   char ignored[1024] = "";
   size_t k = 0;

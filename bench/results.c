@@ -274,15 +274,25 @@ void ar_writer_close(struct ar_writer *w) {
 
 /* Read one line of any length (getline: buffered, no per-character calls); NULL at EOF. *had_nl
  * tells whether it ended in '\n' (which is removed). The buffer is reused: *buf, *cap. */
-static char *read_line(FILE *f, char **buf, size_t *cap, int *had_nl) {
+static char *read_line(FILE *f, char **buf, size_t *cap, int *had_nl, size_t *nbytes) {
   ssize_t n = getline(buf, cap, f);
   *had_nl = 0;
+  *nbytes = n > 0 ? (size_t)n : 0;
   if (n <= 0) return NULL;
   if ((*buf)[n - 1] == '\n') {
     *had_nl = 1;
     (*buf)[n - 1] = 0;
   }
   return *buf;
+}
+
+/* A line no text writer makes: a NUL byte, or control bytes other than tab and CR. */
+static int binary(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f) return 1;
+  }
+  return 0;
 }
 
 static int blank(const char *s) {
@@ -403,12 +413,24 @@ static int read_file(const char *path, ar_record_fn fn, ar_record_samples_fn sfn
     snprintf(err, len, "cannot open results file '%s': %s", path, strerror(errno));
     return -AR_EINVAL;
   }
+  struct stat sb;
+  if (!fstat(fileno(f), &sb) && S_ISDIR(sb.st_mode)) {
+    snprintf(err, len, "'%s' is a directory, not a results file (give its files, e.g. %s/*.jsonl)", path, path);
+    if (f != stdin) fclose(f);
+    return -AR_EINVAL;
+  }
   int line = 0, rc = 0, had_nl;
   char *s, *buf = NULL;
-  size_t cap = 0;
+  size_t cap = 0, nb;
   struct ar_samples sm = {0};
-  while (!rc && (s = read_line(f, &buf, &cap, &had_nl))) {
+  while (!rc && (s = read_line(f, &buf, &cap, &had_nl, &nb))) {
     line++;
+    if (binary(s, nb - (size_t)had_nl)) { /* read_line put a NUL where the newline was */
+      snprintf(err, len, "%s:%d: binary data (%zu bytes), not a line of JSON; is this an arbench results file?", path,
+               line, nb);
+      rc = -AR_EINVAL;
+      break;
+    }
     if (blank(s)) continue;
     if (sfn) take_samples(s, &sm);
     json_error_t je;
@@ -418,13 +440,13 @@ static int read_file(const char *path, ar_record_fn fn, ar_record_samples_fn sfn
       int c = fgetc(f);
       int last = c == EOF;
       if (c != EOF) ungetc(c, f);
-      if (last) {
-        fprintf(stderr, "arbench: warning: %s:%d: ignoring truncated last line%s\n", path, line,
-                had_nl ? "" : " (no newline: the writer was interrupted)");
+      if (last && !had_nl) { /* a writer cut off inside its line: the complete records before it stand */
+        fprintf(stderr, "arbench: warning: %s:%d: ignoring an incomplete last line (%zu bytes, no newline: its "
+                "writer was interrupted or is still writing it)\n", path, line, nb);
         break;
       }
-      snprintf(err, len, "%s:%d: not a JSON object (%s); is this an arbench results file?", path,
-               line, je.text);
+      snprintf(err, len, "%s:%d: not a JSON object (%s)%s; is this an arbench results file?", path, line, je.text,
+               last ? " in a complete last line (it ends with a newline: not a torn one)" : "");
       rc = -AR_EINVAL;
       break;
     }

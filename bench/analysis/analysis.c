@@ -21,6 +21,40 @@ struct load_ctx {
   size_t tmpcap;
 };
 
+/* Values no measurement has: a negative size, a rank count below 1, a time that is negative or not a
+ * number. Refused with file:line, never shown (a negative size would print as 18446744073709551608). */
+static int impossible(json_t *rec, const char *path, int line, char *err, size_t len) {
+  json_int_t size = json_integer_value(json_object_get(rec, "size"));
+  json_t *ranks = json_object_get(rec, "ranks"), *t = json_object_get(rec, "time_us");
+  const char *what = NULL, *q;
+  char val[64] = "";
+  json_t *v;
+  if (size < 0) what = "size", snprintf(val, sizeof val, "%lld", (long long)size);
+  else if (ranks && (!json_is_number(ranks) || json_number_value(ranks) < 1))
+    what = "ranks", snprintf(val, sizeof val, "%g", json_is_number(ranks) ? json_number_value(ranks) : NAN);
+  json_object_foreach(t, q, v) {
+    if (what) break;
+    if (json_is_null(v)) continue; /* a quantile not computed (p99 of a short run) */
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(x >= 0) || isinf(x)) what = q, snprintf(val, sizeof val, "%g", x);
+  }
+  if (!what) return 0;
+  snprintf(err, len, "%s:%d: result record with an impossible %s%s (%s): no measurement has one", path, line,
+           strcmp(what, "size") && strcmp(what, "ranks") ? "time_us." : "", what, val);
+  return -AR_EINVAL;
+}
+
+/* A run record of a schema this build does not read (results/SCHEMA.md): refused, never read as ours. */
+static int bad_run(json_t *rec, const char *path, int line, char *err, size_t len) {
+  json_t *v = json_object_get(rec, "schema");
+  if (!v || (json_is_integer(v) && json_integer_value(v) == AR_SCHEMA_VERSION)) return 0;
+  char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  snprintf(err, len, "%s:%d: run record of schema %s; this arbench reads schema %d (results/SCHEMA.md)", path, line,
+           txt ? txt : "?", AR_SCHEMA_VERSION);
+  free(txt);
+  return -AR_EINVAL;
+}
+
 static int bad_result(json_t *rec, const char *path, int line, char *err, size_t len) {
   static const char *const need[] = {"backend", "dtype", "size", "time_us"};
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
@@ -34,7 +68,7 @@ static int bad_result(json_t *rec, const char *path, int line, char *err, size_t
     snprintf(err, len, "%s:%d: result record with a malformed \"size\", \"backend\" or \"time_us\"", path, line);
     return -AR_EINVAL;
   }
-  return 0;
+  return impossible(rec, path, line, err, len);
 }
 
 /* ---- samples reduced as they stream ---- */
@@ -160,6 +194,8 @@ static int on_record(json_t *rec, const struct ar_samples *sm, const char *path,
   snprintf(src, sizeof src, "%s:%d", path, line);
   json_object_set_new(rec, "_src", json_string(src));
   if (!strcmp(type, "run")) {
+    int bad = bad_run(rec, path, line, c->err, c->len);
+    if (bad) return bad;
     const char *id = ar_rec_str(rec, "run_id", "");
     return json_object_set(c->a->runs, id, rec) ? -AR_ERUNTIME : 0;
   }
@@ -230,6 +266,18 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
   if (dropped)
     fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
   return 0;
+}
+
+int ar_ana_nothing(const struct ar_ana *a, const char *cmd, int nfiles, char **paths) {
+  if (json_array_size(a->results)) return 0;
+  char names[600] = "";
+  for (int i = 0; i < nfiles; i++) {
+    size_t l = strlen(names);
+    snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", paths[i]);
+  }
+  fprintf(stderr, "arbench %s: no result records in %s (%zu run record%s, %zu other): nothing to analyse\n", cmd, names,
+          json_object_size(a->runs), json_object_size(a->runs) == 1 ? "" : "s", json_array_size(a->notes));
+  return 1;
 }
 
 void ar_ana_free(struct ar_ana *a) {

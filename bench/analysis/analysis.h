@@ -19,6 +19,9 @@ struct ar_ana {
 };
 
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len);
+/* No result records in what was loaded: one line on stderr naming the files and what they held, 1
+ * (the command exits AR_EXIT_NOTHING, 3: nothing to analyse); 0 when there are results. */
+int ar_ana_nothing(const struct ar_ana *a, const char *cmd, int nfiles, char **paths);
 void ar_ana_free(struct ar_ana *a);
 /* Sorted ranks a record of n samples keeps: *off .. *off + return value. All of them up to about
  * 100 samples; beyond, the median +- 5 sqrt(n) + 3 ranks, ten standard deviations of the rank a

@@ -593,6 +593,10 @@ static int cmd_by(const struct cmp_opts *o) {
     fprintf(stderr, "arbench compare: %s\n", err);
     goto out;
   }
+  if (ar_ana_nothing(&all, "compare", o->nfiles, o->files)) {
+    status = AR_EXIT_NOTHING;
+    goto out;
+  }
   ar_filter_apply(&o->filter, all.results);
   if (ar_by_split(&b, all.results, all.runs, o->by, err, sizeof err)) {
     fprintf(stderr, "arbench compare: %s\n", err);
@@ -709,6 +713,10 @@ int ar_cmd_compare(int argc, char **argv) {
   char err[AR_ERRLEN];
   int status = AR_EXIT_USAGE;
   if (load_side(&A, o.a) || load_side(&B, o.b)) goto out;
+  status = AR_EXIT_NOTHING;
+  char *pa = (char *)o.a, *pb = (char *)o.b;
+  if (ar_ana_nothing(&A, "compare", 1, &pa) || ar_ana_nothing(&B, "compare", 1, &pb)) goto out;
+  status = AR_EXIT_USAGE;
   json_t *both = json_array();
   json_array_extend(both, A.results);
   json_array_extend(both, B.results);

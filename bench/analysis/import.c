@@ -224,8 +224,10 @@ struct half {
 static int parse_half(struct nt *p, char **tok, struct half *h) {
   static const char *const names[] = {"time", "algbw", "busbw"};
   double *dst[] = {&h->time, &h->algbw, &h->busbw};
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
     if (number(tok[i], dst[i])) return fail(p, "bad number '%s' in the %s column", tok[i], names[i]);
+    if (*dst[i] < 0) return fail(p, "negative value '%s' in the %s column: no measurement has one", tok[i], names[i]);
+  }
   h->err_na = !strcmp(tok[3], "N/A");
   if (!h->err_na && number(tok[3], &h->err)) return fail(p, "bad value '%s' in the %s column", tok[3], p->wrong_col ? "#wrong" : "error");
   h->time *= p->time_scale;
@@ -277,6 +279,18 @@ static int on_row(struct nt *p, char **tok, int n) {
   }
   if (p->has_root && strcmp(tok[4], "-1"))
     return fail(p, "root column is %s: this is reduce/broadcast output, not all_reduce_perf%s", tok[4], "");
+  static const char *const redops[] = {"sum", "prod", "max", "min", "avg"};
+  int op_ok = 0;
+  for (size_t i = 0; i < sizeof redops / sizeof redops[0]; i++) op_ok |= !strcmp(tok[3], redops[i]);
+  if (!op_ok) /* all_gather_perf, alltoall_perf, sendrecv_perf print "none" */
+    return fail(p, "redop '%s': not all_reduce_perf output (an allreduce reduces with sum, prod, max, min or avg)%s",
+                tok[3], "");
+  for (int i = 0; i < 2; i++) {
+    errno = 0;
+    unsigned long long v = strtoull(tok[i], NULL, 10);
+    if (errno || v > (1ull << 50)) /* 1 PiB: no message is larger; beyond 2^53 a double would round it */
+      return fail(p, "%s %s is out of range: no allreduce has one", i ? "count" : "size", tok[i]);
+  }
   struct half out, in;
   int k = p->has_root ? 5 : 4;
   if (parse_half(p, tok + k, &out) || parse_half(p, tok + k + 4, &in)) return -AR_EINVAL;

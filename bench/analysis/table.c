@@ -384,6 +384,10 @@ int ar_cmd_table(int argc, char **argv) {
     ar_ana_free(&a);
     return AR_EXIT_USAGE;
   }
+  if (ar_ana_nothing(&a, "table", argc - optind, argv + optind)) {
+    ar_ana_free(&a);
+    return AR_EXIT_NOTHING;
+  }
   int had = json_array_size(a.results) > 0;
   ar_filter_apply(&o.filter, a.results);
   struct ar_grid *g = NULL;
@@ -401,7 +405,7 @@ int ar_cmd_table(int argc, char **argv) {
   }
   if (had && !json_array_size(a.results)) {
     fprintf(stderr, "arbench table: no result records match the filters\n");
-    status = AR_EXIT_FAIL;
+    status = AR_EXIT_NOTHING;
   } else if (ar_grids_build(results, runs, &g, &n)) {
     fprintf(stderr, "arbench table: out of memory\n");
     status = AR_EXIT_FAIL;

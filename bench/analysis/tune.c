@@ -775,9 +775,8 @@ int ar_cmd_tune(int argc, char **argv) {
   ar_filter_apply(&o.filter, a.results);
   struct ar_grid *g = NULL;
   int n = 0, status = AR_EXIT_OK;
-  if (!json_array_size(a.results)) {
-    fprintf(stderr, "arbench tune: no result records to tune from\n");
-    status = AR_EXIT_FAIL;
+  if (ar_ana_nothing(&a, "tune", o.nfiles, o.files)) {
+    status = AR_EXIT_NOTHING;
   } else if (ar_grids_build(a.results, a.runs, &g, &n)) {
     fprintf(stderr, "arbench tune: out of memory\n");
     status = AR_EXIT_FAIL;

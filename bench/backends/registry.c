@@ -62,6 +62,10 @@ int ar_backend_resolve(const char *spec, const struct ar_backend **be, const cha
   name[n] = 0;
   *be = ar_backend_find(name);
   *variant = colon ? colon + 1 : "";
+  if (*be && colon && !colon[1]) { /* "shm-oneshot:" would be a column of its own beside "shm-oneshot" */
+    snprintf(err, len, "empty variant in '%s' (write %s, or %s:KEY=VALUE)", spec, name, name);
+    return -AR_EINVAL;
+  }
   if (*be) return 0;
   size_t k = (size_t)snprintf(err, len, "unknown backend '%s' (known:", name);
   for (size_t i = 0; i < sizeof registry / sizeof registry[0] && k < len; i++)

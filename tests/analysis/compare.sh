@@ -28,7 +28,7 @@ eq "summary nccl" "nccl 2 866025 0 0 0 2 0" \
 eq "summary mpi" "mpi 2 1080123 0 0 2 0 0" \
   "$(q '.summary[] | select(.backend=="mpi") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.unresolved) \(.no_samples)"')"
 eq "stacks" "cuda12.8-nccl2.27 (NCCL 2.27.7) cuda13-nccl2.28 (NCCL 2.28.9)" "$(q '"\(.a.stacks[0]) \(.b.stacks[0])"')"
-eq "torn last line of B: one warning" 1 "$(grep -c 'ignoring truncated last line' "$TMP/c.err")"
+eq "torn last line of B: one warning" 1 "$(grep -c 'ignoring an incomplete last line' "$TMP/c.err")"
 # Text output: reproducible (fixed seed), and says the direction.
 "$ARBENCH" compare "$A" "$B" >"$TMP/t1" 2>/dev/null; "$ARBENCH" compare "$A" "$B" >"$TMP/t2" 2>/dev/null
 eq "text output reproducible" "" "$(diff "$TMP/t1" "$TMP/t2")"

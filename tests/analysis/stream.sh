@@ -59,7 +59,7 @@ head -c -700 "$TMP/t.jsonl" >"$TMP/torn.jsonl"
 for cmd in "table" "tune" "compare $TMP/t.jsonl"; do
   $ARBENCH $cmd "$TMP/torn.jsonl" >"$TMP/torn.out" 2>"$TMP/torn.err"; rc=$?
   eq "$cmd: torn line: exit 0" 0 "$rc"
-  eq "$cmd: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/torn.err") $(grep -c "torn.jsonl:41: ignoring truncated last line" "$TMP/torn.err")"
+  eq "$cmd: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/torn.err") $(grep -c "torn.jsonl:41: ignoring an incomplete last line" "$TMP/torn.err")"
 done
 "$ARBENCH" table --format csv "$TMP/torn.jsonl" 2>/dev/null | grep -c ',b[01]:v0,' >"$TMP/n"
 eq "table: the 39 whole records used (20 cells)" 20 "$(cat "$TMP/n")"
@@ -69,7 +69,7 @@ PY=""
 for p in /usr/bin/python3 "$(command -v python3)"; do "$p" -c 'import matplotlib' 2>/dev/null && PY=$p && break; done
 if [ -n "$PY" ]; then
   "$ARBENCH_SRC/plots/arbench-plot" "$TMP/torn.jsonl" -o "$TMP/plots" --arbench "$ARBENCH" >"$TMP/pl.out" 2>"$TMP/pl.err"
-  eq "plots: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/pl.err") $(grep -c "torn.jsonl:41: ignoring truncated last line" "$TMP/pl.err")"
+  eq "plots: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/pl.err") $(grep -c "torn.jsonl:41: ignoring an incomplete last line" "$TMP/pl.err")"
   eq "plots: drawn from the rest" 1 "$(grep -c 'latency_float_4r_out.png' "$TMP/pl.out")"
 fi
 

@@ -50,7 +50,7 @@ if command -v mpirun >/dev/null; then
   printf '{"type":"result","run_id":"x","backend":"mp' >>"$TMP/real.jsonl"
   "$ARBENCH" table "$TMP/real.jsonl" >"$TMP/real.md" 2>"$TMP/real.err" || fail "table on real results exited $?"
   eq "real: 10 sizes, each with a best" 10 "$(grep -c '^| [0-9].*\*\*' "$TMP/real.md")"
-  eq "real: torn line warned once" 1 "$(grep -c 'ignoring truncated last line' "$TMP/real.err")"
+  eq "real: torn line warned once" 1 "$(grep -c 'ignoring an incomplete last line' "$TMP/real.err")"
 fi
 bad "no files" "no results files given" "$ARBENCH" table
 bad "unknown option" "unknown option '--frobnicate'" "$ARBENCH" table --frobnicate "$T"

@@ -125,6 +125,50 @@ static void test_opts_bad(void **st) {
   }
 }
 
+/* Single-valued options and sizes given twice are refused (the later would silently win; a size would be
+ * measured twice); --devices with only host backends is refused; flags and --backend may repeat. */
+static void test_given_twice(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512] = "";
+  static const struct { const char *line, *msg; } bad[] = {
+    {"-d float -d half", "option -d given twice (give it once; the later would silently win)"},
+    {"-J a.jsonl -J b.jsonl", "option -J given twice (give it once; the later would silently win)"},
+    {"--json=a.jsonl -J b.jsonl", "option -J given twice (give it once; the later would silently win)"},
+    {"--repeat 2 --repeat 3", "option --repeat given twice (give it once; the later would silently win)"},
+    {"--sizes 16,8,16,8", "size 16 given twice (give each once)"},
+    {"--counts 4,4", "count 4 given twice (give each once)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(parse(&o, bad[i].line, err, sizeof err), -AR_EINVAL);
+    assert_string_equal(err, bad[i].msg);
+  }
+  assert_int_equal(parse(&o, "--quiet --quiet --backend mpi --backend shm-oneshot", err, sizeof err), 0);
+  assert_int_equal(o.nbackends, 2);
+  assert_int_equal(parse(&o, "--backend mpi,shm-oneshot --devices 0,1", err, sizeof err), 0);
+  char warn[256];
+  assert_int_equal(ar_opts_check_backends(&o, warn, sizeof warn, err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "--devices: every chosen backend runs on the host (CPU ranks), none uses a GPU: drop it, or "
+                           "add a GPU backend (nccl, p2p-*, fused, symm)");
+  assert_int_equal(parse(&o, "--backend mpi,nccl --devices 0,1", err, sizeof err), 0);
+  assert_int_equal(ar_opts_check_backends(&o, warn, sizeof warn, err, sizeof err), 0);
+}
+
+/* A size the -b/-e/-f series made that no element divides: the message says which term of which series. */
+static void test_series_term_named(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512] = "";
+  assert_int_equal(parse(&o, "-b 8 -e 1M -f 1.5", err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "size 18, term 3 of -b 8 -e 1048576 -f 1.5 is not a multiple of the float element size 4 "
+                           "(use --counts for element counts, or a factor whose terms stay multiples of it)");
+  assert_int_equal(parse(&o, "-b 4 -e 16 -i 6 -d float", err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "size 10, term 2 of -b 4 -e 16 -i 6 is not a multiple of the float element size 4 "
+                           "(use --counts for element counts, or a factor whose terms stay multiples of it)");
+  assert_int_equal(parse(&o, "--sizes 6 -d float", err, sizeof err), -AR_EINVAL);
+  assert_string_equal(err, "size 6 is not a multiple of the float element size 4 (use --counts for element counts)");
+}
+
 /* --buffers, --timing, -a, --repeat: nccl-tests' defaults for buffers, arbench's for timing and -a. */
 static void test_opts_method(void **st) {
   (void)st;
@@ -272,7 +316,7 @@ int main(void) {
     cmocka_unit_test(test_size_parse_good), cmocka_unit_test(test_size_parse_bad),
     cmocka_unit_test(test_size_format),     cmocka_unit_test(test_series),
     cmocka_unit_test(test_opts_good),       cmocka_unit_test(test_opts_variants),
-    cmocka_unit_test(test_opts_bad),        cmocka_unit_test(test_hash),
+    cmocka_unit_test(test_opts_bad),        cmocka_unit_test(test_series_term_named), cmocka_unit_test(test_given_twice),        cmocka_unit_test(test_hash),
     cmocka_unit_test(test_opts_method),     cmocka_unit_test(test_opts_nccl_tests_flags),
     cmocka_unit_test(test_opts_graph_backends),
   };

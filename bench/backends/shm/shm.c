@@ -60,11 +60,25 @@ static int parse_variant(struct shm_state *s, const char *variant, char *err, si
   char buf[AR_NAMELEN];
   snprintf(buf, sizeof buf, "%s", variant);
   char *save = NULL;
+  int seen = 0;
   for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
     int rc = parse_key(s, kv, variant, err, len);
     if (rc) return rc;
+    int bit = !strncmp(kv, "chunk=", 6) ? 1 : 2;
+    if (seen & bit) { /* the later would silently win */
+      snprintf(err, len, "%s given twice in '%s:%s' (give each key once)", bit == 1 ? "chunk" : "stream", s->name,
+               variant);
+      return -AR_EINVAL;
+    }
+    seen |= bit;
   }
   return 0;
+}
+
+/* The variant checked before anything runs (the engine's check_variant), as init parses it. */
+static int shm_check(const char *variant, const char *name, char *err, size_t len) {
+  struct shm_state s = {.name = name};
+  return parse_variant(&s, variant, err, len);
 }
 
 /* Island of every local rank: --islands N splits them evenly, else the NUMA node of each rank's
@@ -197,8 +211,12 @@ static void shm_fini(void *state) {
   static int SYM##_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) { \
     return shm_init(env, variant, state, err, len, ALGO, NAME);                                             \
   }                                                                                                         \
+  static int SYM##_check(const char *variant, char *err, size_t len) {                                      \
+    return shm_check(variant, NAME, err, len);                                                              \
+  }                                                                                                         \
   const struct ar_backend SYM = {                                                                           \
     .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST, .available = shm_available, .init = SYM##_init,  \
+    .check_variant = SYM##_check,                                                                           \
     .setup = shm_setup, .supports = shm_supports, .allreduce = shm_allreduce, .describe = shm_describe,    \
     .fini = shm_fini,                                                                                       \
   }
