@@ -3,7 +3,7 @@
 # parts only), benchmark every backend that can run here (all local GPUs, or CPU ranks on the host
 # backends), then a short summary: what runs, one line per backend, the decision table, where the files
 # are. The raw per-run tables go to a log file next to the results. RESULTS_DIR (default results/local)
-# receives them; ARBENCH_ARGS adds run options (later ones win); MESON_OPTS overrides the build choice.
+# receives them; ARBENCH_ARGS adds run options (a default it gives again is dropped); MESON_OPTS overrides the build choice.
 # --print-build: print the meson options a fresh build would get here and exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +51,27 @@ else
   args=(-b 8 -e 16M -f 4 -n 50 -w 5 -d float --repeat 3)  # 3 runs: tune resamples them (stable ranges)
   say "no usable GPU; $np CPU ranks on the host backends"
 fi
+# ARBENCH_ARGS wins over the defaults: a default it gives again (in either spelling) is dropped, since
+# arbench refuses an option given twice. --sizes/--counts replace the whole -b/-e/-f series.
+read -r -a extra <<<"${ARBENCH_ARGS:-}"
+given() { # given SHORT LONG...: does ARBENCH_ARGS give this option?
+  local w n
+  for w in "${extra[@]}"; do
+    for n in "$@"; do [[ $w == "$n" || $w == "$n="* || ($n == -? && $w == "$n"?*) ]] && return 0; done
+  done
+  return 1
+}
+keep=()
+for ((i = 0; i < ${#args[@]}; i += 2)); do
+  case ${args[i]} in
+    -b) names=(-b --minbytes) ;; -e) names=(-e --maxbytes) ;; -f) names=(-f --stepfactor) ;;
+    -n) names=(-n --iters) ;; -w) names=(-w --warmup --warmup_iters) ;; -d) names=(-d --datatype) ;;
+    *) names=("${args[i]}") ;;
+  esac
+  case ${args[i]} in -b|-e|-f) names+=(--sizes --counts -i) ;; esac
+  given "${names[@]}" || keep+=("${args[i]}" "${args[i + 1]}")
+done
+args=("${keep[@]}")
 backends=$(awk -v w="$where" '$2 == w && $3 == "available" {printf "%s%s", n++ ? ", " : "", $1}' <<<"$list")
 nb=$(awk -v w="$where" '$2 == w && $3 == "available"' <<<"$list" | wc -l)
 case " ${ARBENCH_ARGS:-} " in
