@@ -25,10 +25,10 @@ want "$got" "int32:3:1 int32:1023:3" "indices on rank 1"
 got=$(wrongs 0:last 2 --counts 4096 -d bfloat16 -c 3 --inplace both | paste -sd' ')
 want "$got" "bfloat16:4096:3 bfloat16:4096:3" "last element, in-place and out-of-place"
 # A backend that leaves its output unwritten (R:unwritten: rank R's result goes elsewhere) is caught on
-# every element, even where the output buffer already holds the right answer: the second of two
-# identical sizes reuses the buffers the first one's timed loop filled with correct sums (only the
-# poison written before each checked call tells them apart). In-place: the input is left, not the sum.
-got=$(BE=mpi,shm-oneshot N=2 wrongs 1:unwritten 2 --counts 7,7 -c 2 | paste -sd' ')
+# every element, even where the output buffer already holds the right answer: the second repeat of the
+# size reuses the buffers the first one's timed loop filled with correct sums (only the poison written
+# before each checked call tells them apart). In-place: the input is left, not the sum.
+got=$(BE=mpi,shm-oneshot N=2 wrongs 1:unwritten 2 --counts 7 --repeat 2 -c 2 | paste -sd' ')
 want "$got" "float:7:14 float:7:14 float:7:14 float:7:14" "output left unwritten"
 got=$(wrongs 0:unwritten,1:3 3 --counts 1023 -c 1 --inplace yes | paste -sd' ')
 want "$got" "float:1023:1024" "in-place output left unwritten, and one element on another rank"
