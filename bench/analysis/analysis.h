@@ -186,9 +186,11 @@ int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct a
                  double *hi, double *p);
 /* Two-sided p of Student's t with df degrees of freedom. */
 double ar_t_two_sided(double t, double df);
-/* The p-value of "same level" between two sides of two or more runs each: Welch's t test on the
- * runs' log p50s (the runs' spread, drift between runs included, is the noise); NAN when a side has
- * fewer than two runs. A bootstrap over 3 runs a side is too narrow in its tails for a family. */
+/* The p-value of "same level" between two sides of two or more runs each: a t test on the runs' log
+ * p50s (the runs' spread, drift between runs included, is the noise): Student's pooled t when both sides
+ * have as many runs (df = 2n - 2: with 3 runs Welch's df falls to ~2 and no family could call a 4x
+ * difference), else Welch's; NAN when a side has fewer than two runs. A bootstrap over 3 runs a side is
+ * too narrow in its tails for a family. */
 double ar_runs_welch_p(json_t *runs_a, json_t *runs_b);
 /* Holm–Bonferroni over m p-values at family-wise error alpha: reject[i] = 1 for the rejected ones,
  * padj[i] (NULL: not wanted) the adjusted p-values. 0, or -AR_ERUNTIME when out of memory. */

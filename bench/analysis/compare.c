@@ -295,10 +295,10 @@ static int finish_family(json_t *comps, json_t *top) {
     }
     json_object_set_new(c, "summary", summary_json(json_object_get(c, "matches")));
   }
-  char how[300];
+  char how[400];
   snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%): a match is "
            "faster/slower only when its p-value survives the correction (the larger of the bootstrap's and, with two or "
-           "more runs a side, Welch's t on the runs' log p50s)", m, AR_FAMILY_ALPHA * 100);
+           "more runs a side, a t test on the runs' log p50s: Student's pooled at equal run counts, else Welch's)", m, AR_FAMILY_ALPHA * 100);
   json_object_set_new(top, "correction", json_string(how));
   json_object_set_new(top, "family", json_integer(m));
   free(p);

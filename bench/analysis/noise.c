@@ -338,9 +338,16 @@ double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
   for (int i = 0; i < nb; i++) mb += b[i] / nb;
   for (int i = 0; i < na; i++) va += (a[i] - ma) * (a[i] - ma) / (na - 1);
   for (int i = 0; i < nb; i++) vb += (b[i] - mb) * (b[i] - mb) / (nb - 1);
-  double sa = va / na, sb = vb / nb, se = sqrt(sa + sb);
+  double sa = va / na, sb = vb / nb, se = sqrt(sa + sb), df;
+  if (na == nb) { /* Student's pooled t: exact under the null of one distribution, robust to unequal spread at
+                   * equal run counts, and with na + nb - 2 degrees of freedom where Welch's would fall to ~2 */
+    double pooled = ((na - 1) * va + (nb - 1) * vb) / (na + nb - 2);
+    se = sqrt(pooled * (1.0 / na + 1.0 / nb));
+    df = na + nb - 2;
+  } else {
+    df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+  }
   if (!(se > 1e-12 * (fabs(ma) + fabs(mb) + 1))) return fabs(ma - mb) > 1e-12 ? 0 : 1; /* no spread at all */
-  double df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
   return ar_t_two_sided((mb - ma) / se, df);
 }
 
@@ -511,6 +518,6 @@ void ar_family_text(const struct ar_family *fam, char *buf, size_t len) {
   snprintf(buf, len,
            "Ties: Holm-Bonferroni over the %d comparisons with samples of this table (each configuration against its "
            "size's fastest), family-wise error %.3g%%%s; p = the larger of the bootstrap's and, with two or more runs a "
-           "side, Welch's t on the runs' log p50s.",
+           "side, a t test on the runs' log p50s (Student's pooled at equal run counts, else Welch's).",
            fam->tests, fam->alpha * 100, split ? " (5% split over the tables of this call)" : "");
 }

@@ -27,7 +27,7 @@ static void usage(FILE *f) {
           "A configuration wins a size only when it is faster beyond the noise: its difference from the\n"
           "fastest survives Holm-Bonferroni over every comparison of the table (5%% family-wise, split over\n"
           "the tables of the call; p from the bootstrap over runs and samples and, with 2+ runs a side,\n"
-          "Welch's t, as in compare). Otherwise the size is a tie, its tied cells marked ~ (csv: tie=1),\n"
+          "a t test on their log p50s, as in compare). Otherwise the size is a tie, its tied cells marked ~ (csv: tie=1),\n"
           "and the choice keeps the previous size's winner, else the next clear winner, else the simplest\n"
           "algorithm. When a side has a single run its samples cannot show drift between runs:\n"
           "differences below --drift are ties too.\n"

@@ -32,7 +32,7 @@ static void usage(FILE *f) {
           "p50 - 1, smallest..largest over the range). A configuration wins a size only when it is faster\n"
           "beyond the noise: its difference from the fastest survives Holm-Bonferroni over every comparison\n"
           "of the table (5%% family-wise, split over the tables of the call; p from the bootstrap over runs\n"
-          "and samples and, with 2+ runs a side, Welch's t, as in compare). Otherwise the size is a tie\n"
+          "and samples and, with 2+ runs a side, a t test on their log p50s, as in compare). Otherwise the size is a tie\n"
           "(counted in 'ties'; the margin may be negative) and keeps the previous size's choice, else\n"
           "the next clear winner's, else the simplest algorithm, so ranges do not flip on noise. The\n"
           "same rule picks the nccl setting per\n"
