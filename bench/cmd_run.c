@@ -7,6 +7,7 @@
 #include "opts.h"
 #include "provenance.h"
 #include "report.h"
+#include "runenv.h"
 #include "topo.h"
 #include <errno.h>
 #include <sched.h>
@@ -16,8 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Lowest rank with a non-zero status prints its message; everyone returns the agreed status. */
-static int agree_print(MPI_Comm comm, int rc, const char *msg) {
+int ar_agree_print(MPI_Comm comm, int rc, const char *msg) {
   int rank, n;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &n);
@@ -59,7 +59,7 @@ static void default_backends(struct ar_opts *o) {
   }
 }
 
-static void setup_env(struct ar_env *env, const struct ar_opts *o) {
+void ar_run_setup_env(struct ar_env *env, const struct ar_opts *o) {
   memset(env, 0, sizeof *env);
   env->comm = MPI_COMM_WORLD;
   env->opts = o;
@@ -89,13 +89,12 @@ static void affinity_list(char *buf, size_t len) {
   }
 }
 
-/* Topology and binding; returns the binding descriptions (rank 0) or NULL. */
-static int setup_topo(struct ar_env *env, json_t **bindings) {
+int ar_run_setup_topo(struct ar_env *env, json_t **bindings) {
   char msg[AR_ERRLEN] = "", desc[512] = "";
   const struct ar_opts *o = env->opts;
   int rc = ar_topo_load(&env->topo, *o->xml ? o->xml : NULL, msg, sizeof msg);
   /* A bad --xml is a usage error on every rank, even when only some ranks fail to read it. */
-  if (agree_print(env->comm, *o->xml ? rc : 0, msg)) {
+  if (ar_agree_print(env->comm, *o->xml ? rc : 0, msg)) {
     if (env->topo) ar_topo_destroy(env->topo);
     env->topo = NULL;
     return -AR_EINVAL;
@@ -143,7 +142,7 @@ static double gpu_link_gbs(const struct ar_env *env) {
   return gbs;
 }
 
-static void make_run_id(char *buf, size_t len, MPI_Comm comm) {
+void ar_make_run_id(char *buf, size_t len, MPI_Comm comm) {
   char host[64] = "";
   gethostname(host, sizeof host - 1);
   struct timespec ts;
@@ -157,7 +156,7 @@ static void make_run_id(char *buf, size_t len, MPI_Comm comm) {
 
 static int run(struct ar_opts *o, int argc, char **argv) {
   struct ar_env env;
-  setup_env(&env, o);
+  ar_run_setup_env(&env, o);
   char msg[AR_ERRLEN] = "";
   if (check_same_options(&env)) return AR_EXIT_USAGE;
   if (!o->nbackends) default_backends(o);
@@ -177,13 +176,13 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   }
   if (*warn && env.rank == 0) fprintf(stderr, "arbench: %s\n", warn);
   int rc = ar_gpu_select(&env, msg, sizeof msg);
-  if (agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
+  if (ar_agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   struct ar_fault fault;
   rc = ar_fault_parse(&fault, getenv("ARBENCH_INJECT_FAULT"), getenv("ARBENCH_INJECT_DELAY"), env.nranks, msg,
                       sizeof msg);
-  if (agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
+  if (ar_agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
   json_t *bindings = NULL;
-  if (setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
+  if (ar_run_setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
   json_error_t je;
   json_t *point = *o->point ? json_loads(o->point, 0, &je) : NULL;
   if (*o->point && !json_is_object(point)) {
@@ -195,14 +194,14 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   }
   struct ar_writer writer = {0};
   rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
-  if (agree_print(env.comm, rc, msg)) {
+  if (ar_agree_print(env.comm, rc, msg)) {
     json_decref(point);
     json_decref(bindings);
     ar_topo_destroy(env.topo);
     return AR_EXIT_USAGE;
   }
   char run_id[32];
-  make_run_id(run_id, sizeof run_id, env.comm);
+  ar_make_run_id(run_id, sizeof run_id, env.comm);
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
@@ -310,7 +309,7 @@ int ar_cmd_run(int argc, char **argv) {
   }
   MPI_Init(&argc, &argv);
   int status;
-  if (agree_print(MPI_COMM_WORLD, prc, err)) status = AR_EXIT_USAGE;
+  if (ar_agree_print(MPI_COMM_WORLD, prc, err)) status = AR_EXIT_USAGE;
   else status = run(o, argc, argv);
   fflush(stdout);
   MPI_Finalize();

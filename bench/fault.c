@@ -96,6 +96,18 @@ int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, i
   return 0;
 }
 
+int ar_fault_parse_silent(const char *s, int nranks, int *rank, char *err, size_t len) {
+  *rank = -1;
+  if (!s || !*s) return 0;
+  char *end;
+  if (parse_rank(s, &end, nranks, rank) || *end) {
+    *rank = -1;
+    snprintf(err, len, "bad ARBENCH_INJECT_SILENT '%.200s' (allowed: one RANK, 0 to %d)", s, nranks - 1);
+    return -AR_EINVAL;
+  }
+  return 0;
+}
+
 static size_t element_of(long long pos, size_t count) {
   if (pos == -2) return count / 2;
   if (pos < 0 || (unsigned long long)pos >= count) return count - 1;

@@ -24,6 +24,10 @@ struct ar_fault {
 int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, int nranks, char *err,
                    size_t len);
 
+/* Parse ARBENCH_INJECT_SILENT (R: rank R never answers a peer through shared memory: `arbench links`' smoke
+ * test must time out on its pairs and skip them, not hang). NULL or empty: *rank = -1. 0 or -AR_EINVAL. */
+int ar_fault_parse_silent(const char *s, int nranks, int *rank, char *err, size_t len);
+
 /* Overwrite this rank's chosen elements of a checked call's output with the poison value. */
 int ar_fault_corrupt(const struct ar_fault *f, const struct ar_platform *p, void *out, size_t count,
                      enum ar_dtype dt, enum ar_op op, int rank, int nranks);

@@ -4,6 +4,7 @@
 #include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
+#include "links/links.h"
 #include "opts.h"
 #include "results.h"
 #include <getopt.h>
@@ -389,6 +390,10 @@ int ar_cmd_table(int argc, char **argv) {
     return AR_EXIT_NOTHING;
   }
   int had = json_array_size(a.results) > 0;
+  int links = ar_links_table(o.csv || o.json ? NULL : stdout, a.notes); /* `arbench links` records */
+  if (links && (o.csv || o.json))
+    fprintf(stderr, "arbench table: %d link record%s left out: link tables exist in the markdown format only\n", links,
+            links > 1 ? "s" : "");
   ar_filter_apply(&o.filter, a.results);
   struct ar_grid *g = NULL;
   struct ar_by by = {0};
@@ -444,7 +449,7 @@ int ar_cmd_table(int argc, char **argv) {
       free(txt);
       json_decref(root);
     } else json_decref(jg);
-    if (!o.csv && !o.json && !n) printf("(no result records)\n\n");
+    if (!o.csv && !o.json && !n && !links) printf("(no result records)\n\n");
     if (!o.csv && !o.json) print_notes(a.notes);
   }
   ar_grids_free(g, n);

@@ -1,0 +1,327 @@
+/* cmd.c — `arbench links`: start-up shared with `run` (options agreed, topology, binding, run record), the
+ * smoke test, every (method, direction, pattern, size) measured into `link` records, then the report. */
+#include "commands.h"
+#include "engine.h"
+#include "links/measure.h"
+#include "provenance.h"
+#include "runenv.h"
+#include "stats.h"
+#include "topo.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SMOKE_BYTES 4096
+
+/* Where a rank is: its host and the NUMA node it is bound to. */
+struct where {
+  char host[64];
+  int numa;
+};
+
+struct links_run {
+  const struct ar_links_opts *o;
+  struct ar_env *env;
+  struct ar_engine e;  /* the record writer of `run` (ar_engine_emit) */
+  struct ar_lctx c;
+  struct where *at;    /* rank 0: every rank's place */
+  json_t *recs;        /* rank 0: every link record, for the report */
+  uint64_t wrong;
+};
+
+static void rank_id(const struct links_run *L, int r, char *buf, size_t len) {
+  if (L->at[r].numa >= 0) snprintf(buf, len, "%s:numa%d", L->at[r].host, L->at[r].numa);
+  else snprintf(buf, len, "%s:numa?", L->at[r].host);
+}
+
+/* Path class of CPU ranks: NODE within one NUMA node, SYS across (the socket link); "?" unknown. */
+static const char *host_path(const struct links_run *L, int a, int b) {
+  if (L->at[a].numa < 0 || L->at[b].numa < 0) return "?";
+  return L->at[a].numa == L->at[b].numa ? ar_path_name(AR_PATH_NODE) : ar_path_name(AR_PATH_SYS);
+}
+
+static json_t *isolated_of(json_t *recs, int method, size_t bytes, struct ar_flow f) {
+  size_t i;
+  json_t *r;
+  json_array_foreach(recs, i, r) {
+    if (strcmp(ar_rec_str(r, "pattern", ""), "pairs") || strcmp(ar_rec_str(r, "direction", ""), "uni") ||
+        strcmp(ar_rec_str(r, "method", ""), ar_lmethod_name(method)))
+      continue;
+    if ((size_t)ar_rec_num(r, "bytes", 0) == bytes && (int)ar_rec_num(r, "src", -1) == f.src &&
+        (int)ar_rec_num(r, "dst", -1) == f.dst)
+      return json_object_get(r, "gbs");
+  }
+  return NULL;
+}
+
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* The record of flow f: p50 over the repeats' GB/s (v sorted in place). */
+static json_t *flow_record(struct links_run *L, int method, int dir, int pat, int root, int nf, size_t bytes,
+                           struct ar_flow f, double *v, uint64_t wrong) {
+  const struct ar_links_opts *o = L->o;
+  json_t *samples = json_array();
+  for (int r = 0; r < o->repeat; r++) json_array_append_new(samples, json_real(v[r]));
+  struct ar_stats st;
+  ar_stats_compute(v, o->repeat, &st); /* sorts v */
+  double gbs = st.p50;
+  char sid[96], did[96];
+  rank_id(L, f.src, sid, sizeof sid);
+  rank_id(L, f.dst, did, sizeof did);
+  json_t *iso = pat == AR_LP_PAIRS && dir == AR_LD_UNI ? NULL : isolated_of(L->recs, method, bytes, f);
+  double isov = iso ? json_number_value(iso) : NAN;
+  json_t *rec = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:I, s:o, s:o, s:s, s:n, s:n, s:n, s:n}",
+                          "command", "links", "src", f.src, "dst", f.dst, "src_id", sid, "dst_id", did, "method",
+                          ar_lmethod_name(method), "direction", ar_ldir_name(dir), "pattern", ar_lpat_name(pat),
+                          "root", root >= 0 ? json_integer(root) : json_null(), "flows", nf, "bytes",
+                          (json_int_t)bytes, "gbs", num_or_null(gbs), "us",
+                          num_or_null(gbs > 0 ? (double)bytes / (gbs * 1e3) : NAN), "path",
+                          host_path(L, f.src, f.dst), "bottleneck_gbs", "expected_gbs", "ratio", "score");
+  json_object_set_new(rec, "isolated_gbs", num_or_null(isov));
+  json_object_set_new(rec, "loaded_ratio", num_or_null(isov > 0 ? gbs / isov : NAN));
+  json_object_set_new(rec, "repeats", json_integer(o->repeat));
+  json_object_set_new(rec, "iters", json_integer(o->iters));
+  json_object_set_new(rec, "samples_gbs", samples);
+  json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
+  return rec;
+}
+
+static void emit(struct links_run *L, const char *type, json_t *rec) {
+  if (L->env->rank == 0 && !strcmp(type, "link")) json_array_append(L->recs, rec);
+  ar_engine_emit(&L->e, type, rec);
+}
+
+/* Drop the flows of pairs the smoke test found bad; returns how many are left. */
+static int usable(const struct links_run *L, struct ar_flow *f, int nf) {
+  int k = 0;
+  for (int i = 0; i < nf; i++)
+    if (L->c.bad[f[i].src * L->c.n + f[i].dst] == AR_PAIR_OK) f[k++] = f[i];
+  return k;
+}
+
+static int measure_instance(struct links_run *L, int method, int dir, int pat, int inst, struct ar_flow *f,
+                            double *v, uint64_t *wrong) {
+  int n = L->env->nranks, root, max = n * n;
+  int nf = ar_links_flows(pat, dir, n, inst, f, max, &root), want = nf;
+  nf = usable(L, f, nf);
+  if (!nf || (pat == AR_LP_PAIRS && nf != want)) return 0; /* a pair alone is measured whole or not at all */
+  for (int s = 0; s < L->o->nsizes; s++) {
+    size_t bytes = L->o->sizes[s];
+    if (ar_links_measure(&L->c, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong))
+      return -AR_ERUNTIME;
+    if (L->env->rank) continue;
+    for (int k = 0; k < nf; k++) {
+      L->wrong += wrong[k];
+      emit(L, "link", flow_record(L, method, dir, pat, root, nf, bytes, f[k], v + k * L->o->repeat, wrong[k]));
+    }
+  }
+  return 0;
+}
+
+static int measure_all(struct links_run *L) {
+  int n = L->env->nranks, rc = 0;
+  struct ar_flow *f = malloc(sizeof *f * (size_t)(n * n));
+  double *v = malloc(sizeof *v * (size_t)(n * n) * (size_t)L->o->repeat);
+  uint64_t *wrong = malloc(sizeof *wrong * (size_t)(n * n));
+  if (!f || !v || !wrong) rc = -AR_ERUNTIME;
+  for (int m = 0; m < AR_LM_N && !rc; m++)
+    for (int d = 0; d < AR_LD_N && !rc; d++)
+      for (int p = 0; p < AR_LP_N && !rc; p++) {
+        if (!(L->o->methods >> m & 1) || !(L->o->dirs >> d & 1) || !(L->o->patterns >> p & 1)) continue;
+        for (int k = 0; k < ar_links_ninstances(p, d, n) && !rc; k++) rc = measure_instance(L, m, d, p, k, f, v, wrong);
+      }
+  free(f), free(v), free(wrong);
+  return rc;
+}
+
+static void measure_latency(struct links_run *L) {
+  int n = L->env->nranks, rep = L->o->repeat;
+  double *us = calloc((size_t)rep, sizeof *us);
+  for (int s = 0; s < n && us; s++)
+    for (int d = 0; d < n; d++) {
+      if (s == d || L->c.bad[s * n + d] != AR_PAIR_OK) continue;
+      ar_links_pingpong(&L->c, s, d, L->o->lat_iters, rep, us);
+      if (L->env->rank) continue;
+      json_t *samples = json_array();
+      int ok = 1;
+      for (int r = 0; r < rep; r++) {
+        json_array_append_new(samples, num_or_null(us[r]));
+        ok &= !isnan(us[r]);
+      }
+      struct ar_stats st = {0};
+      if (ok) ar_stats_compute(us, rep, &st);
+      char sid[96], did[96];
+      rank_id(L, s, sid, sizeof sid);
+      rank_id(L, d, did, sizeof did);
+      json_t *rec = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:n, s:i, s:i, s:n, s:o, s:s, s:n, s:n, s:n, s:n}",
+                              "command", "links", "src", s, "dst", d, "src_id", sid, "dst_id", did, "method", "flag",
+                              "direction", "pingpong", "pattern", "pairs", "root", "flows", 1, "bytes", 4, "gbs", "us",
+                              ok ? json_real(st.p50) : json_null(), "path",
+                              host_path(L, s, d), "bottleneck_gbs", "expected_gbs", "ratio", "score");
+      json_object_set_new(rec, "isolated_gbs", json_null());
+      json_object_set_new(rec, "loaded_ratio", json_null());
+      json_object_set_new(rec, "repeats", json_integer(rep));
+      json_object_set_new(rec, "iters", json_integer(L->o->lat_iters));
+      json_object_set_new(rec, "samples_us", samples);
+      json_object_set_new(rec, "wrong", json_integer(0));
+      emit(L, "link", rec);
+    }
+  free(us);
+}
+
+/* One line per bad pair (stderr, rank 0) and a skip record each. */
+static void report_bad(struct links_run *L) {
+  int n = L->env->nranks;
+  for (int s = 0; s < n && L->env->rank == 0; s++)
+    for (int d = 0; d < n; d++) {
+      int v = L->c.bad[s * n + d];
+      if (s == d || v == AR_PAIR_OK) continue;
+      char why[400];
+      snprintf(why, sizeof why, "pair %d->%d: %s in the smoke test (%d bytes, %g s timeout): skipped; %s", s, d,
+               v == AR_PAIR_TIMEOUT ? "no answer" : "the data arrived corrupted", SMOKE_BYTES,
+               L->o->smoke_timeout,
+               L->env->device >= 0 ? "on GPUs the usual causes are PCIe ACS or the IOMMU (see arbench doctor; NCCL "
+                                     "works there only with NCCL_P2P_DISABLE=1)"
+               : v == AR_PAIR_TIMEOUT ? "on CPU ranks: the peer stopped answering through shared memory"
+                                      : "on CPU ranks: the copy through shared memory lost data");
+      fprintf(stderr, "arbench links: %s\n", why);
+      emit(L, "skip", json_pack("{s:s, s:i, s:i, s:s, s:s}", "command", "links", "src", s, "dst", d, "reason",
+                                 why, "smoke", v == AR_PAIR_TIMEOUT ? "timeout" : "corrupt"));
+    }
+}
+
+static json_t *links_options(const struct ar_links_opts *o) {
+  json_t *m = json_array(), *d = json_array(), *p = json_array();
+  for (int i = 0; i < AR_LM_N; i++) if (o->methods >> i & 1) json_array_append_new(m, json_string(ar_lmethod_name(i)));
+  for (int i = 0; i < AR_LD_N; i++) if (o->dirs >> i & 1) json_array_append_new(d, json_string(ar_ldir_name(i)));
+  for (int i = 0; i < AR_LP_N; i++) if (o->patterns >> i & 1) json_array_append_new(p, json_string(ar_lpat_name(i)));
+  return json_pack("{s:o, s:o, s:o, s:i, s:f, s:i, s:s}", "methods", m, "directions", d, "patterns", p, "lat_iters",
+                   o->lat_iters, "smoke_timeout", o->smoke_timeout, "smoke_bytes", SMOKE_BYTES, "transport",
+                   "host: MPI shared-memory windows");
+}
+
+static void gather_where(struct links_run *L) {
+  struct where me = {{0}, L->env->topo ? ar_topo_numa_of_self(L->env->topo) : -1};
+  gethostname(me.host, sizeof me.host - 1);
+  L->at = calloc((size_t)L->env->nranks, sizeof *L->at);
+  MPI_Allgather(&me, sizeof me, MPI_BYTE, L->at, sizeof me, MPI_BYTE, L->env->comm);
+}
+
+static int checks(struct ar_env *env, struct ar_fault *fault, int *silent) {
+  char msg[AR_ERRLEN] = "";
+  int rc = 0;
+  if (env->nranks < 2)
+    snprintf(msg, sizeof msg, "links needs 2 or more ranks (mpirun -np N arbench links), got %d", env->nranks), rc = -AR_EINVAL;
+  else if (env->nnodes > 1)
+    snprintf(msg, sizeof msg, "links on CPU ranks needs every rank on one node (MPI shared memory), got %d nodes",
+             env->nnodes), rc = -AR_EINVAL;
+  if (!rc) rc = ar_fault_parse(fault, getenv("ARBENCH_INJECT_FAULT"), NULL, env->nranks, msg, sizeof msg);
+  if (!rc) rc = ar_fault_parse_silent(getenv("ARBENCH_INJECT_SILENT"), env->nranks, silent, msg, sizeof msg);
+  return ar_agree_print(env->comm, rc, msg);
+}
+
+static void opts_for_record(const struct ar_links_opts *o, struct ar_opts *ro) {
+  ar_opts_defaults(ro);
+  memcpy(ro->sizes, o->sizes, sizeof o->sizes);
+  ro->nsizes = o->nsizes;
+  ro->nbackends = 0;
+  ro->iters = o->iters;
+  ro->warmup = o->warmup;
+  ro->repeat = o->repeat;
+  ro->bind = o->bind;
+  snprintf(ro->json, sizeof ro->json, "%s", o->json);
+}
+
+static int probe(struct links_run *L, int argc, char **argv, int silent, const struct ar_fault *fault) {
+  const struct ar_links_opts *o = L->o;
+  struct ar_env *env = L->env;
+  char msg[AR_ERRLEN] = "", run_id[32];
+  json_t *bindings = NULL;
+  if (ar_run_setup_topo(env, &bindings)) return AR_EXIT_USAGE;
+  struct ar_writer writer = {0};
+  int rc = env->rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
+  if (ar_agree_print(env->comm, rc, msg)) {
+    json_decref(bindings);
+    return AR_EXIT_USAGE;
+  }
+  ar_make_run_id(run_id, sizeof run_id, env->comm);
+  L->e = (struct ar_engine){.env = env, .writer = &writer, .run_id = run_id};
+  json_t *runrec = ar_run_record(env, argc, argv, run_id, bindings);
+  gather_where(L);
+  if (env->rank == 0) {
+    json_object_set_new(runrec, "links", links_options(o));
+    if (!o->quiet) {
+      printf("# arbench %s links: %d CPU ranks on 1 node, run %s: copies between MPI shared-memory windows "
+             "(the GPU methods are not implemented yet)\n", AR_VERSION_STRING, env->nranks, run_id);
+      for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
+        printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+    }
+    emit(L, "run", runrec);
+  }
+  int status = AR_EXIT_OK;
+  size_t max = o->sizes[o->nsizes - 1];
+  rc = ar_lctx_open(&L->c, env->comm, max > SMOKE_BYTES ? max : SMOKE_BYTES, o->smoke_timeout, silent, fault, msg,
+                    sizeof msg);
+  if (rc) {
+    if (env->rank == 0) fprintf(stderr, "arbench links: %s\n", msg);
+    status = AR_EXIT_FAIL;
+  } else {
+    int nbad = ar_links_smoke(&L->c, SMOKE_BYTES);
+    report_bad(L);
+    if (measure_all(L)) status = AR_EXIT_FAIL;
+    if (o->lat_iters) measure_latency(L);
+    if (env->rank == 0 && !o->quiet) ar_links_report(stdout, L->recs, env->nranks);
+    uint64_t wrong = L->wrong;
+    MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, env->comm);
+    if (env->rank == 0 && wrong)
+      fprintf(stderr, "arbench links: %llu words arrived different from what was sent: the copies are not correct\n",
+              (unsigned long long)wrong);
+    if (env->rank == 0 && nbad)
+      fprintf(stderr, "arbench links: %d pair%s failed the smoke test and %s skipped\n", nbad, nbad > 1 ? "s" : "",
+              nbad > 1 ? "were" : "was");
+    if (wrong || nbad) status = AR_EXIT_FAIL;
+    ar_lctx_close(&L->c);
+  }
+  int wf = L->e.write_failed;
+  MPI_Bcast(&wf, 1, MPI_INT, 0, env->comm);
+  if (wf) status = AR_EXIT_FAIL;
+  ar_writer_close(&writer);
+  json_decref(bindings);
+  free(L->at);
+  return status;
+}
+
+int ar_cmd_links(int argc, char **argv) {
+  struct ar_links_opts *o = malloc(sizeof *o);
+  struct ar_opts *ro = malloc(sizeof *ro);
+  if (!o || !ro) return free(o), free(ro), AR_EXIT_FAIL;
+  ar_links_defaults(o);
+  char err[AR_ERRLEN] = "";
+  int prc = ar_links_parse(o, argc, argv, err, sizeof err);
+  if (prc == 1) {
+    ar_links_usage(stdout);
+    free(o), free(ro);
+    return AR_EXIT_OK;
+  }
+  MPI_Init(&argc, &argv);
+  int status = AR_EXIT_USAGE;
+  if (!ar_agree_print(MPI_COMM_WORLD, prc, err)) {
+    opts_for_record(o, ro);
+    struct ar_env env;
+    ar_run_setup_env(&env, ro);
+    struct ar_fault fault;
+    int silent = -1;
+    if (!checks(&env, &fault, &silent)) {
+      struct links_run L = {.o = o, .env = &env, .recs = json_array()};
+      status = probe(&L, argc, argv, silent, &fault);
+      json_decref(L.recs);
+    }
+    if (env.topo) ar_topo_destroy(env.topo);
+    MPI_Comm_free(&env.node_comm);
+  }
+  fflush(stdout);
+  MPI_Finalize();
+  free(o), free(ro);
+  return status;
+}
