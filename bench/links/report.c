@@ -277,10 +277,10 @@ static json_t *group(json_t *notes) {
     char key[128], row[128], b[32];
     snprintf(key, sizeof key, "%s %s %s", ar_rec_str(r, "method", "?"), ar_rec_str(r, "direction", "?"),
              ar_rec_str(r, "pattern", "?"));
-    snprintf(row, sizeof row, "%d->%d|%s", (int)ar_rec_num(r, "src", -1), (int)ar_rec_num(r, "dst", -1),
-             ar_rec_str(r, "path", "?"));
-    if (json_is_integer(json_object_get(r, "root")))
-      snprintf(row + strlen(row), sizeof row - strlen(row), " root %d", (int)ar_rec_num(r, "root", -1));
+    int rooted = is(r, "pattern", "to-one") || is(r, "pattern", "from-one");
+    int src = (int)ar_rec_num(r, "src", -1), dst = (int)ar_rec_num(r, "dst", -1);
+    if (rooted) snprintf(row, sizeof row, "%d->%d (root %d)|%s", src, dst, (int)ar_rec_num(r, "root", -1), ar_rec_str(r, "path", "?"));
+    else snprintf(row, sizeof row, "%d->%d|%s", src, dst, ar_rec_str(r, "path", "?"));
     snprintf(b, sizeof b, "%lld", (long long)ar_rec_num(r, "bytes", 0));
     if (!json_object_get(g, key)) json_object_set_new(g, key, json_object());
     json_t *rows = json_object_get(g, key);
