@@ -385,12 +385,13 @@ int ar_cmd_table(int argc, char **argv) {
     ar_ana_free(&a);
     return AR_EXIT_USAGE;
   }
-  if (ar_ana_nothing(&a, "table", argc - optind, argv + optind)) {
+  int nlinks = ar_links_count(a.notes); /* `arbench links` records are something to show */
+  if (!nlinks && ar_ana_nothing(&a, "table", argc - optind, argv + optind)) {
     ar_ana_free(&a);
     return AR_EXIT_NOTHING;
   }
   int had = json_array_size(a.results) > 0;
-  int links = ar_links_table(o.csv || o.json ? NULL : stdout, a.notes); /* `arbench links` records */
+  int links = ar_links_table(o.csv || o.json ? NULL : stdout, a.notes);
   if (links && (o.csv || o.json))
     fprintf(stderr, "arbench table: %d link record%s left out: link tables exist in the markdown format only\n", links,
             links > 1 ? "s" : "");

@@ -72,5 +72,7 @@ int ar_links_findings(json_t *records, int nranks, json_t *out);
  * the flag latency), the median over the files' records. f NULL: print nothing. Removes the link records from
  * notes; returns how many there were. */
 int ar_links_table(FILE *f, json_t *notes);
+/* How many `link` records NOTES holds. */
+int ar_links_count(json_t *notes);
 
 #endif

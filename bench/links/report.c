@@ -346,6 +346,12 @@ static void print_group(FILE *f, const char *key, json_t *rows) {
   fprintf(f, "\n");
 }
 
+int ar_links_count(json_t *notes) {
+  int n = 0;
+  for (size_t i = 0; i < json_array_size(notes); i++) n += is(json_array_get(notes, i), "type", "link");
+  return n;
+}
+
 int ar_links_table(FILE *f, json_t *notes) {
   json_t *g = group(notes), *rows;
   int shown = 0;
