@@ -2,7 +2,9 @@
  * device choice, the run record, then the engine over every backend; exit status at the end. */
 #include "commands.h"
 #include "engine.h"
+#include "fault.h"
 #include "launch.h"
+#include "orphan.h"
 #include "backends/gpu/gpu.h"
 #include "opts.h"
 #include "provenance.h"
@@ -154,12 +156,17 @@ void ar_make_run_id(char *buf, size_t len, MPI_Comm comm) {
   snprintf(buf, len, "%016llx", h);
 }
 
-static int run(struct ar_opts *o, int argc, char **argv) {
-  struct ar_env env;
-  ar_run_setup_env(&env, o);
+/* The run on a set-up environment: every start-up step after the communicators, the engine over every
+ * backend, the agreed counts. Each collective step is a watchdog phase (bounded by -T). */
+static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall,
+                   int argc, char **argv) {
+  struct ar_env env = *env_;
   char msg[AR_ERRLEN] = "";
+  ar_watchdog_phase(dog, "start-up: option check");
+  ar_stall_at(stall, env.rank, AR_STALL_OPTIONS);
   if (check_same_options(&env)) return AR_EXIT_USAGE;
   if (!o->nbackends) default_backends(o);
+  ar_watchdog_phase(dog, "%s", "");
   for (int i = 0; i < o->nbackends; i++) {
     const struct ar_backend *be;
     const char *variant;
@@ -175,6 +182,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   if (*warn && env.rank == 0) fprintf(stderr, "arbench: %s\n", warn);
+  ar_watchdog_phase(dog, "start-up: device selection");
   int rc = ar_gpu_select(&env, msg, sizeof msg);
   if (ar_agree_print(env.comm, rc, msg)) return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   struct ar_fault fault;
@@ -182,7 +190,10 @@ static int run(struct ar_opts *o, int argc, char **argv) {
                       sizeof msg);
   if (ar_agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
   json_t *bindings = NULL;
+  ar_watchdog_phase(dog, "start-up: topology and binding");
+  ar_stall_at(stall, env.rank, AR_STALL_TOPOLOGY);
   if (ar_run_setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
+  ar_watchdog_phase(dog, "%s", "");
   json_error_t je;
   json_t *point = *o->point ? json_loads(o->point, 0, &je) : NULL;
   if (*o->point && !json_is_object(point)) {
@@ -193,6 +204,7 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   struct ar_writer writer = {0};
+  ar_watchdog_phase(dog, "start-up: results file");
   rc = env.rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
   if (ar_agree_print(env.comm, rc, msg)) {
     json_decref(point);
@@ -201,13 +213,18 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   char run_id[32];
+  ar_watchdog_phase(dog, "start-up: run-id exchange");
+  ar_stall_at(stall, env.rank, AR_STALL_RUNID);
   ar_make_run_id(run_id, sizeof run_id, env.comm);
+  ar_watchdog_phase(dog, "%s", "");
   struct ar_report report;
   ar_report_init(&report, stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
   ar_report_columns(&report, o->placement & AR_PLACE_OUT, o->placement & AR_PLACE_IN, o->timing != AR_TIME_LOOP);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
                         .fill_fail_rank = -1};
+  e.dog = dog;
+  ar_watchdog_phase(dog, "start-up: link rates and run record");
   e.link_gbs = gpu_link_gbs(&env);
   e.fault = fault;
   const char *fill_fail = getenv("ARBENCH_INJECT_FILL_FAIL");
@@ -224,14 +241,11 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     }
     ar_engine_emit(&e, "run", runrec);
   }
-  struct ar_peers peers;
-  ar_peers_open(&peers, env.node_comm, env.rank);
-  env.dog = &e.dog;
-  ar_watchdog_start(&e.dog, o->timeout, env.rank, &peers);
+  ar_watchdog_phase(dog, "%s", "");
+  env.dog = dog;
   int status = AR_EXIT_OK;
   for (int i = 0; i < o->nbackends && !ar_engine_stopped(&e); i++) /* the run record failed: not one */
     if (ar_engine_backend(&e, o->backends[i]) == -AR_EINVAL) status = AR_EXIT_USAGE;
-  ar_watchdog_stop(&e.dog);
   env.dog = NULL;
   uint64_t wrong = e.wrong_total; /* already summed over ranks per result */
   if (env.rank == 0) {
@@ -239,15 +253,39 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
   }
   int fails[2] = {e.failures, report.measured}; /* rank 0's counts */
+  ar_watchdog_phase(dog, "teardown: result counts from rank 0");
+  ar_stall_at(stall, env.rank, AR_STALL_BROADCAST);
   MPI_Bcast(fails, 2, MPI_INT, 0, env.comm);
+  ar_watchdog_phase(dog, "%s", "");
   if (status == AR_EXIT_OK && (wrong || fails[0])) status = AR_EXIT_FAIL;
   if (status == AR_EXIT_OK && !fails[1]) status = AR_EXIT_NOTHING; /* every configuration skipped */
   ar_writer_close(&writer);
   json_decref(bindings);
   json_decref(point);
   if (env.topo) ar_topo_destroy(env.topo);
+  return status;
+}
+
+/* Communicators and the node's peer table (who stopped, who reports), then the run. A barrier with the
+ * table still open ends the run, and the watchdog goes on naming stopped peers from a copy (kept, freed by
+ * the caller after MPI_Finalize). */
+static int run(struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall, struct ar_peers *kept,
+               int argc, char **argv) {
+  struct ar_env env;
+  struct ar_peers peers;
+  ar_watchdog_phase(dog, "start-up: communicators and peer table");
+  ar_run_setup_env(&env, o);
+  ar_peers_open(&peers, env.node_comm, env.rank);
+  ar_watchdog_mpi(dog, 1, env.rank, &peers);
+  int status = run_env(&env, o, dog, stall, argc, argv);
+  ar_watchdog_phase(dog, "teardown: barrier");
+  MPI_Barrier(env.comm);
+  ar_peers_copy(&peers, kept);
+  ar_watchdog_mpi(dog, 1, env.rank, kept); /* before the shared table goes */
+  ar_watchdog_phase(dog, "teardown: peer table and communicators");
   ar_peers_close(&peers);
   MPI_Comm_free(&env.node_comm);
+  ar_watchdog_phase(dog, "%s", "");
   return status;
 }
 
@@ -307,12 +345,39 @@ int ar_cmd_run(int argc, char **argv) {
       return lrc;
     }
   }
+  if (ar_orphan_guard(environ)) { /* mpirun was killed while this rank started */
+    free(o);
+    return AR_EXIT_FAIL;
+  }
+  struct ar_stall stall;
+  char serr[AR_ERRLEN] = "";
+  if (ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && !prc) {
+    prc = -AR_EINVAL;
+    snprintf(err, sizeof err, "%s", serr);
+  }
+  /* The watchdog watches from before MPI_Init to after MPI_Finalize: a rank that never arrives (or
+   * stops in a collective of start-up or teardown) ends the job within -T, naming the rank and phase. */
+  struct ar_watchdog dog;
+  ar_watchdog_start(&dog, o->timeout, -1, NULL);
+  ar_watchdog_phase(&dog, "start-up: MPI_Init");
+  int world = -1;
+  if (getenv("OMPI_COMM_WORLD_RANK")) world = atoi(getenv("OMPI_COMM_WORLD_RANK"));
+  ar_stall_at(&stall, world < 0 ? 0 : world, AR_STALL_INIT);
   MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  ar_watchdog_mpi(&dog, 1, world, NULL);
+  ar_watchdog_phase(&dog, "start-up: option agreement");
   int status;
+  struct ar_peers kept = {.win = MPI_WIN_NULL};
   if (ar_agree_print(MPI_COMM_WORLD, prc, err)) status = AR_EXIT_USAGE;
-  else status = run(o, argc, argv);
+  else status = run(o, &dog, &stall, &kept, argc, argv);
   fflush(stdout);
+  ar_watchdog_mpi(&dog, 0, world, kept.slots ? &kept : NULL);
+  ar_watchdog_phase(&dog, "teardown: MPI_Finalize");
+  ar_stall_at(&stall, world, AR_STALL_FINALIZE);
   MPI_Finalize();
+  ar_watchdog_stop(&dog);
+  ar_peers_free(&kept);
   free(o);
   return status;
 }

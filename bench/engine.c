@@ -206,11 +206,11 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
      * not skip it while the others wait in it. */
     rc = agree(env, rc, msg, len);
     if (rc) break;
-    ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) checked call %d", b->spec, ar_dtype_name(dt),
+    ar_watchdog_phase(b->e->dog, "backend %s %s size %zu (%s) checked call %d", b->spec, ar_dtype_name(dt),
                       bytes, place, c);
     if (!rc) rc = cbe->allreduce(cstate, in[k], out[k], count, dt, o->op, b->stream);
     if (!rc) rc = b->plat->sync(b->stream);
-    ar_watchdog_settle(&b->e->dog, rc); /* a failed call's clock runs on into the exchange below */
+    ar_watchdog_settle(b->e->dog, rc); /* a failed call's clock runs on into the exchange below */
     if (!rc) /* ARBENCH_INJECT_FAULT: prove the check catches it */
       rc = ar_fault_corrupt(&b->e->fault, b->plat, out[k], count, dt, o->op, env->rank, env->nranks);
     uint64_t w = 0;
@@ -230,13 +230,13 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
       .be = b->be, .state = b->state, .in = in, .out = out, .nsets = nsets, .count = count,
       .dt = dt, .op = o->op, .warmup = o->warmup, .iters = o->iters, .graph = o->graph,
       .loop = o->timing == AR_TIME_LOOP,
-      .stream = b->stream, .heartbeat = &b->e->dog.heartbeat,
+      .stream = b->stream, .heartbeat = &b->e->dog->heartbeat,
     };
     struct ar_fault_slow slow; /* ARBENCH_INJECT_DELAY: prove max over ranks and -T */
     ar_fault_wrap(&b->e->fault, env->rank, b->plat, &loop, &slow);
-    ar_watchdog_phase(&b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
+    ar_watchdog_phase(b->e->dog, "backend %s %s size %zu (%s) timing", b->spec, ar_dtype_name(dt),
                       bytes, place);
-    if (o->graph && b->plat != &ar_host_platform) ar_watchdog_unit(&b->e->dog, o->graph); /* a replay = K */
+    if (o->graph && b->plat != &ar_host_platform) ar_watchdog_unit(b->e->dog, o->graph); /* a replay = K */
     MPI_Barrier(env->comm);
     int n = b->plat->time_loop(&loop, samples, msg, len);
     rc = n < 0 ? n : 0;
@@ -258,7 +258,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
       ar_stats_compute(maxs, nsamp, &m->st);
     }
   }
-  ar_watchdog_phase(&b->e->dog, "%s", "");
+  ar_watchdog_phase(b->e->dog, "%s", "");
   free(in);
   free(out);
   free(samples);
@@ -401,11 +401,11 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
     emit_note(e, "skip", &b, (enum ar_dtype)-1, 0, msg);
     return 0;
   }
-  ar_watchdog_phase(&e->dog, "backend %s init", spec);
+  ar_watchdog_phase(e->dog, "backend %s init", spec);
   rc = agree(env, b.be->init(env, b.variant, &b.state, msg, sizeof msg), msg, sizeof msg);
   if (rc) {
     emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);
-    ar_watchdog_phase(&e->dog, "%s", "");
+    ar_watchdog_phase(e->dog, "%s", "");
     return rc == -AR_EINVAL ? rc : 0;
   }
   size_t maxb = max_bytes_of(env->opts);
@@ -417,21 +417,21 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   rc = agree(env, rc, msg, sizeof msg);
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
   else if (!rc) { /* local allocation and page touching (can take seconds): not a collective */
-    ar_watchdog_phase(&e->dog, "%s", "");
+    ar_watchdog_phase(e->dog, "%s", "");
     rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
-    ar_watchdog_phase(&e->dog, "backend %s init", spec);
+    ar_watchdog_phase(e->dog, "backend %s init", spec);
   }
   rc = agree(env, rc, msg, sizeof msg);
-  ar_watchdog_phase(&e->dog, "%s", ""); /* measure() names its own phases */
+  ar_watchdog_phase(e->dog, "%s", ""); /* measure() names its own phases */
   if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);
   for (int d = 0; !rc && d < env->opts->ndtypes; d++) run_dtype(&b, env->opts->dtypes[d]);
-  ar_watchdog_phase(&e->dog, "backend %s fini", spec);
+  ar_watchdog_phase(e->dog, "backend %s fini", spec);
   MPI_Barrier(env->comm);
   /* Buffers first (a backend may have registered them), then the backend, then the stream. */
   if (b.pool && b.be->release) b.be->release(b.state, b.pool);
   else if (b.pool) b.plat->release(b.pool);
   b.be->fini(b.state);
   if (b.stream && b.plat->stream_destroy) b.plat->stream_destroy(b.stream);
-  ar_watchdog_phase(&e->dog, "%s", "");
+  ar_watchdog_phase(e->dog, "%s", "");
   return 0;
 }

@@ -25,6 +25,7 @@ struct ar_watchdog {
   int exchange;         /* 1 while a status exchange runs in what was an idle phase */
   int after_failure;    /* that exchange follows a failed call and keeps its clock (ar_watchdog_settle) */
   int stop, started;
+  int mpi_up;           /* MPI_Init returned and MPI_Finalize not called: a timeout can MPI_Abort */
 };
 
 struct ar_engine {
@@ -33,7 +34,7 @@ struct ar_engine {
   const char *run_id;
   json_t *point;            /* sweep point (object) or NULL */
   struct ar_report *report; /* rank 0 only */
-  struct ar_watchdog dog;
+  struct ar_watchdog *dog;  /* the run's watchdog, start-up to MPI_Finalize (cmd_run.c) */
   uint64_t wrong_total;     /* wrong elements over all results */
   int failures;             /* error records written */
   int write_failed;         /* rank 0: a record could not be written (the run stops; see ar_engine_stopped) */
@@ -43,7 +44,11 @@ struct ar_engine {
   size_t fill_fail_bytes;   /* size fails (tests the agreement before checked calls); -1 = off */
 };
 
+/* Starts watching (timeout > 0), possibly before MPI_Init (rank -1: the launcher's rank in messages). */
 int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank, const struct ar_peers *peers);
+/* MPI is up (1: a timeout aborts the job) or about to finalize (0: a timeout exits this rank); the world
+ * rank and the node's peer table (NULL when there is none). */
+void ar_watchdog_mpi(struct ar_watchdog *d, int mpi_up, int rank, const struct ar_peers *peers);
 void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...);
 /* The current phase's work finishes in units of per collectives (a graph replay): the timeout is
  * per collective, so one unit may take per x -T. */

@@ -54,4 +54,17 @@ int ar_fault_wrap_checked(const struct ar_fault *f, int rank, const struct ar_pl
                           const struct ar_backend **be, void **state, struct ar_fault_slow *w);
 void ar_fault_unwrap(struct ar_fault_slow *w);
 
+/* ARBENCH_INJECT_STALL=R:WHERE (bench/fault_stall.c): rank R stops itself with SIGSTOP at one point of
+ * start-up or teardown, outside the timed loop. */
+enum { AR_STALL_INIT, AR_STALL_OPTIONS, AR_STALL_TOPOLOGY, AR_STALL_RUNID, AR_STALL_BROADCAST, AR_STALL_FINALIZE,
+       AR_STALL_NPOINTS };
+struct ar_stall {
+  int rank, where; /* -1, -1: none */
+};
+/* spec NULL or empty: none. 0, or -AR_EINVAL with one line in err naming the bad value. */
+int ar_stall_parse(struct ar_stall *s, const char *spec, char *err, size_t len);
+/* Stops this process when (rank, where) is the planted point. */
+void ar_stall_at(const struct ar_stall *s, int rank, int where);
+const char *ar_stall_name(int where);
+
 #endif

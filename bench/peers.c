@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +40,31 @@ void ar_peers_close(struct ar_peers *p) {
   if (p->win != MPI_WIN_NULL) MPI_Win_free(&p->win);
   p->claim = NULL;
   p->slots = NULL;
+}
+
+void ar_peers_copy(const struct ar_peers *p, struct ar_peers *copy) {
+  memset(copy, 0, sizeof *copy);
+  copy->win = MPI_WIN_NULL;
+  if (!p->slots) return;
+  copy->slots = malloc(sizeof *copy->slots * (size_t)p->n);
+  copy->claim = calloc(1, sizeof *copy->claim);
+  if (!copy->slots || !copy->claim) {
+    ar_peers_free(copy);
+    return;
+  }
+  for (int i = 0; i < p->n; i++) {
+    copy->slots[i].pid = __atomic_load_n(&p->slots[i].pid, __ATOMIC_ACQUIRE);
+    copy->slots[i].rank = __atomic_load_n(&p->slots[i].rank, __ATOMIC_ACQUIRE);
+  }
+  copy->n = p->n;
+  copy->me = p->me;
+}
+
+void ar_peers_free(struct ar_peers *copy) {
+  free(copy->slots);
+  free(copy->claim);
+  copy->slots = NULL;
+  copy->claim = NULL;
 }
 
 int ar_peers_claim(const struct ar_peers *p, int world_rank) {

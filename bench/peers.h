@@ -22,6 +22,11 @@ struct ar_peers {
 void ar_peers_open(struct ar_peers *p, MPI_Comm node_comm, int world_rank);
 void ar_peers_close(struct ar_peers *p);
 
+/* A private copy of the table (no MPI; its claim is this process's own), for the watchdog to name stopped
+ * peers in teardown after the shared table is closed; ar_peers_free releases it. */
+void ar_peers_copy(const struct ar_peers *p, struct ar_peers *copy);
+void ar_peers_free(struct ar_peers *copy);
+
 /* 1 when this rank is the first on its node to claim the report (or there is no table), else 0. */
 int ar_peers_claim(const struct ar_peers *p, int world_rank);
 

@@ -1,8 +1,9 @@
-/* watchdog.c — a thread per rank that aborts the job (MPI_Abort) when a collective makes no progress
- * for -T seconds: one line per node naming the phase (backend, variant, size, rank) and the culprit. */
+/* watchdog.c — a thread per rank, from before MPI_Init to after MPI_Finalize, that ends the job when a
+ * phase makes no progress for -T seconds: one line naming the rank, the phase and the culprit. */
 #include "engine.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,14 +19,35 @@ static void nap_ms(long ms) {
   nanosleep(&t, NULL);
 }
 
-/* Fire: the first rank of the node to claim reports and aborts the job; the others wait for the
- * abort to reach them and leave quietly if it does not (their reporter may be the stuck one). */
+/* The rank for messages before MPI_Init returns: the launcher's, else -1. */
+static int launcher_rank(void) {
+  const char *env = getenv("OMPI_COMM_WORLD_RANK");
+  if (!env) env = getenv("PMIX_RANK");
+  return env ? atoi(env) : -1;
+}
+
+/* Fire. While MPI is up, the first rank of the node to claim reports and aborts the job; the others wait
+ * for the abort to reach them and leave quietly if it does not (their reporter may be the stuck one).
+ * In MPI_Init or MPI_Finalize there is no MPI_Abort: every rank that fires says so and exits, and the
+ * launcher ends the job when a rank exits non-zero. */
 static void fire(struct ar_watchdog *d, const char *phase, double limit) {
-  if (ar_peers_claim(d->peers, d->rank)) {
-    char who[512];
-    ar_peers_culprits(d->peers, who, sizeof who);
-    fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; aborting\n",
-            d->rank, phase, limit, d->timeout, who);
+  pthread_mutex_lock(&d->lock);
+  int mpi_up = d->mpi_up, rank = d->rank;
+  const struct ar_peers *peers = d->peers;
+  pthread_mutex_unlock(&d->lock);
+  if (rank < 0) rank = launcher_rank();
+  char who[512];
+  if (peers) ar_peers_culprits(peers, who, sizeof who);
+  else snprintf(who, sizeof who, "no peer table here (it exists between start-up's communicators and teardown)");
+  if (!mpi_up) {
+    fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; ending the job\n", rank,
+            phase, limit, d->timeout, who);
+    fflush(stderr);
+    _exit(AR_EXIT_FAIL);
+  }
+  if (ar_peers_claim(peers, rank)) {
+    fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; aborting\n", rank, phase,
+            limit, d->timeout, who);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, AR_EXIT_FAIL);
     _exit(AR_EXIT_FAIL);
@@ -80,6 +102,14 @@ int ar_watchdog_start(struct ar_watchdog *d, double timeout, int rank, const str
   if (pthread_create(&d->thread, NULL, watch, d)) return -AR_ERUNTIME;
   d->started = 1;
   return 0;
+}
+
+void ar_watchdog_mpi(struct ar_watchdog *d, int mpi_up, int rank, const struct ar_peers *peers) {
+  pthread_mutex_lock(&d->lock);
+  d->mpi_up = mpi_up;
+  d->rank = rank;
+  d->peers = peers;
+  pthread_mutex_unlock(&d->lock);
 }
 
 void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...) {

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "engine.h"
 #include "links/measure.h"
+#include "orphan.h"
 #include "provenance.h"
 #include "runenv.h"
 #include "stats.h"
@@ -292,6 +293,8 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   return status;
 }
 
+extern char **environ;
+
 int ar_cmd_links(int argc, char **argv) {
   struct ar_links_opts *o = malloc(sizeof *o);
   struct ar_opts *ro = malloc(sizeof *ro);
@@ -304,6 +307,7 @@ int ar_cmd_links(int argc, char **argv) {
     free(o), free(ro);
     return AR_EXIT_OK;
   }
+  if (ar_orphan_guard(environ)) return free(o), free(ro), AR_EXIT_FAIL; /* mpirun already gone */
   MPI_Init(&argc, &argv);
   int status = AR_EXIT_USAGE;
   if (!ar_agree_print(MPI_COMM_WORLD, prc, err)) {

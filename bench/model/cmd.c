@@ -286,12 +286,14 @@ static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
     ar_topo_destroy(t);
     return rc == -AR_EINVAL ? AR_EXIT_USAGE : rc ? AR_EXIT_FAIL : AR_EXIT_OK;
   }
+  double t0 = ar_model_clock();
   if (!rc) rc = ar_mgraph_build(&g, t, o->np ? o->np : ar_topo_ngpus(t), p, err, sizeof err);
   if (rc) {
     fprintf(stderr, "arbench model: %s\n", err);
     ar_topo_destroy(t);
     return rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   }
+  ar_model_prepare(g, p, o->algo_mask, ar_mgraph_n(g) >= AR_MODEL_PROGRESS_GPUS ? stderr : NULL, t0);
   int ex = AR_EXIT_OK;
   if (!o->json) {
     print_header(t, g);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define AR_MLINKS 16 /* links above one GPU, at most */
 #define AR_MPATH (2 * AR_MLINKS + 1)
@@ -23,13 +24,22 @@ int ar_malgo_parse(const char *s) {
 
 int ar_malgo_is_nccl(enum ar_malgo a) { return a <= AR_M_TREE_SIMPLE; }
 
+/* One algorithm's cost on this graph under one parameter set, computed once and read for every size. */
+struct mcost {
+  int valid;
+  struct ar_mparams p; /* the parameters it was computed with */
+  double fx, ov, pb;
+};
+
 struct ar_mgraph {
-  int n, nlink, nisland;
+  int n, nlink, maxlink, nisland;
   unsigned long long *key; /* link identity: hwloc id << 1 | direction, or a socket pair */
   double *cap;             /* GB/s, per direction */
+  int *slot, nslot;        /* open-addressing index of key: link + 1, 0 = empty (nslot a power of 2) */
   int *plen, *path;        /* path of pair a*n+b: plen[a*n+b] links at path[(a*n+b)*AR_MPATH] */
   enum ar_path *cls;
   int *island;
+  struct mcost *cost;      /* AR_M_NALGO entries: the memo behind ar_model_time */
 };
 
 int ar_mgraph_n(const struct ar_mgraph *g) { return g->n; }
@@ -44,6 +54,8 @@ void ar_mgraph_free(struct ar_mgraph *g) {
   if (!g) return;
   free(g->key);
   free(g->cap);
+  free(g->slot);
+  free(g->cost);
   free(g->plen);
   free(g->path);
   free(g->cls);
@@ -62,12 +74,22 @@ static double socket_gbs(const struct ar_mparams *p, const struct ar_topo *t) {
                                                                                         : p->socket_gbs_other;
 }
 
-/* Index of link key, added with capacity cap when new. */
+static size_t slot_of(unsigned long long key, int nslot) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  return (size_t)(key & (unsigned long long)(nslot - 1));
+}
+
+/* Index of link key, added with capacity cap when new; -1 when out of memory. */
 static int link_of(struct ar_mgraph *g, unsigned long long key, double cap) {
-  for (int i = 0; i < g->nlink; i++)
-    if (g->key[i] == key) return i;
+  size_t h = slot_of(key, g->nslot);
+  for (; g->slot[h]; h = (h + 1) & (size_t)(g->nslot - 1))
+    if (g->key[g->slot[h] - 1] == key) return g->slot[h] - 1;
+  if (g->nlink == g->maxlink || 2 * (g->nlink + 1) > g->nslot) return -1; /* sized by the caller */
   g->key[g->nlink] = key;
   g->cap[g->nlink] = cap;
+  g->slot[h] = g->nlink + 1;
   return g->nlink++;
 }
 
@@ -78,31 +100,44 @@ static int in_chain(const struct ar_topo_link *c, int n, unsigned long long id) 
 }
 
 /* Append to path: a's links not shared with b (dir). A bridge link of unknown speed counts as the GPU's. */
-static void add_side(struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_topo_link *la, int na,
-                     const struct ar_topo_link *lb, int nb, int dir, int *path, int *len) {
+static int add_side(struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_topo_link *la, int na,
+                    const struct ar_topo_link *lb, int nb, int dir, int *path, int *len) {
   for (int i = 0; i < na; i++) {
     double gbs = la[i].gbs > 0 ? la[i].gbs : la[0].gbs;
-    if (!in_chain(lb, nb, la[i].id))
-      path[(*len)++] = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * link_eff(p, gbs));
+    if (in_chain(lb, nb, la[i].id)) continue;
+    int l = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * link_eff(p, gbs));
+    if (l < 0) return -1;
+    path[(*len)++] = l;
   }
+  return 0;
 }
 
-static void build_pair(struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p, int a, int b,
-                       double sock) {
-  struct ar_topo_link la[AR_MLINKS], lb[AR_MLINKS];
-  int na = ar_topo_gpu_links(t, a, la, AR_MLINKS), nb = ar_topo_gpu_links(t, b, lb, AR_MLINKS);
+/* The links above every GPU, read from the topology once. */
+struct chains {
+  struct ar_topo_link (*l)[AR_MLINKS];
+  int *n;
+};
+
+static int build_pair(struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
+                      const struct chains *c, int a, int b, double sock) {
+  const struct ar_topo_link *la = c->l[a], *lb = c->l[b];
+  int na = c->n[a], nb = c->n[b];
   int *path = &g->path[(a * g->n + b) * AR_MPATH], len = 0;
   g->cls[a * g->n + b] = ar_topo_path(t, a, b, NULL, NULL);
   if (a == b) {
     g->plen[a * g->n + b] = 0;
-    return;
+    return 0;
   }
-  add_side(g, p, la, na, lb, nb, 0, path, &len);
+  if (add_side(g, p, la, na, lb, nb, 0, path, &len)) return -1;
   int pa = ar_topo_gpu(t, a)->package, pb = ar_topo_gpu(t, b)->package;
-  if (g->cls[a * g->n + b] == AR_PATH_SYS && pa != pb && pa >= 0 && pb >= 0)
-    path[len++] = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock);
-  add_side(g, p, lb, nb, la, na, 1, path, &len);
+  if (g->cls[a * g->n + b] == AR_PATH_SYS && pa != pb && pa >= 0 && pb >= 0) {
+    int l = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock);
+    if (l < 0) return -1;
+    path[len++] = l;
+  }
+  if (add_side(g, p, lb, nb, la, na, 1, path, &len)) return -1;
   g->plen[a * g->n + b] = len;
+  return 0;
 }
 
 static void build_islands(struct ar_mgraph *g, const struct ar_topo *t) {
@@ -134,22 +169,35 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
       return -AR_EINVAL;
     }
   struct ar_mgraph *g = calloc(1, sizeof *g);
-  size_t np = (size_t)n * (size_t)n, maxl = np * AR_MPATH + 1;
+  size_t np = (size_t)n * (size_t)n;
   if (!g) return -AR_ERUNTIME;
   g->n = n;
-  g->key = calloc(maxl, sizeof *g->key);
-  g->cap = calloc(maxl, sizeof *g->cap);
+  /* Distinct links: at most the links above each GPU, both directions, plus the socket pairs. */
+  g->maxlink = 2 * AR_MLINKS * n + 256 * 256;
+  for (g->nslot = 1; g->nslot < 2 * g->maxlink; g->nslot <<= 1) {
+  }
+  g->key = calloc((size_t)g->maxlink, sizeof *g->key);
+  g->cap = calloc((size_t)g->maxlink, sizeof *g->cap);
+  g->slot = calloc((size_t)g->nslot, sizeof *g->slot);
   g->plen = calloc(np, sizeof *g->plen);
   g->path = calloc(np * AR_MPATH, sizeof *g->path);
   g->cls = calloc(np, sizeof *g->cls);
   g->island = calloc((size_t)n, sizeof *g->island);
-  if (!g->key || !g->cap || !g->plen || !g->path || !g->cls || !g->island) {
+  g->cost = calloc(AR_M_NALGO, sizeof *g->cost);
+  struct chains c = {malloc(sizeof *c.l * (size_t)n), calloc((size_t)n, sizeof *c.n)};
+  int rc = !g->key || !g->cap || !g->slot || !g->plen || !g->path || !g->cls || !g->island || !g->cost || !c.l ||
+           !c.n;
+  for (int i = 0; !rc && i < n; i++) c.n[i] = ar_topo_gpu_links(t, i, c.l[i], AR_MLINKS);
+  double sock = socket_gbs(p, t);
+  for (int a = 0; a < n && !rc; a++)
+    for (int b = 0; b < n && !rc; b++) rc = build_pair(g, t, p, &c, a, b, sock);
+  free(c.l);
+  free(c.n);
+  if (rc) {
     ar_mgraph_free(g);
+    snprintf(err, len, "out of memory for the link graph of %d GPUs", n);
     return -AR_ERUNTIME;
   }
-  double sock = socket_gbs(p, t);
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++) build_pair(g, t, p, a, b, sock);
   build_islands(g, t);
   *out = g;
   return 0;
@@ -157,27 +205,85 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
 
 /* ---- max-min fair sharing (progressive filling) ---- */
 
+/* Links in a binary min-heap by their fair share rem / cnt. A link's share only grows as flows are frozen
+ * (each frozen flow takes the smallest share), so a stale entry is re-keyed when it reaches the top. */
+struct heap {
+  int n, *l;
+  double *k;
+};
+
+static void heap_push(struct heap *h, int l, double k) {
+  int i = h->n++;
+  for (; i > 0 && h->k[(i - 1) / 2] > k; i = (i - 1) / 2) {
+    h->k[i] = h->k[(i - 1) / 2];
+    h->l[i] = h->l[(i - 1) / 2];
+  }
+  h->k[i] = k;
+  h->l[i] = l;
+}
+
+static int heap_pop(struct heap *h, double *key) {
+  int top = h->l[0], i = 0, l = h->l[--h->n];
+  double k = h->k[h->n];
+  *key = h->k[0];
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= h->n) break;
+    if (c + 1 < h->n && h->k[c + 1] < h->k[c]) c++;
+    if (h->k[c] >= k) break;
+    h->k[i] = h->k[c];
+    h->l[i] = h->l[c];
+    i = c;
+  }
+  if (h->n) {
+    h->k[i] = k;
+    h->l[i] = l;
+  }
+  return top;
+}
+
+/* Progressive filling: the link with the smallest fair share freezes its flows at that share, which
+ * leaves the other links on their paths; the flows of each link are listed once (CSR), so the work is
+ * the paths' total length times log(links). */
 void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const int *dst, double *rate) {
-  double *rem = malloc(sizeof(double) * (size_t)(g->nlink + 1));
-  int *cnt = calloc((size_t)g->nlink + 1, sizeof(int)), *done = calloc((size_t)nf + 1, sizeof(int));
-  if (!rem || !cnt || !done) goto out;
-  memcpy(rem, g->cap, sizeof(double) * (size_t)g->nlink);
+  int L = g->nlink;
+  double *rem = malloc(sizeof(double) * (size_t)(L + 1));
+  int *cnt = calloc((size_t)L + 1, sizeof(int)), *start = calloc((size_t)L + 2, sizeof(int));
+  char *done = calloc((size_t)nf + 1, 1);
+  struct heap h = {0, malloc(sizeof(int) * (size_t)(L + 1)), malloc(sizeof(double) * (size_t)(L + 1))};
+  int *list = NULL;
+  for (int f = 0; f < nf; f++) rate[f] = INFINITY;
+  if (!rem || !cnt || !start || !done || !h.l || !h.k) goto out;
+  memcpy(rem, g->cap, sizeof(double) * (size_t)L);
+  size_t total = 0;
   for (int f = 0; f < nf; f++) {
     int pr = src[f] * g->n + dst[f];
-    for (int k = 0; k < g->plen[pr]; k++) cnt[g->path[pr * AR_MPATH + k]]++;
-    rate[f] = INFINITY;
+    for (int k = 0; k < g->plen[pr]; k++) start[g->path[pr * AR_MPATH + k] + 1]++;
+    total += (size_t)g->plen[pr];
   }
-  for (;;) {
-    int bl = -1;
-    for (int l = 0; l < g->nlink; l++)
-      if (cnt[l] > 0 && (bl < 0 || rem[l] / cnt[l] < rem[bl] / cnt[bl])) bl = l;
-    if (bl < 0) break;
+  for (int l = 0; l < L; l++) start[l + 1] += start[l];
+  if (!(list = malloc(sizeof(int) * (total + 1)))) goto out;
+  for (int f = 0; f < nf; f++) {
+    int pr = src[f] * g->n + dst[f];
+    for (int k = 0; k < g->plen[pr]; k++) {
+      int l = g->path[pr * AR_MPATH + k];
+      list[start[l] + cnt[l]++] = f;
+    }
+  }
+  for (int l = 0; l < L; l++)
+    if (cnt[l] > 0) heap_push(&h, l, rem[l] / cnt[l]);
+  while (h.n) {
+    double key;
+    int bl = heap_pop(&h, &key);
+    if (cnt[bl] <= 0) continue; /* every flow on it is frozen */
     double share = rem[bl] / cnt[bl];
-    for (int f = 0; f < nf; f++) {
-      int pr = src[f] * g->n + dst[f], on = 0;
+    if (share > key) { /* its share grew since it was keyed */
+      heap_push(&h, bl, share);
+      continue;
+    }
+    for (int i = start[bl]; i < start[bl + 1]; i++) {
+      int f = list[i], pr = src[f] * g->n + dst[f];
       if (done[f]) continue;
-      for (int k = 0; k < g->plen[pr]; k++) on |= g->path[pr * AR_MPATH + k] == bl;
-      if (!on) continue;
       done[f] = 1;
       rate[f] = share;
       for (int k = 0; k < g->plen[pr]; k++) {
@@ -190,26 +296,49 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
 out:
   free(rem);
   free(cnt);
+  free(start);
   free(done);
+  free(list);
+  free(h.l);
+  free(h.k);
 }
 
 /* ---- flow sets of the algorithms: slowest rate (GB/s) and largest hop latency (us) ---- */
 
 struct flows {
-  int n, src[4096], dst[4096];
+  int n, cap, *src, *dst; /* cap < 0: out of memory (the cost is then NaN, never a silent subset) */
 };
 
 static void add_flow(struct flows *f, int s, int d) {
-  if (f->n < 4096 && s != d) {
-    f->src[f->n] = s;
-    f->dst[f->n++] = d;
+  if (s == d || f->cap < 0) return;
+  if (f->n == f->cap) {
+    int cap = f->cap ? 2 * f->cap : 64;
+    int *ns = realloc(f->src, sizeof(int) * (size_t)cap), *nd = ns ? realloc(f->dst, sizeof(int) * (size_t)cap) : NULL;
+    if (ns) f->src = ns;
+    if (!ns || !nd) {
+      f->cap = -1;
+      return;
+    }
+    f->dst = nd;
+    f->cap = cap;
   }
+  f->src[f->n] = s;
+  f->dst[f->n++] = d;
+}
+
+static void flows_free(struct flows *f) {
+  free(f->src);
+  free(f->dst);
+  memset(f, 0, sizeof *f);
 }
 
 static double min_rate(const struct ar_mgraph *g, const struct flows *f) {
-  double r[4096], m = INFINITY;
+  if (f->cap < 0) return NAN;
+  double *r = malloc(sizeof(double) * ((size_t)f->n + 1)), m = INFINITY;
+  if (!r) return NAN;
   ar_mgraph_maxmin(g, f->n, f->src, f->dst, r);
   for (int k = 0; k < f->n; k++) m = fmin(m, r[k]);
+  free(r);
   return m;
 }
 
@@ -221,19 +350,20 @@ static double max_hop(const struct ar_mgraph *g, const struct ar_mparams *p, con
 
 /* us per byte when every flow of f carries `share` bytes per byte of the message, at efficiency eff. */
 static double cost(const struct ar_mgraph *g, const struct flows *f, double share, double eff) {
+  if (f->cap < 0) return NAN;
   double r = min_rate(g, f);
   return isinf(r) || f->n == 0 ? 0 : share / (r * eff * 1e3);
 }
 
 static void all_pairs(const struct ar_mgraph *g, struct flows *f, int island) {
-  f->n = 0;
+  flows_free(f);
   for (int a = 0; a < g->n; a++)
     for (int b = 0; b < g->n; b++)
       if (island < 0 || (g->island[a] == g->island[b])) add_flow(f, a, b);
 }
 
 static void ring(const struct ar_mgraph *g, struct flows *f, int step, int both) {
-  f->n = 0;
+  flows_free(f);
   for (int r = 0; r < g->n; r++) {
     add_flow(f, r, (r + step) % g->n);
     if (both) add_flow(f, (r + step) % g->n, r);
@@ -245,9 +375,8 @@ static void ring(const struct ar_mgraph *g, struct flows *f, int step, int both)
 static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double *fx,
                       double *ov, double *pb) {
   int n = g->n, tree = a == AR_M_TREE_LL || a == AR_M_TREE_SIMPLE, ll = a == AR_M_RING_LL || a == AR_M_TREE_LL;
-  struct flows f;
+  struct flows f = {0};
   if (tree) { /* NCCL's intra-node tree is a chain: reduce up, broadcast down */
-    f.n = 0;
     for (int r = 0; r + 1 < n; r++) {
       add_flow(&f, r, r + 1);
       add_flow(&f, r + 1, r);
@@ -259,10 +388,11 @@ static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enu
   *fx = p->nccl_launch_us + p->nccl_base_us[tree][!ll];
   *ov = 2.0 * (n - 1) * p->nccl_hw_us[tree][!ll];
   *pb = cost(g, &f, 2.0 * (n - 1) / n, eff);
+  flows_free(&f);
 }
 
 static void staged_cost(const struct ar_mgraph *g, const struct ar_mparams *p, double *fx, double *pb) {
-  struct flows f;
+  struct flows f = {0};
   *fx = p->custom_fixed_us;
   *pb = 0;
   for (int pass = 0; pass + 1 < g->n; pass++) { /* reduce-scatter pass and its all-gather twin */
@@ -270,51 +400,92 @@ static void staged_cost(const struct ar_mgraph *g, const struct ar_mparams *p, d
     *fx += 2 * max_hop(g, p, &f);
     *pb += 2 * cost(g, &f, 1.0 / g->n, 1.0);
   }
+  flows_free(&f);
 }
 
 static void islands_cost(const struct ar_mgraph *g, const struct ar_mparams *p, double *fx, double *pb) {
-  struct flows in, x;
-  int size[256] = {0}, m = 0;
-  for (int i = 0; i < g->n; i++) size[g->island[i]]++;
+  struct flows in = {0}, x = {0};
+  int size[256] = {0}, m = 0, *local = malloc(sizeof(int) * (size_t)g->n);
+  if (!local) {
+    *fx = *pb = NAN;
+    return;
+  }
+  for (int i = 0; i < g->n; i++) local[i] = size[g->island[i]]++; /* index of a GPU inside its island */
   for (int k = 0; k < g->nisland; k++) m = size[k] > m ? size[k] : m;
   all_pairs(g, &in, 0);
-  x.n = 0; /* rank l of each island exchanges its 1/m slice with rank l of every other island */
+  /* rank l of each island exchanges its 1/m slice with rank l of every other island */
   for (int a = 0; a < g->n; a++)
-    for (int b = 0; b < g->n; b++) {
-      int la = 0, lb = 0;
-      for (int i = 0; i < a; i++) la += g->island[i] == g->island[a];
-      for (int i = 0; i < b; i++) lb += g->island[i] == g->island[b];
-      if (g->island[a] != g->island[b] && la == lb) add_flow(&x, a, b);
-    }
+    for (int b = 0; b < g->n; b++)
+      if (g->island[a] != g->island[b] && local[a] == local[b]) add_flow(&x, a, b);
   *fx = p->custom_fixed_us + 3 * max_hop(g, p, &in) + max_hop(g, p, &x);
   *pb = 2 * cost(g, &in, 1.0 / m, 1.0) + cost(g, &x, 1.0 / m, 1.0);
+  free(local);
+  flows_free(&in);
+  flows_free(&x);
+}
+
+/* The cost of algorithm a: fixed part, the step latencies that overlap the data (NCCL), us per byte. */
+static void algo_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double *fx, double *ov,
+                      double *pb) {
+  struct flows f = {0};
+  *fx = *ov = *pb = 0;
+  if (p->fit[a].set && p->fit[a].ranks == g->n) {
+    *fx = p->fit[a].fixed_us;
+    *pb = p->fit[a].us_per_byte;
+  } else if (ar_malgo_is_nccl(a)) {
+    nccl_cost(g, p, a, fx, ov, pb);
+  } else if (a == AR_M_ONESHOT_PULL || a == AR_M_ONESHOT_PUSH) {
+    all_pairs(g, &f, -1);
+    *fx = p->custom_fixed_us + 2 * max_hop(g, p, &f);
+    *pb = cost(g, &f, 1.0, a == AR_M_ONESHOT_PULL ? p->read_eff : 1.0);
+  } else if (a == AR_M_TWOSHOT_FLAT || (a == AR_M_ISLANDS && g->nisland < 2)) {
+    all_pairs(g, &f, -1);
+    *fx = p->custom_fixed_us + 3 * max_hop(g, p, &f);
+    *pb = 2 * cost(g, &f, 1.0 / g->n, 1.0);
+  } else if (a == AR_M_TWOSHOT_STAGED) {
+    staged_cost(g, p, fx, pb);
+  } else {
+    islands_cost(g, p, fx, pb);
+  }
+  flows_free(&f);
 }
 
 double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
                      double *fixed_us, double *us_per_byte) {
-  double fx = 0, ov = 0, pb = 0;
-  struct flows f;
-  if (p->fit[a].set && p->fit[a].ranks == g->n) {
-    fx = p->fit[a].fixed_us;
-    pb = p->fit[a].us_per_byte;
-  } else if (ar_malgo_is_nccl(a)) {
-    nccl_cost(g, p, a, &fx, &ov, &pb);
-  } else if (a == AR_M_ONESHOT_PULL || a == AR_M_ONESHOT_PUSH) {
-    all_pairs(g, &f, -1);
-    fx = p->custom_fixed_us + 2 * max_hop(g, p, &f);
-    pb = cost(g, &f, 1.0, a == AR_M_ONESHOT_PULL ? p->read_eff : 1.0);
-  } else if (a == AR_M_TWOSHOT_FLAT || (a == AR_M_ISLANDS && g->nisland < 2)) {
-    all_pairs(g, &f, -1);
-    fx = p->custom_fixed_us + 3 * max_hop(g, p, &f);
-    pb = 2 * cost(g, &f, 1.0 / g->n, 1.0);
-  } else if (a == AR_M_TWOSHOT_STAGED) {
-    staged_cost(g, p, &fx, &pb);
-  } else {
-    islands_cost(g, p, &fx, &pb);
+  struct mcost *c = &g->cost[a]; /* the cost does not depend on the size: computed once per parameters */
+  if (!c->valid || memcmp(&c->p, p, sizeof *p)) {
+    algo_cost(g, p, a, &c->fx, &c->ov, &c->pb);
+    c->p = *p;
+    c->valid = 1;
   }
-  if (fixed_us) *fixed_us = fx + ov;
-  if (us_per_byte) *us_per_byte = pb;
-  return fx + fmax(ov, bytes * pb);
+  if (fixed_us) *fixed_us = c->fx + c->ov;
+  if (us_per_byte) *us_per_byte = c->pb;
+  return c->fx + fmax(c->ov, bytes * c->pb);
+}
+
+double ar_model_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int ar_mgraph_nlinks(const struct ar_mgraph *g) { return g->nlink; }
+
+void ar_model_prepare(const struct ar_mgraph *g, const struct ar_mparams *p, int mask, FILE *progress, double t0) {
+  int total = 0, k = 0;
+  for (int a = 0; a < AR_M_NALGO; a++) total += (mask >> a) & 1;
+  if (progress)
+    fprintf(progress, "arbench model: %d GPUs: link graph of %d directed links and %d paths (%.1f s)\n", g->n,
+            g->nlink, g->n * (g->n - 1), ar_model_clock() - t0);
+  for (int a = 0; a < AR_M_NALGO; a++) {
+    if (!(mask & 1 << a)) continue;
+    ar_model_time(g, p, (enum ar_malgo)a, 0, NULL, NULL);
+    if (progress) {
+      fprintf(progress, "arbench model: %d GPUs: %s costed (%d of %d, %.1f s)\n", g->n, ar_malgo_name(a), ++k, total,
+              ar_model_clock() - t0);
+      fflush(progress);
+    }
+  }
 }
 
 double ar_model_busbw(double bytes, double us, int n) {

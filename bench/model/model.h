@@ -6,6 +6,7 @@
 #include "topo.h"
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Algorithm families the model predicts, NCCL's and the custom ones. */
 enum ar_malgo {
@@ -62,6 +63,14 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
  * NULL. */
 double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
                      double *fixed_us, double *us_per_byte);
+/* From this many GPUs on, `model` prints a progress line per step on stderr (the work grows as n^2). */
+#define AR_MODEL_PROGRESS_GPUS 128
+/* Computes every algorithm of mask once (what ar_model_time then reads for every size); with progress not
+ * NULL, one line per step there: the graph's size, then each algorithm, with the seconds since t0. */
+void ar_model_prepare(const struct ar_mgraph *g, const struct ar_mparams *p, int mask, FILE *progress, double t0);
+double ar_model_clock(void); /* monotonic seconds */
+int ar_mgraph_nlinks(const struct ar_mgraph *g);
+
 /* busbw (GB/s) of `bytes` in t us on n ranks, as nccl-tests computes it. */
 double ar_model_busbw(double bytes, double us, int n);
 
