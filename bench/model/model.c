@@ -471,6 +471,13 @@ double ar_model_clock(void) {
 
 int ar_mgraph_nlinks(const struct ar_mgraph *g) { return g->nlink; }
 
+int ar_mgraph_path(const struct ar_mgraph *g, int a, int b, const int **links) {
+  *links = &g->path[(a * g->n + b) * AR_MPATH];
+  return g->plen[a * g->n + b];
+}
+
+double ar_mgraph_cap(const struct ar_mgraph *g, int link) { return g->cap[link]; }
+
 void ar_model_prepare(const struct ar_mgraph *g, const struct ar_mparams *p, int mask, FILE *progress, double t0) {
   int total = 0, k = 0;
   for (int a = 0; a < AR_M_NALGO; a++) total += (mask >> a) & 1;

@@ -70,6 +70,9 @@ double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum
 void ar_model_prepare(const struct ar_mgraph *g, const struct ar_mparams *p, int mask, FILE *progress, double t0);
 double ar_model_clock(void); /* monotonic seconds */
 int ar_mgraph_nlinks(const struct ar_mgraph *g);
+/* For tests: the links of pair a -> b (their count; *links points into the graph) and a link's capacity. */
+int ar_mgraph_path(const struct ar_mgraph *g, int a, int b, const int **links);
+double ar_mgraph_cap(const struct ar_mgraph *g, int link);
 
 /* busbw (GB/s) of `bytes` in t us on n ranks, as nccl-tests computes it. */
 double ar_model_busbw(double bytes, double us, int n);

@@ -97,6 +97,72 @@ static void maxmin_socket(void **state) {
   box_close(&b);
 }
 
+/* The definition of max-min fairness, checked on 300 random flow sets (pairs may repeat) over a switch box
+ * and a two-socket box: no link carries more than its capacity, and every flow has a bottleneck, a
+ * saturated link on its path where no flow gets more than it does. The allocation that satisfies both is
+ * unique, so this pins ar_mgraph_maxmin whatever order it fills links in. */
+static void check_fair(const struct ar_mgraph *g, int nf, const int *src, const int *dst, const double *r) {
+  int nl = ar_mgraph_nlinks(g);
+  double *load = calloc((size_t)nl, sizeof *load), *top = calloc((size_t)nl, sizeof *top);
+  for (int f = 0; f < nf; f++) {
+    const int *l;
+    int k = ar_mgraph_path(g, src[f], dst[f], &l);
+    for (int i = 0; i < k; i++) {
+      load[l[i]] += r[f];
+      top[l[i]] = fmax(top[l[i]], r[f]);
+    }
+  }
+  for (int i = 0; i < nl; i++) assert_true(load[i] <= ar_mgraph_cap(g, i) * (1 + 1e-9));
+  for (int f = 0; f < nf; f++) {
+    const int *l;
+    int k = ar_mgraph_path(g, src[f], dst[f], &l), bottleneck = 0;
+    for (int i = 0; i < k; i++)
+      bottleneck |= load[l[i]] >= ar_mgraph_cap(g, l[i]) * (1 - 1e-9) && r[f] >= top[l[i]] * (1 - 1e-9);
+    if (!bottleneck) fprintf(stderr, "flow %d (%d->%d, %.4f GB/s) has no bottleneck\n", f, src[f], dst[f], r[f]);
+    assert_true(bottleneck);
+  }
+  free(load);
+  free(top);
+}
+
+static void maxmin_fair_random(void **state) {
+  (void)state;
+  const char *boxes[] = {"sw2-8g-gen5.xml", "ds-8g-gen5.xml"};
+  unsigned seed = 12345;
+  for (int bx = 0; bx < 2; bx++) {
+    struct box b;
+    box_open(&b, boxes[bx], 8);
+    for (int trial = 0; trial < 150; trial++) {
+      int src[40], dst[40], nf = 0;
+      double r[40];
+      int want = 1 + (int)(rand_r(&seed) % 40);
+      while (nf < want) {
+        int s = (int)(rand_r(&seed) % 8), d = (int)(rand_r(&seed) % 8);
+        if (s != d) src[nf] = s, dst[nf++] = d;
+      }
+      ar_mgraph_maxmin(b.g, nf, src, dst, r);
+      check_fair(b.g, nf, src, dst, r);
+    }
+    box_close(&b);
+  }
+}
+
+/* One graph, two parameter sets: the per-algorithm costs are memoized per parameters, never reused
+ * across them (custom_fixed_us + 10 adds exactly 10 us to one-shot at every size). */
+static void memo_follows_params(void **state) {
+  (void)state;
+  struct box b;
+  box_open(&b, "sw2-8g-gen5.xml", 8);
+  double t1 = t_us(&b, AR_M_ONESHOT_PUSH, 64 * KiB), n1 = t_us(&b, AR_M_RING_SIMPLE, 64 * MiB);
+  b.p.custom_fixed_us += 10;
+  assert_float_equal(t_us(&b, AR_M_ONESHOT_PUSH, 64 * KiB), t1 + 10, 1e-9);
+  b.p.nccl_simple_eff /= 2; /* half the efficiency: the data time of a large ring doubles */
+  assert_true(t_us(&b, AR_M_RING_SIMPLE, 64 * MiB) > 1.9 * n1 - 200);
+  b.p.custom_fixed_us -= 10;
+  assert_float_equal(t_us(&b, AR_M_ONESHOT_PUSH, 64 * KiB), t1, 1e-9);
+  box_close(&b);
+}
+
 /* [R6K] voipmonitor/rtx6kpro hardware/pcie-bandwidth.md (commit 29f3863a), "Custom Allreduce vs NCCL
  * (Small Messages)": luke's 8x RTX PRO 6000 on PCIe switches, custom one-shot and NCCL, us. */
 static const struct { size_t size; double custom, nccl; } luke[] = {
@@ -254,7 +320,8 @@ static void families(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(maxmin_switches), cmocka_unit_test(maxmin_socket), cmocka_unit_test(published_switch_box),
+    cmocka_unit_test(maxmin_switches), cmocka_unit_test(maxmin_socket),
+    cmocka_unit_test(maxmin_fair_random), cmocka_unit_test(memo_follows_params), cmocka_unit_test(published_switch_box),
     cmocka_unit_test(published_two_socket), cmocka_unit_test(published_four_gpus),
     cmocka_unit_test(published_two_socket_ring), cmocka_unit_test(calib_overrides), cmocka_unit_test(families)};
   return cmocka_run_group_tests(tests, NULL, NULL);
