@@ -51,7 +51,7 @@ static double cell(json_t *recs, const char *m, const char *d, size_t bytes, int
   json_t *a = find(recs, m, d, "pairs", bytes, s, t), *b = NULL;
   if (!strcmp(d, "bi")) b = find(recs, m, d, "pairs", bytes, t, s);
   *path = a ? ar_rec_str(a, "path", "?") : "";
-  if (!strcmp(m, "flag")) return a ? num(a, "us") : NAN;
+  if (!strcmp(m, "flag") || !strcmp(d, "latency")) return a ? num(a, "us") : NAN;
   if (!strcmp(d, "bi")) return a && b ? num(a, "gbs") + num(b, "gbs") : NAN;
   return a ? num(a, "gbs") : NAN;
 }
@@ -64,9 +64,12 @@ static void matrix(FILE *f, json_t *recs, int n, const char *m, const char *d) {
   if (!strcmp(m, "flag"))
     fprintf(f, "\n# one-way flag latency (release/acquire ping-pong, round trip halved), us (path class); "
                "row = source, column = destination\n");
+  else if (!strcmp(d, "latency"))
+    fprintf(f, "\n# %s small-copy latency (%s bytes back to back on one stream), us per copy (path class); "
+               "row = source, column = destination\n", m, sz);
   else
     fprintf(f, "\n# %s (%s), %s, each pair alone, %s: GB/s (path class); row = source, column = destination\n", m,
-            !strcmp(m, "read") ? "the destination pulls" : "the source pushes",
+            strstr(m, "read") ? "the destination pulls" : "the source pushes",
             !strcmp(d, "bi") ? "bidirectional (both directions at once, summed)" : "unidirectional", sz);
   fprintf(f, "  %-8s", "src\\dst");
   for (int t = 0; t < n; t++) fprintf(f, " %12d", t);
@@ -95,6 +98,8 @@ static const char *pattern_words(const char *p) {
   return "both directions of a pair at once";
 }
 
+#define NMETHODS (int)(sizeof methods / sizeof *methods) /* host and GPU methods (links.h) */
+
 /* loaded/isolated of (m, d, p) at the largest size: median over its flows, the lowest flow. */
 static int loaded(json_t *recs, const char *m, const char *d, const char *p, double *med, double *low, int *ls,
                   int *ld, size_t *bytes) {
@@ -117,13 +122,14 @@ static int loaded(json_t *recs, const char *m, const char *d, const char *p, dou
   return k;
 }
 
-static const char *const methods[] = {"read", "write"}, *const dirs[] = {"uni", "bi"},
+static const char *const methods[] = {"read", "write", "ce-read", "ce-write", "sm-read", "sm-write"},
+                  *const dirs[] = {"uni", "bi"},
                   *const pats[] = {"pairs", "all", "to-one", "from-one", "oneshot", "ring"};
 
 static void loaded_table(FILE *f, json_t *recs) {
   int any = 0;
   for (int p = 0; p < 6; p++)
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < NMETHODS; m++)
       for (int d = 0; d < 2; d++) {
         if (p == 0 && d == 0) continue; /* pairs alone are the isolated reference */
         double med, low;
@@ -190,7 +196,7 @@ static void find_write_read(json_t *recs, int n, json_t *out) {
 
 /* A pair far below the median pair of its path class; the path classes against each other. */
 static void find_slow_pairs(json_t *recs, int n, json_t *out) {
-  for (int m = 0; m < 2; m++) {
+  for (int m = 0; m < NMETHODS; m++) {
     size_t bytes = largest(recs, methods[m], "uni", "pairs");
     if (!bytes) continue;
     static const char *const cls[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
@@ -226,7 +232,7 @@ static void find_slow_pairs(json_t *recs, int n, json_t *out) {
 
 static void find_loaded(json_t *recs, json_t *out) {
   for (int p = 1; p < 6; p++)
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < NMETHODS; m++) {
       double med, low;
       int ls = -1, ld = -1;
       size_t bytes;
@@ -246,9 +252,11 @@ int ar_links_findings(json_t *recs, int nranks, json_t *out) {
 }
 
 int ar_links_report(FILE *f, json_t *recs, int nranks) {
-  for (int m = 0; m < 2; m++)
+  for (int m = 0; m < NMETHODS; m++)
     for (int d = 0; d < 2; d++) matrix(f, recs, nranks, methods[m], dirs[d]);
   matrix(f, recs, nranks, "flag", "pingpong");
+  matrix(f, recs, nranks, "ce-read", "latency");
+  matrix(f, recs, nranks, "ce-write", "latency");
   scores(f, recs);
   loaded_table(f, recs);
   json_t *lines = json_array();
