@@ -542,6 +542,23 @@ int ar_lgpu_smoke_local(int a, int b, size_t bytes, double timeout_s, char *why,
     snprintf(why, len, "cannot set up the test buffers: %s", cudaGetErrorString(e));
     v = AR_PAIR_NOIPC;
   }
+  /* Peer access on both ways, so the copies take the P2P path (without it cudaMemcpyPeer stages through host
+   * memory, which ACS and the IOMMU do not break). */
+  int ab = 0, ba = 0;
+  if (v == AR_PAIR_OK) cudaDeviceCanAccessPeer(&ab, a, b), cudaDeviceCanAccessPeer(&ba, b, a);
+  if (v == AR_PAIR_OK && !(ab && ba)) {
+    snprintf(why, len, "no P2P access between them (cudaDeviceCanAccessPeer: %d, %d)", ab, ba);
+    v = AR_PAIR_NOIPC;
+  }
+  for (int k = 0; v == AR_PAIR_OK && k < 2; k++) {
+    cudaError_t pe = cudaSetDevice(k ? b : a);
+    if (pe == cudaSuccess) pe = cudaDeviceEnablePeerAccess(k ? a : b, 0);
+    if (pe == cudaErrorPeerAccessAlreadyEnabled) pe = cudaSuccess, cudaGetLastError();
+    if (pe != cudaSuccess) {
+      snprintf(why, len, "cannot enable peer access: %s", cudaGetErrorString(pe));
+      v = AR_PAIR_NOIPC;
+    }
+  }
   for (size_t i = 0; v == AR_PAIR_OK && i < words; i++) h[i] = ar_links_word(a, 1, i);
   /* a -> b (pushed by a's stream), then b -> a's second half, each within the timeout */
   if (v == AR_PAIR_OK) e = cudaSetDevice(a);
