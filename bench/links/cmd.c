@@ -202,12 +202,13 @@ static json_t *latency_record(struct links_run *L, const char *method, const cha
   }
   struct ar_stats st = {0};
   if (ok) ar_stats_compute(us, rep, &st);
-  json_t *rec = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:n, s:i, s:I, s:n, s:o}", "command", "links", "src", s,
-                          "dst", d, "method", method, "direction", dir, "pattern", "pairs", "root", "flows", 1, "bytes",
-                          (json_int_t)bytes, "gbs", "us", ok ? json_real(st.p50) : json_null());
+  /* the host latency record's fields in its order; ar_links_gpu_where fills the place in */
+  json_t *rec = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:n, s:i, s:I, s:n, s:o, s:s, s:n, s:n, s:n, s:n}",
+                          "command", "links", "src", s, "dst", d, "src_id", "?", "dst_id", "?", "method", method,
+                          "direction", dir, "pattern", "pairs", "root", "flows", 1, "bytes", (json_int_t)bytes, "gbs",
+                          "us", ok ? json_real(st.p50) : json_null(), "path", "?", "bottleneck_gbs", "expected_gbs",
+                          "ratio", "score");
   ar_links_gpu_where(rec, L->env->topo, ar_lgpu_busid(L->g, s), ar_lgpu_busid(L->g, d), NAN);
-  json_object_set_new(rec, "expected_gbs", json_null());
-  json_object_set_new(rec, "ratio", json_null());
   json_object_set_new(rec, "isolated_gbs", json_null());
   json_object_set_new(rec, "loaded_ratio", json_null());
   json_object_set_new(rec, "repeats", json_integer(rep));
@@ -277,10 +278,8 @@ static void report_bad(struct links_run *L) {
       snprintf(why, sizeof why, "pair %d->%d: %s in the smoke test (%d bytes, %g s timeout): skipped; %s", s, d,
                v == AR_PAIR_TIMEOUT ? "no answer" : "the data arrived corrupted", SMOKE_BYTES,
                L->o->smoke_timeout,
-               L->env->device >= 0 ? "on GPUs the usual causes are PCIe ACS or the IOMMU (see arbench doctor; NCCL "
-                                     "works there only with NCCL_P2P_DISABLE=1)"
-               : v == AR_PAIR_TIMEOUT ? "on CPU ranks: the peer stopped answering through shared memory"
-                                      : "on CPU ranks: the copy through shared memory lost data");
+               v == AR_PAIR_TIMEOUT ? "on CPU ranks: the peer stopped answering through shared memory"
+                                    : "on CPU ranks: the copy through shared memory lost data"); /* GPUs: report_bad_gpu */
       fprintf(stderr, "arbench links: %s\n", why);
       emit(L, "skip", json_pack("{s:s, s:i, s:i, s:s, s:s}", "command", "links", "src", s, "dst", d, "reason",
                                  why, "smoke", v == AR_PAIR_TIMEOUT ? "timeout" : "corrupt"));
