@@ -20,8 +20,9 @@ extern "C" __global__ void ar_links_copy_kernel(void *__restrict__ dst, const vo
     d[i + 3 * stride] = e;
   }
   for (; i < n16; i += stride) d[i] = s[i];
-  size_t tail = (bytes - n16 * 16) / 4, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < tail) ((uint32_t *)dst)[n16 * 4 + t] = ((const uint32_t *)src)[n16 * 4 + t];
+  size_t tail = (bytes - n16 * 16) / 4;
+  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < tail; t += stride)
+    ((uint32_t *)dst)[n16 * 4 + t] = ((const uint32_t *)src)[n16 * 4 + t];
 }
 
 /* One thread. The initiator posts generation g on its own flag `mine` and waits for the peer's flag `peer` (in
