@@ -33,7 +33,8 @@ void ar_links_usage(FILE *f) {
   fprintf(f,
     "usage: mpirun -np N arbench links [options]\n"
     "Every rank pair's link: bandwidth of read (pull) and write (push) copies, alone and under each\n"
-    "pattern's load, and the one-way flag latency; on CPU ranks between the ranks' MPI shared-memory windows.\n"
+    "pattern's load, and the one-way flag latency; on GPUs (one rank each) through CUDA IPC, after a P2P\n"
+    "smoke test per pair; on CPU ranks between the ranks' MPI shared-memory windows.\n"
     "  -b, --minbytes SIZE    smallest transfer (default 64K); K, M, G suffixes are binary\n"
     "  -e, --maxbytes SIZE    largest transfer (default 4M); the matrices show the largest\n"
     "  -f, --stepfactor F     multiply the size by F each step (default 4)\n"
