@@ -285,6 +285,8 @@ static int copy_flow(struct ar_lgpu *g, int method, struct ar_flow f, size_t byt
   const void *src = send_of(g, f.src);
 #if AR_HAVE_NVCC
   if (ar_lmethod_sm(method)) return ar_links_cu_copy(dst, src, bytes, 2 * g->sm_count, s);
+#else
+  (void)method; /* sm-* are refused at start-up on such a build (ar_lgpu_kernels) */
 #endif
   return (int)cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s);
 }
@@ -464,6 +466,7 @@ int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat,
                : wait_stream(g->st[0], ar_lcuda_kernel_bound_s(g->timeout_s));
     }
 #else
+    (void)g0, (void)flag_of;
     hw = AR_HW_ERROR;
 #endif
     char line[200] = "";
