@@ -127,7 +127,7 @@ static int measure_instance(struct links_run *L, int method, int dir, int pat, i
                                    sizeof err)
                  : ar_links_measure(&L->c, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong);
     if (rc) {
-      if (*err) fprintf(stderr, "arbench links: rank %d: %s\n", L->env->rank, err);
+      if (*err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err); /* the same on every rank */
       return -AR_ERUNTIME;
     }
     if (L->env->rank) continue;
@@ -241,7 +241,7 @@ static int measure_gpu_latency(struct links_run *L) {
         if (!(L->o->methods >> m & 1)) continue;
         char err[AR_ERRLEN] = "";
         rc = ar_lgpu_ce_latency(L->g, m, s, d, 4, L->o->lat_iters, rep, us, err, sizeof err);
-        if (rc && *err) fprintf(stderr, "arbench links: rank %d: %s\n", L->env->rank, err);
+        if (rc && *err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err);
         if (!rc && L->env->rank == 0) emit(L, "link", latency_record(L, ar_lmethod_name(m), "latency", s, d, 4, L->o->lat_iters, us));
       }
     }
