@@ -280,7 +280,7 @@ static json_t *group(json_t *notes) {
   size_t i;
   json_array_foreach(notes, i, r) {
     if (!is(r, "type", "link")) continue;
-    int flag = is(r, "method", "flag");
+    int flag = is(r, "method", "flag") || is(r, "direction", "latency"); /* the latencies are in us */
     double v = num(r, flag ? "us" : "gbs");
     char key[128], row[128], b[32];
     snprintf(key, sizeof key, "%s %s %s", ar_rec_str(r, "method", "?"), ar_rec_str(r, "direction", "?"),
@@ -323,7 +323,8 @@ static int group_sizes(json_t *rows, size_t *sz, int max) {
 static void print_group(FILE *f, const char *key, json_t *rows) {
   size_t sz[AR_MAX_SIZES];
   int ns = group_sizes(rows, sz, AR_MAX_SIZES);
-  fprintf(f, "## links: %s (%s, median over runs)\n\n| flow | path |", key, strncmp(key, "flag", 4) ? "GB/s" : "us");
+  fprintf(f, "## links: %s (%s, median over runs)\n\n| flow | path |", key,
+          strncmp(key, "flag", 4) && !strstr(key, " latency ") ? "GB/s" : "us");
   for (int i = 0; i < ns; i++) {
     char s[32];
     ar_size_format(sz[i], s, sizeof s);

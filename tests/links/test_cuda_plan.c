@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "links/cuda_plan.h"
 #include "links/cuda_status.h"
@@ -162,11 +163,28 @@ static void test_opts(void **st) {
   assert_true(o.shared_gpu);
 }
 
+/* table's view of GPU latency records: us, not GB/s */
+static void test_table_latency(void **st) {
+  (void)st;
+  json_t *notes = json_pack("[{s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:n, s:i, s:n, s:f, s:s}]", "type", "link", "command",
+                            "links", "src", 0, "dst", 1, "method", "ce-write", "direction", "latency", "pattern", "pairs",
+                            "root", "bytes", 4, "gbs", "us", 2.25, "path", "PIX");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_int_equal(ar_links_table(f, notes), 1);
+  fclose(f);
+  assert_non_null(strstr(buf, "## links: ce-write latency pairs (us, median over runs)"));
+  assert_non_null(strstr(buf, "| 0->1 | PIX | 2.25"));
+  free(buf);
+  json_decref(notes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_methods), cmocka_unit_test(test_resolve), cmocka_unit_test(test_started),
     cmocka_unit_test(test_bounds),  cmocka_unit_test(test_pingpong_status), cmocka_unit_test(test_smoke),
-    cmocka_unit_test(test_score),   cmocka_unit_test(test_opts),
+    cmocka_unit_test(test_score),   cmocka_unit_test(test_opts), cmocka_unit_test(test_table_latency),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
