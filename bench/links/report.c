@@ -172,26 +172,34 @@ static void say(json_t *out, const char *fmt, ...) {
   json_array_append_new(out, json_string(buf));
 }
 
-/* Writes against reads per destination (and reads against writes per source), pairs alone. */
-static void find_write_read(json_t *recs, int n, json_t *out) {
-  size_t bytes = largest(recs, "read", "uni", "pairs");
-  if (!bytes || largest(recs, "write", "uni", "pairs") != bytes) return;
+/* Writes against reads per destination (and reads against writes per source), pairs alone, for the read and
+ * write methods rd, wr of one transport (read/write, ce-read/ce-write, sm-read/sm-write). */
+static void find_write_read_of(json_t *recs, int n, json_t *out, const char *rd, const char *wr) {
+  size_t bytes = largest(recs, rd, "uni", "pairs");
+  if (!bytes || largest(recs, wr, "uni", "pairs") != bytes) return;
   double *v = malloc(sizeof *v * (size_t)(n + 1));
   for (int side = 0; side < 2 && v; side++)
     for (int x = 0; x < n; x++) {
       int k = 0;
       for (int y = 0; y < n; y++) {
         int s = side ? x : y, d = side ? y : x;
-        json_t *r = find(recs, "read", "uni", "pairs", bytes, s, d), *w = find(recs, "write", "uni", "pairs", bytes, s, d);
+        json_t *r = find(recs, rd, "uni", "pairs", bytes, s, d), *w = find(recs, wr, "uni", "pairs", bytes, s, d);
         if (s == d || !r || !w || !(num(r, "gbs") > 0) || !(num(w, "gbs") > 0)) continue;
         v[k++] = side ? num(r, "gbs") / num(w, "gbs") : num(w, "gbs") / num(r, "gbs");
       }
       double q = median(v, k);
       if (k && q < AR_LINKS_WRITE_SLOW)
-        say(out, side ? "reads from rank %d run at %.0f%% of writes (median over its %d peers)"
-                      : "writes to rank %d run at %.0f%% of reads (median over its %d peers)", x, 100 * q, k);
+        say(out, side ? "%ss from rank %d run at %.0f%% of %ss (median over its %d peers)"
+                      : "%ss to rank %d run at %.0f%% of %ss (median over its %d peers)", side ? rd : wr, x, 100 * q,
+            side ? wr : rd, k);
     }
   free(v);
+}
+
+static void find_write_read(json_t *recs, int n, json_t *out) {
+  find_write_read_of(recs, n, out, "read", "write");
+  find_write_read_of(recs, n, out, "ce-read", "ce-write");
+  find_write_read_of(recs, n, out, "sm-read", "sm-write");
 }
 
 /* A pair far below the median pair of its path class; the path classes against each other. */

@@ -180,11 +180,37 @@ static void test_table_latency(void **st) {
   json_decref(notes);
 }
 
+/* the write/read finding per GPU transport: ce-writes into rank 1 at 5% of its ce-reads */
+static void test_findings_gpu(void **st) {
+  (void)st;
+  json_t *recs = json_array();
+  static const struct { const char *m; int s, d; double gbs; } r[] = {
+    {"ce-read", 0, 1, 52.0}, {"ce-read", 1, 0, 50.0}, {"ce-write", 0, 1, 2.6}, {"ce-write", 1, 0, 49.0},
+    {"sm-read", 0, 1, 40.0}, {"sm-read", 1, 0, 40.0}, {"sm-write", 0, 1, 41.0}, {"sm-write", 1, 0, 39.0}};
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+    json_array_append_new(recs, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:s}", "method", r[i].m, "direction",
+                                           "uni", "pattern", "pairs", "src", r[i].s, "dst", r[i].d, "bytes", 1 << 20,
+                                           "gbs", r[i].gbs, "path", "PIX"));
+  json_t *out = json_array();
+  ar_links_findings(recs, 2, out);
+  int seen = 0;
+  for (size_t i = 0; i < json_array_size(out); i++) {
+    const char *line = json_string_value(json_array_get(out, i));
+    seen += !strcmp(line, "ce-writes to rank 1 run at 5% of ce-reads (median over its 1 peers)");
+    assert_null(strstr(line, "sm-"));
+    seen += 100 * !strcmp(line, "ce-reads from rank 0 run at 2000% of ce-writes (median over its 1 peers)");
+  }
+  assert_int_equal(seen, 1);
+  json_decref(out);
+  json_decref(recs);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_methods), cmocka_unit_test(test_resolve), cmocka_unit_test(test_started),
     cmocka_unit_test(test_bounds),  cmocka_unit_test(test_pingpong_status), cmocka_unit_test(test_smoke),
     cmocka_unit_test(test_score),   cmocka_unit_test(test_opts), cmocka_unit_test(test_table_latency),
+    cmocka_unit_test(test_findings_gpu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
