@@ -109,6 +109,21 @@ static int parse_pos(const char *s, const char *flag, double lo, double hi, doub
   return 0;
 }
 
+/* --devices: comma-separated device indices 0..255, as `run` takes them (checked here in every build, so a
+ * build without CUDA refuses a bad list too). */
+static int devices_ok(const char *s) {
+  if (!*s) return 0;
+  for (const char *p = s;;) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (*p < '0' || *p > '9' || errno || v > 255) return 0;
+    if (!*end) return 1;
+    if (*end != ',' || !end[1]) return 0;
+    p = end + 1;
+  }
+}
+
 enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
@@ -171,7 +186,7 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
     case OPT_NOBIND: o->bind = false; break;
     case OPT_SHARED: o->shared_gpu = true; break;
     case OPT_DEVICES:
-      if (!*optarg || strlen(optarg) >= sizeof o->devices) {
+      if (!devices_ok(optarg) || strlen(optarg) >= sizeof o->devices) {
         snprintf(err, len, "bad --devices '%.100s' (expected comma-separated CUDA device indices like 0,1,2,3)", optarg);
         rc = -AR_EINVAL;
       } else snprintf(o->devices, sizeof o->devices, "%s", optarg);

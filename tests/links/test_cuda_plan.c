@@ -161,6 +161,14 @@ static void test_opts(void **st) {
   assert_int_equal(o.methods, (1u << AR_LM_SM_READ) | (1u << AR_LM_CE_WRITE));
   assert_string_equal(o.devices, "0,0");
   assert_true(o.shared_gpu);
+  static const char *const bad[] = {"", "x", "0,", ",0", "0,,1", "-1", "256", "1.5", " 1", "0,x"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_int_equal(parse(&o, err, 3, "--devices", bad[i]), -AR_EINVAL);
+    char want[200];
+    snprintf(want, sizeof want, "bad --devices '%s' (expected comma-separated CUDA device indices like 0,1,2,3)", bad[i]);
+    assert_string_equal(err, want);
+  }
+  assert_int_equal(parse(&o, err, 3, "--devices", "255,0,17"), 0);
 }
 
 /* table's view of GPU latency records: us, not GB/s */
