@@ -119,7 +119,7 @@ static int devices_ok(const char *s) {
     long v = strtol(p, &end, 10);
     if (*p < '0' || *p > '9' || errno || v > 255) return 0;
     if (!*end) return 1;
-    if (*end != ',' || !end[1]) return 0;
+    if (*end != ',') return 0; /* "0," ends at the empty entry: no digit */
     p = end + 1;
   }
 }
