@@ -172,6 +172,7 @@ static int doctor(const struct doc_opts *o) {
   ar_doctor_ranks(&d, g, n, r, nr, none);
   free(r);
   ar_doctor_p2p(&d, n);
+  ar_doctor_links_smoke(&d);
   ar_doctor_env(&d, environ);
   ar_doctor_stack(&d, g, n);
   if (o->json) {

@@ -51,6 +51,7 @@ int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me, int live); /* coll
 void ar_doctor_pci(struct ar_doc *d, const struct ar_doc_gpu *g, int n);   /* pci.c */
 void ar_doctor_persistence(struct ar_doc *d, const struct ar_doc_gpu *g, int n); /* persist.c */
 void ar_doctor_p2p(struct ar_doc *d, int n);                               /* p2p.c */
+void ar_doctor_links_smoke(struct ar_doc *d);                              /* links_smoke.c */
 void ar_doctor_env(struct ar_doc *d, char **envp);                         /* env.c */
 void ar_doctor_ranks(struct ar_doc *d, const struct ar_doc_gpu *g, int n, struct ar_doc_rank *r, int nr,
                      const char *none);                             /* ranks.c */

@@ -2,7 +2,10 @@
  * smoke test, every (method, direction, pattern, size) measured into `link` records, then the report. */
 #include "commands.h"
 #include "engine.h"
+#include "links/cmd_cuda.h"
+#include "links/cuda_plan.h"
 #include "links/measure.h"
+#include "links/measure_cuda.h"
 #include "orphan.h"
 #include "provenance.h"
 #include "runenv.h"
@@ -25,7 +28,9 @@ struct links_run {
   const struct ar_links_opts *o;
   struct ar_env *env;
   struct ar_engine e;  /* the record writer of `run` (ar_engine_emit) */
-  struct ar_lctx c;
+  struct ar_lctx c;     /* the host methods' windows (when a host method runs) */
+  struct ar_lgpu *g;    /* the GPU methods' buffers (when a GPU method runs) */
+  int host, gpu;        /* a host (read, write) / GPU (ce-*, sm-*) method runs */
   struct where *at;    /* rank 0: every rank's place */
   json_t *recs;        /* rank 0: every link record, for the report */
   uint64_t wrong;
@@ -85,6 +90,8 @@ static json_t *flow_record(struct links_run *L, int method, int dir, int pat, in
   json_object_set_new(rec, "iters", json_integer(o->iters));
   json_object_set_new(rec, "samples_gbs", samples);
   json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
+  if (ar_lmethod_gpu(method))
+    ar_links_gpu_where(rec, L->env->topo, ar_lgpu_busid(L->g, f.src), ar_lgpu_busid(L->g, f.dst), gbs);
   return rec;
 }
 
@@ -93,11 +100,17 @@ static void emit(struct links_run *L, const char *type, json_t *rec) {
   ar_engine_emit(&L->e, type, rec);
 }
 
+/* The smoke test's verdicts for a method's transport (n x n). */
+static const int *bad_of(const struct links_run *L, int method) {
+  return ar_lmethod_gpu(method) ? ar_lgpu_bad(L->g) : L->c.bad;
+}
+
 /* Drop the flows of pairs the smoke test found bad; returns how many are left. */
-static int usable(const struct links_run *L, struct ar_flow *f, int nf) {
+static int usable(const struct links_run *L, int method, struct ar_flow *f, int nf) {
+  const int *bad = bad_of(L, method);
   int k = 0;
   for (int i = 0; i < nf; i++)
-    if (L->c.bad[f[i].src * L->c.n + f[i].dst] == AR_PAIR_OK) f[k++] = f[i];
+    if (bad[f[i].src * L->env->nranks + f[i].dst] == AR_PAIR_OK) f[k++] = f[i];
   return k;
 }
 
@@ -105,12 +118,19 @@ static int measure_instance(struct links_run *L, int method, int dir, int pat, i
                             double *v, uint64_t *wrong) {
   int n = L->env->nranks, root, max = n * n;
   int nf = ar_links_flows(pat, dir, n, inst, f, max, &root), want = nf;
-  nf = usable(L, f, nf);
+  nf = usable(L, method, f, nf);
   if (!nf || (pat == AR_LP_PAIRS && nf != want)) return 0; /* a pair alone is measured whole or not at all */
   for (int s = 0; s < L->o->nsizes; s++) {
     size_t bytes = L->o->sizes[s];
-    if (ar_links_measure(&L->c, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong))
+    char err[AR_ERRLEN] = "";
+    int rc = ar_lmethod_gpu(method)
+                 ? ar_lgpu_measure(L->g, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong, err,
+                                   sizeof err)
+                 : ar_links_measure(&L->c, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong);
+    if (rc) {
+      if (*err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err); /* the same on every rank */
       return -AR_ERUNTIME;
+    }
     if (L->env->rank) continue;
     for (int k = 0; k < nf; k++) {
       L->wrong += wrong[k];
@@ -138,6 +158,7 @@ static int measure_all(struct links_run *L) {
 
 static void measure_latency(struct links_run *L) {
   int n = L->env->nranks, rep = L->o->repeat;
+  if (!L->host) return; /* the host flags; the GPU ones: measure_gpu_latency */
   double *us = calloc((size_t)rep, sizeof *us);
   for (int s = 0; s < n && us; s++)
     for (int d = 0; d < n; d++) {
@@ -171,6 +192,82 @@ static void measure_latency(struct links_run *L) {
   free(us);
 }
 
+/* A latency record (us: p50 of the repeats' samples, null when one is missing). */
+static json_t *latency_record(struct links_run *L, const char *method, const char *dir, int s, int d, size_t bytes,
+                              int iters, double *us) {
+  int rep = L->o->repeat, ok = 1;
+  json_t *samples = json_array();
+  for (int r = 0; r < rep; r++) {
+    json_array_append_new(samples, num_or_null(us[r]));
+    ok &= isfinite(us[r]);
+  }
+  struct ar_stats st = {0};
+  if (ok) ar_stats_compute(us, rep, &st);
+  /* the host latency record's fields in its order; ar_links_gpu_where fills the place in */
+  json_t *rec = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:n, s:i, s:I, s:n, s:o, s:s, s:n, s:n, s:n, s:n}",
+                          "command", "links", "src", s, "dst", d, "src_id", "?", "dst_id", "?", "method", method,
+                          "direction", dir, "pattern", "pairs", "root", "flows", 1, "bytes", (json_int_t)bytes, "gbs",
+                          "us", ok ? json_real(st.p50) : json_null(), "path", "?", "bottleneck_gbs", "expected_gbs",
+                          "ratio", "score");
+  ar_links_gpu_where(rec, L->env->topo, ar_lgpu_busid(L->g, s), ar_lgpu_busid(L->g, d), NAN);
+  json_object_set_new(rec, "isolated_gbs", json_null());
+  json_object_set_new(rec, "loaded_ratio", json_null());
+  json_object_set_new(rec, "repeats", json_integer(rep));
+  json_object_set_new(rec, "iters", json_integer(iters));
+  json_object_set_new(rec, "samples_us", samples);
+  json_object_set_new(rec, "wrong", json_integer(0));
+  return rec;
+}
+
+/* GPUs: the one-way flag latency (method "flag", direction "pingpong", with the SM kernels) and the copy
+ * engine's small-copy latency (ce-read / ce-write, direction "latency", 4 bytes) of every good pair. */
+static int measure_gpu_latency(struct links_run *L) {
+  int n = L->env->nranks, rep = L->o->repeat, rc = 0;
+  char why[AR_ERRLEN];
+  int kernels = ar_lgpu_kernels(why, sizeof why);
+  double *us = calloc((size_t)rep, sizeof *us);
+  const int *bad = ar_lgpu_bad(L->g);
+  for (int s = 0; s < n && us && !rc; s++)
+    for (int d = 0; d < n && !rc; d++) {
+      if (s == d || bad[s * n + d] != AR_PAIR_OK) continue;
+      if (kernels) {
+        char line[AR_ERRLEN] = "";
+        rc = ar_lgpu_pingpong(L->g, s, d, L->o->lat_iters, rep, us, line, sizeof line);
+        if (L->env->rank == 0) {
+          if (*line) fprintf(stderr, "arbench links: GPU flag latency %d->%d: %s\n", s, d, line);
+          emit(L, "link", latency_record(L, "flag", "pingpong", s, d, 4, L->o->lat_iters, us));
+        }
+      }
+      for (int m = AR_LM_CE_READ; m <= AR_LM_CE_WRITE && !rc; m++) {
+        if (!(L->o->methods >> m & 1)) continue;
+        char err[AR_ERRLEN] = "";
+        rc = ar_lgpu_ce_latency(L->g, m, s, d, 4, L->o->lat_iters, rep, us, err, sizeof err);
+        if (rc && *err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err);
+        if (!rc && L->env->rank == 0) emit(L, "link", latency_record(L, ar_lmethod_name(m), "latency", s, d, 4, L->o->lat_iters, us));
+      }
+    }
+  free(us);
+  return rc;
+}
+
+/* GPUs: one line per bad pair (stderr, rank 0, ACS and the IOMMU named) and a skip record each. */
+static void report_bad_gpu(struct links_run *L) {
+  int n = L->env->nranks;
+  const int *bad = ar_lgpu_bad(L->g);
+  for (int s = 0; s < n && L->env->rank == 0; s++)
+    for (int d = 0; d < n; d++) {
+      int v = bad[s * n + d];
+      if (s == d || v == AR_PAIR_OK) continue;
+      char why[600];
+      ar_lcuda_bad_line(v, s, d, ar_lgpu_busid(L->g, s), ar_lgpu_busid(L->g, d), SMOKE_BYTES, L->o->smoke_timeout,
+                        why, sizeof why);
+      fprintf(stderr, "arbench links: %s\n", why);
+      emit(L, "skip", json_pack("{s:s, s:i, s:i, s:s, s:s, s:s}", "command", "links", "src", s, "dst", d, "reason",
+                                 why, "smoke", v == AR_PAIR_TIMEOUT ? "timeout" : v == AR_PAIR_CORRUPT ? "corrupt" : "noipc",
+                                 "transport", "gpu"));
+    }
+}
+
 /* One line per bad pair (stderr, rank 0) and a skip record each. */
 static void report_bad(struct links_run *L) {
   int n = L->env->nranks;
@@ -182,10 +279,8 @@ static void report_bad(struct links_run *L) {
       snprintf(why, sizeof why, "pair %d->%d: %s in the smoke test (%d bytes, %g s timeout): skipped; %s", s, d,
                v == AR_PAIR_TIMEOUT ? "no answer" : "the data arrived corrupted", SMOKE_BYTES,
                L->o->smoke_timeout,
-               L->env->device >= 0 ? "on GPUs the usual causes are PCIe ACS or the IOMMU (see arbench doctor; NCCL "
-                                     "works there only with NCCL_P2P_DISABLE=1)"
-               : v == AR_PAIR_TIMEOUT ? "on CPU ranks: the peer stopped answering through shared memory"
-                                      : "on CPU ranks: the copy through shared memory lost data");
+               v == AR_PAIR_TIMEOUT ? "on CPU ranks: the peer stopped answering through shared memory"
+                                    : "on CPU ranks: the copy through shared memory lost data"); /* GPUs: report_bad_gpu */
       fprintf(stderr, "arbench links: %s\n", why);
       emit(L, "skip", json_pack("{s:s, s:i, s:i, s:s, s:s}", "command", "links", "src", s, "dst", d, "reason",
                                  why, "smoke", v == AR_PAIR_TIMEOUT ? "timeout" : "corrupt"));
@@ -197,9 +292,12 @@ static json_t *links_options(const struct ar_links_opts *o) {
   for (int i = 0; i < AR_LM_N; i++) if (o->methods >> i & 1) json_array_append_new(m, json_string(ar_lmethod_name(i)));
   for (int i = 0; i < AR_LD_N; i++) if (o->dirs >> i & 1) json_array_append_new(d, json_string(ar_ldir_name(i)));
   for (int i = 0; i < AR_LP_N; i++) if (o->patterns >> i & 1) json_array_append_new(p, json_string(ar_lpat_name(i)));
+  unsigned gpu = o->methods & (AR_LM_CE_SET | AR_LM_SM_SET), host = o->methods & AR_LM_HOST_SET;
+  const char *tr = gpu && host ? "host: MPI shared-memory windows; GPUs: CUDA IPC (copy engine, SM copy kernel)"
+                   : gpu       ? "GPUs: CUDA IPC (copy engine: cudaMemcpyAsync; SM: copy kernel)"
+                               : "host: MPI shared-memory windows";
   return json_pack("{s:o, s:o, s:o, s:i, s:f, s:i, s:s}", "methods", m, "directions", d, "patterns", p, "lat_iters",
-                   o->lat_iters, "smoke_timeout", o->smoke_timeout, "smoke_bytes", SMOKE_BYTES, "transport",
-                   "host: MPI shared-memory windows");
+                   o->lat_iters, "smoke_timeout", o->smoke_timeout, "smoke_bytes", SMOKE_BYTES, "transport", tr);
 }
 
 static void gather_where(struct links_run *L) {
@@ -231,6 +329,8 @@ static void opts_for_record(const struct ar_links_opts *o, struct ar_opts *ro) {
   ro->warmup = o->warmup;
   ro->repeat = o->repeat;
   ro->bind = o->bind;
+  ro->shared_gpu = o->shared_gpu;
+  snprintf(ro->devices, sizeof ro->devices, "%s", o->devices);
   snprintf(ro->json, sizeof ro->json, "%s", o->json);
 }
 
@@ -253,8 +353,12 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   if (env->rank == 0) {
     json_object_set_new(runrec, "links", links_options(o));
     if (!o->quiet) {
-      printf("# arbench %s links: %d CPU ranks on 1 node, run %s: copies between MPI shared-memory windows "
-             "(the GPU methods are not implemented yet)\n", AR_VERSION_STRING, env->nranks, run_id);
+      if (L->gpu)
+        printf("# arbench %s links: %d ranks, one GPU each, on 1 node, run %s: copies through CUDA IPC\n",
+               AR_VERSION_STRING, env->nranks, run_id);
+      else
+        printf("# arbench %s links: %d CPU ranks on 1 node, run %s: copies between MPI shared-memory windows\n",
+               AR_VERSION_STRING, env->nranks, run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
         printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
     }
@@ -262,16 +366,37 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   }
   int status = AR_EXIT_OK;
   size_t max = o->sizes[o->nsizes - 1];
-  rc = ar_lctx_open(&L->c, env->comm, max > SMOKE_BYTES ? max : SMOKE_BYTES, o->smoke_timeout, silent, fault, msg,
-                    sizeof msg);
+  size_t cap = max > SMOKE_BYTES ? max : SMOKE_BYTES;
+  rc = 0;
+  if (L->host) {
+    rc = ar_lctx_open(&L->c, env->comm, cap, o->smoke_timeout, silent, fault, msg, sizeof msg);
+    if (rc && env->rank == 0) fprintf(stderr, "arbench links: %s\n", msg);
+  }
+  if (!rc && L->gpu) {
+    rc = ar_lgpu_open(&L->g, env->comm, env->device, cap, o->smoke_timeout, silent, fault, msg, sizeof msg);
+    if (rc && env->rank == 0) fprintf(stderr, "arbench links: %s\n", msg);
+    if (rc && L->host) ar_lctx_close(&L->c);
+  }
   if (rc) {
-    if (env->rank == 0) fprintf(stderr, "arbench links: %s\n", msg);
     status = AR_EXIT_FAIL;
   } else {
-    int nbad = ar_links_smoke(&L->c, SMOKE_BYTES);
-    report_bad(L);
-    if (measure_all(L)) status = AR_EXIT_FAIL;
-    if (o->lat_iters) measure_latency(L);
+    int nbad = 0;
+    if (L->host) {
+      nbad += ar_links_smoke(&L->c, SMOKE_BYTES);
+      report_bad(L);
+    }
+    if (L->gpu) {
+      nbad += ar_lgpu_smoke(L->g, SMOKE_BYTES);
+      report_bad_gpu(L);
+    }
+    if (L->gpu && ar_lgpu_stuck(L->g)) {
+      if (env->rank == 0) fprintf(stderr, "arbench links: a GPU's smoke-test copy never ended: nothing measured\n");
+      status = AR_EXIT_FAIL;
+    } else {
+      if (measure_all(L)) status = AR_EXIT_FAIL;
+      if (o->lat_iters && status == AR_EXIT_OK) measure_latency(L);
+      if (o->lat_iters && status == AR_EXIT_OK && L->gpu && measure_gpu_latency(L)) status = AR_EXIT_FAIL;
+    }
     if (env->rank == 0 && !o->quiet) ar_links_report(stdout, L->recs, env->nranks);
     uint64_t wrong = L->wrong;
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, env->comm);
@@ -282,7 +407,8 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
       fprintf(stderr, "arbench links: %d pair%s failed the smoke test and %s skipped\n", nbad, nbad > 1 ? "s" : "",
               nbad > 1 ? "were" : "was");
     if (wrong || nbad) status = AR_EXIT_FAIL;
-    ar_lctx_close(&L->c);
+    if (L->host) ar_lctx_close(&L->c);
+    if (L->gpu) ar_lgpu_close(L->g);
   }
   int wf = L->e.write_failed;
   MPI_Bcast(&wf, 1, MPI_INT, 0, env->comm);
@@ -316,8 +442,10 @@ int ar_cmd_links(int argc, char **argv) {
     ar_run_setup_env(&env, ro);
     struct ar_fault fault;
     int silent = -1;
-    if (!checks(&env, &fault, &silent)) {
-      struct links_run L = {.o = o, .env = &env, .recs = json_array()};
+    if (!checks(&env, &fault, &silent) && !(status = ar_links_gpu_setup(&env, o))) {
+      status = AR_EXIT_USAGE;
+      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .host = !!(o->methods & AR_LM_HOST_SET),
+                            .gpu = !!(o->methods & (AR_LM_CE_SET | AR_LM_SM_SET))};
       status = probe(&L, argc, argv, silent, &fault);
       json_decref(L.recs);
     }

@@ -9,8 +9,9 @@
 #include <stdio.h>
 
 /* Who moves the data: read = the destination pulls from the source's memory, write = the source pushes
- * into the destination's memory. */
-enum ar_lmethod { AR_LM_READ = 0, AR_LM_WRITE, AR_LM_N };
+ * into the destination's memory. read, write: CPU ranks (MPI shared memory); ce-*: GPUs, the copy engine
+ * (cudaMemcpyAsync on CUDA IPC-mapped peer memory); sm-*: GPUs, a copy kernel (bench/links/links_cuda.cu). */
+enum ar_lmethod { AR_LM_READ = 0, AR_LM_WRITE, AR_LM_CE_READ, AR_LM_CE_WRITE, AR_LM_SM_READ, AR_LM_SM_WRITE, AR_LM_N };
 /* uni: the pattern's flows; bi: every flow together with its reverse. */
 enum ar_ldir { AR_LD_UNI = 0, AR_LD_BI, AR_LD_N };
 /* pairs: every pair alone (the matrix); all: every ordered pair at once; to-one / from-one: every rank to
@@ -18,7 +19,7 @@ enum ar_ldir { AR_LD_UNI = 0, AR_LD_BI, AR_LD_N };
  * rank to its successor (ring allreduce's load). */
 enum ar_lpat { AR_LP_PAIRS = 0, AR_LP_ALL, AR_LP_TO_ONE, AR_LP_FROM_ONE, AR_LP_ONESHOT, AR_LP_RING, AR_LP_N };
 
-const char *ar_lmethod_name(int m); /* "read", "write" */
+const char *ar_lmethod_name(int m); /* "read", "write", "ce-read", "ce-write", "sm-read", "sm-write" */
 const char *ar_ldir_name(int d);    /* "uni", "bi" */
 const char *ar_lpat_name(int p);    /* "pairs", "all", "to-one", "from-one", "oneshot", "ring" */
 
@@ -26,6 +27,9 @@ struct ar_links_opts {
   size_t sizes[AR_MAX_SIZES]; /* bytes, ascending */
   int nsizes;
   unsigned methods, dirs, patterns; /* bit sets of enum ar_lmethod, ar_ldir, ar_lpat */
+  bool methods_given;               /* --method given; else the run picks (links/cuda_plan.h) */
+  bool shared_gpu;                  /* --shared-gpu: several ranks may share one GPU (as `run`) */
+  char devices[AR_NAMELEN];         /* --devices LIST (as `run`), "" = by local rank */
   int iters, warmup, repeat;        /* -n, -w, --repeat: the bandwidth is the p50 over repeats */
   int lat_iters;                    /* --lat-iters: ping-pongs per latency repeat, 0 = no latency */
   double smoke_timeout;             /* --smoke-timeout seconds per smoke-test transfer */
@@ -50,7 +54,7 @@ int ar_links_ninstances(int pat, int dir, int n);
  * then destination, no flow twice), 0 when k is out of range or n < 2. root (may be NULL) = the root of
  * to-one / from-one, the pair's first rank for pairs, -1 otherwise. */
 int ar_links_flows(int pat, int dir, int n, int k, struct ar_flow *out, int max, int *root);
-/* The rank that executes a flow's copies: the destination for read, the source for write. */
+/* The rank that executes a flow's copies: the destination for the reads, the source for the writes. */
 int ar_links_initiator(int method, struct ar_flow f);
 
 /* ---- the report (rank 0): records in, matrices and findings out ---- */

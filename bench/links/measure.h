@@ -7,7 +7,8 @@
 #include "links/links.h"
 #include <mpi.h>
 
-enum ar_lpair { AR_PAIR_OK = 0, AR_PAIR_TIMEOUT = 1, AR_PAIR_CORRUPT = 2 };
+/* NOIPC: GPUs only, the peer's memory could not be mapped (links/measure_cuda.c). */
+enum ar_lpair { AR_PAIR_OK = 0, AR_PAIR_TIMEOUT = 1, AR_PAIR_CORRUPT = 2, AR_PAIR_NOIPC = 3 };
 
 /* One rank's view of the windows. Rank r's region: 4 x n flag lines (smoke data, smoke ack, ping, pong,
  * one line per peer), then its send buffer, then n receive slots (slot q: what rank q sent it). */

@@ -1,13 +1,14 @@
 /* opts.c — the options of `arbench links` (sizes as `run`'s -b/-e/-f, methods, directions, patterns) and
  * the pattern generator: which flows each instance of a pattern puts on the links. Pure. */
 #include "links/links.h"
+#include "links/cuda_plan.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const method_names[AR_LM_N] = {"read", "write"};
+static const char *const method_names[AR_LM_N] = {"read", "write", "ce-read", "ce-write", "sm-read", "sm-write"};
 static const char *const dir_names[AR_LD_N] = {"uni", "bi"};
 static const char *const pat_names[AR_LP_N] = {"pairs", "all", "to-one", "from-one", "oneshot", "ring"};
 
@@ -17,7 +18,7 @@ const char *ar_lpat_name(int p) { return p >= 0 && p < AR_LP_N ? pat_names[p] : 
 
 void ar_links_defaults(struct ar_links_opts *o) {
   memset(o, 0, sizeof *o);
-  o->methods = (1u << AR_LM_N) - 1;
+  o->methods = AR_LM_HOST_SET; /* without --method: the run picks (ar_links_resolve_methods) */
   o->dirs = (1u << AR_LD_N) - 1;
   o->patterns = (1u << AR_LP_N) - 1;
   o->iters = 20;
@@ -32,14 +33,19 @@ void ar_links_usage(FILE *f) {
   fprintf(f,
     "usage: mpirun -np N arbench links [options]\n"
     "Every rank pair's link: bandwidth of read (pull) and write (push) copies, alone and under each\n"
-    "pattern's load, and the one-way flag latency; on CPU ranks between the ranks' MPI shared-memory windows.\n"
+    "pattern's load, and the one-way flag latency; on GPUs (one rank each) through CUDA IPC, after a P2P\n"
+    "smoke test per pair; on CPU ranks between the ranks' MPI shared-memory windows.\n"
     "  -b, --minbytes SIZE    smallest transfer (default 64K); K, M, G suffixes are binary\n"
     "  -e, --maxbytes SIZE    largest transfer (default 4M); the matrices show the largest\n"
     "  -f, --stepfactor F     multiply the size by F each step (default 4)\n"
     "  -n, --iters N          timed copies per measurement (default 20)\n"
     "  -w, --warmup_iters N   warm-up copies per measurement (default 3)\n"
     "  --repeat N             measurements per point; GB/s is the p50 over them (default 3)\n"
-    "  --method LIST          read, write (default both)\n"
+    "  --method LIST          CPU ranks: read, write; GPUs: ce-read, ce-write (copy engine), sm-read,\n"
+    "                         sm-write (copy kernel), over CUDA IPC (default: the GPU methods when every\n"
+    "                         rank has a GPU, else read, write)\n"
+    "  --devices LIST         CUDA device per local rank, as in run (default: by local rank)\n"
+    "  --shared-gpu           let several ranks share one GPU (IPC between processes on one GPU)\n"
     "  --direction LIST       uni, bi (default both)\n"
     "  --pattern LIST         pairs, all, to-one, from-one, oneshot, ring (default all of them; every\n"
     "                         pattern but pairs needs pairs for its loaded/isolated ratio)\n"
@@ -66,9 +72,7 @@ static int parse_list(const char *arg, const char *flag, const char *const *name
       char allowed[160] = "";
       for (int i = 0; i < n; i++)
         snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "", names[i]);
-      int gpu = !strncmp(t, "ce-", 3) || !strncmp(t, "sm-", 3);
-      snprintf(err, len, "bad %s '%s' (allowed: %s%s)", flag, t, allowed,
-               gpu ? "; the GPU methods ce-*, sm-* are not implemented yet" : "");
+      snprintf(err, len, "bad %s '%s' (allowed: %s)", flag, t, allowed);
       return -AR_EINVAL;
     }
     set |= 1u << k;
@@ -105,7 +109,22 @@ static int parse_pos(const char *s, const char *flag, double lo, double hi, doub
   return 0;
 }
 
-enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND };
+/* --devices: comma-separated device indices 0..255, as `run` takes them (checked here in every build, so a
+ * build without CUDA refuses a bad list too). */
+static int devices_ok(const char *s) {
+  if (!*s) return 0;
+  for (const char *p = s;;) {
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (*p < '0' || *p > '9' || errno || v > 255) return 0;
+    if (!*end) return 1;
+    if (*end != ',') return 0; /* "0," ends at the empty entry: no digit */
+    p = end + 1;
+  }
+}
+
+enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
   {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
@@ -113,7 +132,8 @@ static const struct option long_opts[] = {
   {"method", required_argument, 0, OPT_METHOD}, {"direction", required_argument, 0, OPT_DIR},
   {"pattern", required_argument, 0, OPT_PAT}, {"lat-iters", required_argument, 0, OPT_LAT},
   {"smoke-timeout", required_argument, 0, OPT_SMOKE}, {"json", required_argument, 0, 'J'},
-  {"no-bind", no_argument, 0, OPT_NOBIND}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+  {"no-bind", no_argument, 0, OPT_NOBIND}, {"devices", required_argument, 0, OPT_DEVICES},
+  {"shared-gpu", no_argument, 0, OPT_SHARED}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
 
@@ -149,7 +169,10 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
     case 'n': rc = parse_int(optarg, "-n", 1, 1000000, &o->iters, err, len); break;
     case 'w': rc = parse_int(optarg, "-w", 0, 1000000, &o->warmup, err, len); break;
     case OPT_REPEAT: rc = parse_int(optarg, "--repeat", 1, 1000, &o->repeat, err, len); break;
-    case OPT_METHOD: rc = parse_list(optarg, "--method", method_names, AR_LM_N, &o->methods, err, len); break;
+    case OPT_METHOD:
+      rc = parse_list(optarg, "--method", method_names, AR_LM_N, &o->methods, err, len);
+      o->methods_given = true;
+      break;
     case OPT_DIR: rc = parse_list(optarg, "--direction", dir_names, AR_LD_N, &o->dirs, err, len); break;
     case OPT_PAT: rc = parse_list(optarg, "--pattern", pat_names, AR_LP_N, &o->patterns, err, len); break;
     case OPT_LAT: rc = parse_int(optarg, "--lat-iters", 0, 1000000, &o->lat_iters, err, len); break;
@@ -161,6 +184,13 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
       } else snprintf(o->json, sizeof o->json, "%s", optarg);
       break;
     case OPT_NOBIND: o->bind = false; break;
+    case OPT_SHARED: o->shared_gpu = true; break;
+    case OPT_DEVICES:
+      if (!devices_ok(optarg) || strlen(optarg) >= sizeof o->devices) {
+        snprintf(err, len, "bad --devices '%.100s' (expected comma-separated CUDA device indices like 0,1,2,3)", optarg);
+        rc = -AR_EINVAL;
+      } else snprintf(o->devices, sizeof o->devices, "%s", optarg);
+      break;
     case 'q': o->quiet = true; break;
     case 'h': return 1;
     case ':': snprintf(err, len, "option '%s' needs a value", argv[optind - 1]); return -AR_EINVAL;
@@ -246,4 +276,4 @@ int ar_links_flows(int pat, int dir, int n, int k, struct ar_flow *out, int max,
   return nf;
 }
 
-int ar_links_initiator(int method, struct ar_flow f) { return method == AR_LM_READ ? f.dst : f.src; }
+int ar_links_initiator(int method, struct ar_flow f) { return ar_lmethod_pull(method) ? f.dst : f.src; }

@@ -51,7 +51,7 @@ static double cell(json_t *recs, const char *m, const char *d, size_t bytes, int
   json_t *a = find(recs, m, d, "pairs", bytes, s, t), *b = NULL;
   if (!strcmp(d, "bi")) b = find(recs, m, d, "pairs", bytes, t, s);
   *path = a ? ar_rec_str(a, "path", "?") : "";
-  if (!strcmp(m, "flag")) return a ? num(a, "us") : NAN;
+  if (!strcmp(m, "flag") || !strcmp(d, "latency")) return a ? num(a, "us") : NAN;
   if (!strcmp(d, "bi")) return a && b ? num(a, "gbs") + num(b, "gbs") : NAN;
   return a ? num(a, "gbs") : NAN;
 }
@@ -64,9 +64,12 @@ static void matrix(FILE *f, json_t *recs, int n, const char *m, const char *d) {
   if (!strcmp(m, "flag"))
     fprintf(f, "\n# one-way flag latency (release/acquire ping-pong, round trip halved), us (path class); "
                "row = source, column = destination\n");
+  else if (!strcmp(d, "latency"))
+    fprintf(f, "\n# %s small-copy latency (%s bytes back to back on one stream), us per copy (path class); "
+               "row = source, column = destination\n", m, sz);
   else
     fprintf(f, "\n# %s (%s), %s, each pair alone, %s: GB/s (path class); row = source, column = destination\n", m,
-            !strcmp(m, "read") ? "the destination pulls" : "the source pushes",
+            strstr(m, "read") ? "the destination pulls" : "the source pushes",
             !strcmp(d, "bi") ? "bidirectional (both directions at once, summed)" : "unidirectional", sz);
   fprintf(f, "  %-8s", "src\\dst");
   for (int t = 0; t < n; t++) fprintf(f, " %12d", t);
@@ -95,6 +98,8 @@ static const char *pattern_words(const char *p) {
   return "both directions of a pair at once";
 }
 
+#define NMETHODS (int)(sizeof methods / sizeof *methods) /* host and GPU methods (links.h) */
+
 /* loaded/isolated of (m, d, p) at the largest size: median over its flows, the lowest flow. */
 static int loaded(json_t *recs, const char *m, const char *d, const char *p, double *med, double *low, int *ls,
                   int *ld, size_t *bytes) {
@@ -117,13 +122,14 @@ static int loaded(json_t *recs, const char *m, const char *d, const char *p, dou
   return k;
 }
 
-static const char *const methods[] = {"read", "write"}, *const dirs[] = {"uni", "bi"},
+static const char *const methods[] = {"read", "write", "ce-read", "ce-write", "sm-read", "sm-write"},
+                  *const dirs[] = {"uni", "bi"},
                   *const pats[] = {"pairs", "all", "to-one", "from-one", "oneshot", "ring"};
 
 static void loaded_table(FILE *f, json_t *recs) {
   int any = 0;
   for (int p = 0; p < 6; p++)
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < NMETHODS; m++)
       for (int d = 0; d < 2; d++) {
         if (p == 0 && d == 0) continue; /* pairs alone are the isolated reference */
         double med, low;
@@ -166,31 +172,39 @@ static void say(json_t *out, const char *fmt, ...) {
   json_array_append_new(out, json_string(buf));
 }
 
-/* Writes against reads per destination (and reads against writes per source), pairs alone. */
-static void find_write_read(json_t *recs, int n, json_t *out) {
-  size_t bytes = largest(recs, "read", "uni", "pairs");
-  if (!bytes || largest(recs, "write", "uni", "pairs") != bytes) return;
+/* Writes against reads per destination (and reads against writes per source), pairs alone, for the read and
+ * write methods rd, wr of one transport (read/write, ce-read/ce-write, sm-read/sm-write). */
+static void find_write_read_of(json_t *recs, int n, json_t *out, const char *rd, const char *wr) {
+  size_t bytes = largest(recs, rd, "uni", "pairs");
+  if (!bytes || largest(recs, wr, "uni", "pairs") != bytes) return;
   double *v = malloc(sizeof *v * (size_t)(n + 1));
   for (int side = 0; side < 2 && v; side++)
     for (int x = 0; x < n; x++) {
       int k = 0;
       for (int y = 0; y < n; y++) {
         int s = side ? x : y, d = side ? y : x;
-        json_t *r = find(recs, "read", "uni", "pairs", bytes, s, d), *w = find(recs, "write", "uni", "pairs", bytes, s, d);
+        json_t *r = find(recs, rd, "uni", "pairs", bytes, s, d), *w = find(recs, wr, "uni", "pairs", bytes, s, d);
         if (s == d || !r || !w || !(num(r, "gbs") > 0) || !(num(w, "gbs") > 0)) continue;
         v[k++] = side ? num(r, "gbs") / num(w, "gbs") : num(w, "gbs") / num(r, "gbs");
       }
       double q = median(v, k);
       if (k && q < AR_LINKS_WRITE_SLOW)
-        say(out, side ? "reads from rank %d run at %.0f%% of writes (median over its %d peers)"
-                      : "writes to rank %d run at %.0f%% of reads (median over its %d peers)", x, 100 * q, k);
+        say(out, side ? "%ss from rank %d run at %.0f%% of %ss (median over its %d peers)"
+                      : "%ss to rank %d run at %.0f%% of %ss (median over its %d peers)", side ? rd : wr, x, 100 * q,
+            side ? wr : rd, k);
     }
   free(v);
 }
 
+static void find_write_read(json_t *recs, int n, json_t *out) {
+  find_write_read_of(recs, n, out, "read", "write");
+  find_write_read_of(recs, n, out, "ce-read", "ce-write");
+  find_write_read_of(recs, n, out, "sm-read", "sm-write");
+}
+
 /* A pair far below the median pair of its path class; the path classes against each other. */
 static void find_slow_pairs(json_t *recs, int n, json_t *out) {
-  for (int m = 0; m < 2; m++) {
+  for (int m = 0; m < NMETHODS; m++) {
     size_t bytes = largest(recs, methods[m], "uni", "pairs");
     if (!bytes) continue;
     static const char *const cls[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
@@ -226,7 +240,7 @@ static void find_slow_pairs(json_t *recs, int n, json_t *out) {
 
 static void find_loaded(json_t *recs, json_t *out) {
   for (int p = 1; p < 6; p++)
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < NMETHODS; m++) {
       double med, low;
       int ls = -1, ld = -1;
       size_t bytes;
@@ -246,9 +260,11 @@ int ar_links_findings(json_t *recs, int nranks, json_t *out) {
 }
 
 int ar_links_report(FILE *f, json_t *recs, int nranks) {
-  for (int m = 0; m < 2; m++)
+  for (int m = 0; m < NMETHODS; m++)
     for (int d = 0; d < 2; d++) matrix(f, recs, nranks, methods[m], dirs[d]);
   matrix(f, recs, nranks, "flag", "pingpong");
+  matrix(f, recs, nranks, "ce-read", "latency");
+  matrix(f, recs, nranks, "ce-write", "latency");
   scores(f, recs);
   loaded_table(f, recs);
   json_t *lines = json_array();
@@ -272,7 +288,7 @@ static json_t *group(json_t *notes) {
   size_t i;
   json_array_foreach(notes, i, r) {
     if (!is(r, "type", "link")) continue;
-    int flag = is(r, "method", "flag");
+    int flag = is(r, "method", "flag") || is(r, "direction", "latency"); /* the latencies are in us */
     double v = num(r, flag ? "us" : "gbs");
     char key[128], row[128], b[32];
     snprintf(key, sizeof key, "%s %s %s", ar_rec_str(r, "method", "?"), ar_rec_str(r, "direction", "?"),
@@ -315,7 +331,8 @@ static int group_sizes(json_t *rows, size_t *sz, int max) {
 static void print_group(FILE *f, const char *key, json_t *rows) {
   size_t sz[AR_MAX_SIZES];
   int ns = group_sizes(rows, sz, AR_MAX_SIZES);
-  fprintf(f, "## links: %s (%s, median over runs)\n\n| flow | path |", key, strncmp(key, "flag", 4) ? "GB/s" : "us");
+  fprintf(f, "## links: %s (%s, median over runs)\n\n| flow | path |", key,
+          strncmp(key, "flag", 4) && !strstr(key, " latency ") ? "GB/s" : "us");
   for (int i = 0; i < ns; i++) {
     char s[32];
     ar_size_format(sz[i], s, sizeof s);

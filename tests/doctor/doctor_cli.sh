@@ -23,11 +23,12 @@ has "NUMA unknown" "$TMP/bad.txt" "[warn] NUMA: GPU 0000:03:00.0: firmware repor
 has "persistence unknown, stale socket" "$TMP/bad.txt" "[warn] persistence: persistence mode unknown: no nvidia-persistenced process in proc/*/comm (a stale run/nvidia-persistenced/socket), and nvidia-smi -pm is readable only through NVML (not asked: a fixture root has no driver)"
 has "ranks: none without mpirun" "$TMP/bad.txt" "[skip] NUMA: not under mpirun and no --rank-cpus/--results: run \`mpirun -np N [your binding options] arbench doctor\` to check where ranks run"
 has "P2P skipped on fixtures" "$TMP/bad.txt" "[skip] access: P2P needs the live GPUs; not read from a fixture root"
+has "P2P smoke test skipped on fixtures" "$TMP/bad.txt" "[skip] smoke: the P2P smoke test needs the live GPUs; not run on a fixture root"
 has "driver CUDA" "$TMP/bad.txt" "[ok  ] driver: driver 590.44.01 supports CUDA up to 13.1"
 has "old toolkit" "$TMP/bad.txt" "[warn] toolkits: cuda-12.6: CUDA 12.6.3, nvcc missing; cannot build sm_120"
 has "linked toolkit" "$TMP/bad.txt" "[ok  ] toolkits: cuda-12.8: CUDA 12.8.1 (the cuda link points here), nvcc present"
 has "stack verdict" "$TMP/bad.txt" "[info] verdict: driver supports CUDA 13.1, toolkit 12.8.1: a CUDA 13 stack runs here without a driver change"
-eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 3 skipped$' "$TMP/bad.txt")"
+eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 4 skipped$' "$TMP/bad.txt")"
 
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" >"$TMP/ok.txt" 2>&1
 eq "direct-ok: exit 1 (driver too old for the toolkit)" 1 $?

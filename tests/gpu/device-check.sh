@@ -3,7 +3,8 @@
 # minutes: nccl on one rank over 8 B–256 MiB with every dtype checked, every op, graph mode (-G), --timing
 # loop (plain and graphs), --buffers cold with --repeat, a bad variant, duplicate GPUs, the watchdog; with
 # >= 2 GPUs also nccl on several ranks (sizes, graphs, variants, symm=1, one GPU visible per rank); then
-# the p2p-* kernels, pull and push, and the fused backend (device-check-p2p.sh). It prints what that
+# the p2p-* kernels, pull and push, and the fused backend (device-check-p2p.sh), then `arbench links` on GPUs
+# (device-check-links.sh). It prints what that
 # covers and a summary table each.
 # No GPU: 'skipped: no CUDA device'.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
@@ -96,6 +97,11 @@ ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-p2p.sh"
 p2p_rc=$?
 [ "$p2p_rc" = 77 ] && echo "(p2p-* skipped)" && p2p_rc=0
 echo
+# arbench links on GPUs: one GPU shared by 2 ranks through CUDA IPC, the smoke test's paths; >= 2 GPUs the full probe.
+ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-links.sh"
+links_rc=$?
+[ "$links_rc" = 77 ] && echo "(links skipped)" && links_rc=0
+echo
 # A killed or stopped rank in the middle of a GPU run (the host test tests/integration/dead_rank.sh, on the
 # custom kernels with 4 ranks sharing GPU 0; nccl on 4 GPUs when there are): ends within -T, names the rank.
 dead_rc=0
@@ -120,4 +126,4 @@ echo
 ARBENCH="$ARBENCH" bash "$src/tests/tuner/device-check-tuner.sh"
 tuner_rc=$?
 [ "$tuner_rc" = 77 ] && echo "(tuner skipped)" && tuner_rc=0
-exit $(( nccl_rc != 0 || p2p_rc != 0 || symm_rc != 0 || dead_rc != 0 || tuner_rc != 0 ))
+exit $(( nccl_rc != 0 || p2p_rc != 0 || links_rc != 0 || symm_rc != 0 || dead_rc != 0 || tuner_rc != 0 ))

@@ -72,11 +72,14 @@ for r in lat:
 PY
 done
 # bad input: one line, exit 2, nothing written
-expect_one_line_error "bad --method 'pull' (allowed: read, write)" ar_mpirun 2 links --method pull -J "$TMP/bad.jsonl"
+expect_one_line_error "bad --method 'pull' (allowed: read, write, ce-read, ce-write, sm-read, sm-write)" ar_mpirun 2 links --method pull -J "$TMP/bad.jsonl"
 expect_one_line_error "bad --pattern 'tree'" ar_mpirun 2 links --pattern pairs,tree -J "$TMP/bad.jsonl"
 expect_one_line_error "bad --direction 'both' (allowed: uni, bi)" ar_mpirun 2 links --direction both
 expect_one_line_error "bad size '8X'" ar_mpirun 2 links -b 8X
-expect_one_line_error "the GPU methods ce-*, sm-* are not implemented yet" ar_mpirun 2 links --method ce-read
+# GPU methods on CPU ranks: refused in one line naming why (no CUDA device here, or a build without CUDA)
+expect_one_line_error "--method ce-read needs a CUDA device on every rank: " ar_mpirun 2 links --method ce-read -J "$TMP/bad.jsonl"
+expect_one_line_error "--method sm-write needs a CUDA device on every rank: " ar_mpirun 2 links --method read,sm-write
+expect_one_line_error "bad --devices '0,x'" ar_mpirun 2 links --devices 0,x -J "$TMP/bad.jsonl"
 expect_one_line_error "links needs 2 or more ranks (mpirun -np N arbench links), got 1" ar_mpirun 1 links -J "$TMP/bad.jsonl"
 expect_one_line_error "bad ARBENCH_INJECT_SILENT '9' (allowed: one RANK, 0 to 1)" \
   env ARBENCH_INJECT_SILENT=9 mpirun -q --oversubscribe -x ARBENCH_INJECT_SILENT -np 2 "$ARBENCH" links -J "$TMP/bad.jsonl"

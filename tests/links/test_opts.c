@@ -55,9 +55,10 @@ static void bad(const char *want, int argc, ...) {
 
 static void test_bad_input(void **st) {
   (void)st;
-  bad("bad --method 'pull' (allowed: read, write)", 3, "--method", "pull");
-  bad("bad --method 'ce-read' (allowed: read, write; the GPU methods ce-*, sm-* are not implemented yet)", 3,
-      "--method", "read,ce-read");
+  bad("bad --method 'pull' (allowed: read, write, ce-read, ce-write, sm-read, sm-write)", 3, "--method", "pull");
+  bad("bad --method 'ce-pull' (allowed: read, write, ce-read, ce-write, sm-read, sm-write)", 3, "--method",
+      "read,ce-pull");
+  bad("bad --devices '' (expected comma-separated CUDA device indices like 0,1,2,3)", 3, "--devices", "");
   bad("bad --direction 'both' (allowed: uni, bi)", 3, "--direction", "both");
   bad("bad --pattern 'tree' (allowed: pairs, all, to-one, from-one, oneshot, ring)", 3, "--pattern", "pairs,tree");
   bad("--pattern without pairs: the loaded patterns are measured against pairs alone (add pairs to the list)", 3,

@@ -1,0 +1,598 @@
+/* measure_cuda.c — `arbench links` on GPUs (measure_cuda.h): CUDA IPC-shared buffers, copy-engine and SM copies
+ * timed by CUDA events, the P2P smoke test, the flag ping-pong and the copy engine's small-copy latency. Every
+ * wait of the host polls with a deadline; every wait of a kernel ends at its own (bench/links/links_cuda.cu). */
+#include "ar_config.h"
+#include "links/cuda_plan.h"
+#include "links/measure.h"
+#include "links/measure_cuda.h"
+#include "cuda_status.h"
+#include <ctype.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if AR_HAVE_NVCC /* bench/links/links_cuda.cu */
+int ar_links_cu_copy(void *dst, const void *src, size_t bytes, int blocks, void *stream);
+int ar_links_cu_pingpong(uint32_t *mine, const uint32_t *peer, int initiator, uint32_t g0, int warm, int iters,
+                         unsigned long long timeout_ns, unsigned long long *st, void *stream);
+#endif
+
+#define LINE 128
+#define SLOT_ALIGN 256
+enum { FL_PING = 0, FL_PONG, FL_N };
+
+struct ar_lgpu {
+  MPI_Comm comm;
+  int rank, n, device, sm_count, stuck, silent;
+  const struct ar_fault *fault;
+  double timeout_s;
+  size_t slot;              /* bytes of a buffer */
+  char *mine;               /* my region: flags, send buffer, n receive slots */
+  char **peer;              /* every rank's region in my address space (peer[rank] = mine) */
+  int *ipc_ok;              /* peer[q] mapped */
+  int *bad;                 /* n x n verdicts */
+  char (*bus)[32];          /* every rank's PCI bus id */
+  cudaStream_t *st;         /* n streams (a rank starts at most n - 1 flows at once) */
+  cudaEvent_t *ev0, *ev1;   /* n each */
+  uint32_t *host;           /* pinned staging, slot bytes */
+  unsigned long long *status, *status_dev; /* mapped host memory: AR_LKS_WORDS words */
+  uint32_t gen, seq;
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void nap(void) {
+  struct timespec t = {0, 20000};
+  nanosleep(&t, NULL);
+}
+
+/* Poll until stream s has drained, at most bound_s: enum ar_lhwait. */
+static int wait_stream(cudaStream_t s, double bound_s) {
+  double end = now_s() + bound_s;
+  for (;;) {
+    cudaError_t e = cudaStreamQuery(s);
+    if (e == cudaSuccess) return AR_HW_DONE;
+    if (e != cudaErrorNotReady) {
+      cudaGetLastError();
+      return AR_HW_ERROR;
+    }
+    if (now_s() > end) return AR_HW_TIMEOUT;
+    nap();
+  }
+}
+
+/* The worst outcome of waiting for the first k streams, all within one bound. */
+static int wait_streams(struct ar_lgpu *g, int k, double bound_s) {
+  double end = now_s() + bound_s;
+  int worst = AR_HW_DONE;
+  for (int i = 0; i < k; i++) {
+    double left = end - now_s();
+    int w = wait_stream(g->st[i], left > 0 ? left : 0);
+    if (w > worst) worst = w;
+  }
+  return worst;
+}
+
+static int agree_max(const struct ar_lgpu *g, int v) {
+  int all;
+  MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MAX, g->comm);
+  return all;
+}
+
+static uint32_t *flag_of(const struct ar_lgpu *g, int owner, int kind, int peer) {
+  return (uint32_t *)(g->peer[owner] + ((size_t)kind * (size_t)g->n + (size_t)peer) * LINE);
+}
+static size_t flags_bytes(int n) { return ((size_t)FL_N * (size_t)n * LINE + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN; }
+static char *send_of(const struct ar_lgpu *g, int r) { return g->peer[r] + flags_bytes(g->n); }
+static char *recv_of(const struct ar_lgpu *g, int dst, int src) {
+  return g->peer[dst] + flags_bytes(g->n) + (size_t)(1 + src) * g->slot;
+}
+
+int ar_lgpu_kernels(char *why, size_t len) {
+#if AR_HAVE_NVCC
+  (void)why, (void)len;
+  return 1;
+#else
+  snprintf(why, len, "this stack has no nvcc (bench/links/links_cuda.cu is compiled by nvcc only; the NVRTC "
+                     "stacks load the allreduce kernels alone): use ce-read, ce-write");
+  return 0;
+#endif
+}
+
+const int *ar_lgpu_bad(const struct ar_lgpu *g) { return g->bad; }
+const char *ar_lgpu_busid(const struct ar_lgpu *g, int r) { return r >= 0 && r < g->n ? g->bus[r] : ""; }
+int ar_lgpu_stuck(const struct ar_lgpu *g) { return g->stuck; }
+
+static int alloc_host(struct ar_lgpu *g) {
+  g->peer = calloc((size_t)g->n, sizeof *g->peer);
+  g->ipc_ok = calloc((size_t)g->n, sizeof *g->ipc_ok);
+  g->bad = calloc((size_t)g->n * (size_t)g->n, sizeof *g->bad);
+  g->bus = calloc((size_t)g->n, sizeof *g->bus);
+  g->st = calloc((size_t)g->n, sizeof *g->st);
+  g->ev0 = calloc((size_t)g->n, sizeof *g->ev0);
+  g->ev1 = calloc((size_t)g->n, sizeof *g->ev1);
+  return g->peer && g->ipc_ok && g->bad && g->bus && g->st && g->ev0 && g->ev1;
+}
+
+/* My device's memory, streams, events, staging and status. A cudaError_t. */
+static cudaError_t alloc_device(struct ar_lgpu *g, size_t region) {
+  cudaError_t e = cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, g->device);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&g->mine, region);
+  if (e == cudaSuccess) e = cudaMemset(g->mine, 0, region);
+  for (int i = 0; i < g->n && e == cudaSuccess; i++) {
+    e = cudaStreamCreateWithFlags(&g->st[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaEventCreate(&g->ev0[i]);
+    if (e == cudaSuccess) e = cudaEventCreate(&g->ev1[i]);
+  }
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&g->host, g->slot, cudaHostAllocDefault);
+  if (e == cudaSuccess)
+    e = cudaHostAlloc((void **)&g->status, AR_LKS_WORDS * sizeof *g->status, cudaHostAllocMapped);
+  if (e == cudaSuccess) e = cudaHostGetDevicePointer((void **)&g->status_dev, g->status, 0);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  return e;
+}
+
+/* Exchange IPC handles and bus ids; map every peer's region (a failure marks the peer's pairs NOIPC). */
+static void share(struct ar_lgpu *g, int have) {
+  cudaIpcMemHandle_t h, *all = calloc((size_t)g->n, sizeof *all);
+  char bus[32] = "";
+  memset(&h, 0, sizeof h);
+  int ok = have && cudaIpcGetMemHandle(&h, g->mine) == cudaSuccess;
+  if (have && cudaDeviceGetPCIBusId(bus, (int)sizeof bus, g->device) != cudaSuccess) *bus = 0;
+  for (char *c = bus; *c; c++) *c = (char)tolower((unsigned char)*c);
+  int *oks = calloc((size_t)g->n, sizeof *oks);
+  if (!all || !oks) {
+    fprintf(stderr, "arbench links: rank %d: out of memory sharing GPU buffers\n", g->rank);
+    MPI_Abort(g->comm, AR_EXIT_FAIL);
+  }
+  MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, g->comm);
+  MPI_Allgather(bus, (int)sizeof bus, MPI_CHAR, g->bus, (int)sizeof bus, MPI_CHAR, g->comm);
+  MPI_Allgather(&ok, 1, MPI_INT, oks, 1, MPI_INT, g->comm);
+  for (int q = 0; q < g->n; q++) {
+    if (q == g->rank) {
+      g->peer[q] = g->mine;
+      g->ipc_ok[q] = ok;
+    } else if (ok && oks[q]) {
+      void *p = NULL;
+      g->ipc_ok[q] = cudaIpcOpenMemHandle(&p, all[q], cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
+      g->peer[q] = g->ipc_ok[q] ? p : NULL;
+      if (!g->ipc_ok[q]) cudaGetLastError();
+    }
+  }
+  /* Every rank's view of whom it mapped: pair (s, d) needs both directions mapped (read and write methods). */
+  int *seen = calloc((size_t)g->n * (size_t)g->n, sizeof *seen);
+  if (!seen) MPI_Abort(g->comm, AR_EXIT_FAIL);
+  MPI_Allgather(g->ipc_ok, g->n, MPI_INT, seen, g->n, MPI_INT, g->comm);
+  for (int s = 0; s < g->n; s++)
+    for (int d = 0; d < g->n; d++)
+      if (s != d && (!seen[s * g->n + d] || !seen[d * g->n + s])) g->bad[s * g->n + d] = AR_PAIR_NOIPC;
+  free(seen);
+  free(oks);
+  free(all);
+}
+
+int ar_lgpu_open(struct ar_lgpu **out, MPI_Comm comm, int device, size_t max_bytes, double timeout_s, int silent,
+                 const struct ar_fault *fault, char *err, size_t len) {
+  struct ar_lgpu *g = calloc(1, sizeof *g);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int ok = g != NULL;
+  if (g) {
+    g->comm = comm;
+    g->rank = rank;
+    MPI_Comm_size(comm, &g->n);
+    g->device = device;
+    g->timeout_s = timeout_s;
+    g->silent = silent == rank;
+    g->fault = fault;
+    g->gen = 0;
+    g->slot = ((max_bytes ? max_bytes : 4) + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
+    ok = alloc_host(g);
+  }
+  cudaError_t e = ok ? alloc_device(g, flags_bytes(g->n) + (size_t)(g->n + 1) * g->slot) : cudaErrorMemoryAllocation;
+  char mine[200] = "";
+  if (e != cudaSuccess)
+    snprintf(mine, sizeof mine, "rank %d: cannot set up %zu-byte GPU buffers on CUDA device %d: %s", rank,
+             g ? g->slot : max_bytes, device, cudaGetErrorString(e));
+  int bad = *mine != 0, any;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any) {
+    cudaGetLastError();
+    /* the first failing rank's line, on every rank */
+    int who = bad ? rank : g ? g->n : 1 << 30, first;
+    MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Bcast(mine, sizeof mine, MPI_CHAR, first, comm);
+    snprintf(err, len, "%s", mine);
+    if (g && g->peer) g->peer[rank] = NULL;
+    ar_lgpu_close(g);
+    return -AR_ERUNTIME;
+  }
+  share(g, 1);
+  MPI_Barrier(comm);
+  *out = g;
+  return 0;
+}
+
+void ar_lgpu_close(struct ar_lgpu *g) {
+  if (!g) return;
+  if (!g->stuck) {
+    cudaDeviceSynchronize();
+    for (int q = 0; g->peer && q < g->n; q++)
+      if (q != g->rank && g->peer[q]) cudaIpcCloseMemHandle(g->peer[q]);
+    /* Each owner frees its region only after every peer closed its mapping of it. */
+    MPI_Barrier(g->comm);
+    for (int i = 0; g->st && i < g->n; i++) {
+      if (g->st[i]) cudaStreamDestroy(g->st[i]);
+      if (g->ev0[i]) cudaEventDestroy(g->ev0[i]);
+      if (g->ev1[i]) cudaEventDestroy(g->ev1[i]);
+    }
+    if (g->mine) cudaFree(g->mine);
+    if (g->host) cudaFreeHost(g->host);
+    if (g->status) cudaFreeHost(g->status);
+    cudaGetLastError();
+  }
+  free(g->peer), free(g->ipc_ok), free(g->bad), free(g->bus), free(g->st), free(g->ev0), free(g->ev1);
+  free(g);
+}
+
+/* ---- data: what rank src sends in sequence seq (ar_links_word), through the pinned staging ---- */
+
+/* Copy the staging to (or from) device memory p on stream 0, bounded. enum ar_lhwait. */
+static int stage(struct ar_lgpu *g, void *p, size_t bytes, int to_device) {
+  cudaError_t e = to_device ? cudaMemcpyAsync(p, g->host, bytes, cudaMemcpyHostToDevice, g->st[0])
+                            : cudaMemcpyAsync(g->host, p, bytes, cudaMemcpyDeviceToHost, g->st[0]);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return AR_HW_ERROR;
+  }
+  return wait_stream(g->st[0], ar_lcuda_bound_s(bytes, 1));
+}
+
+static int fill(struct ar_lgpu *g, void *p, int src, size_t bytes, int poison) {
+  for (size_t i = 0; i < bytes / 4; i++) {
+    uint32_t w = ar_links_word(src, g->seq, i);
+    g->host[i] = poison ? ~w : w;
+  }
+  return stage(g, p, bytes, 1);
+}
+
+/* Words of my receive slot from src that differ from src's data (after ARBENCH_INJECT_FAULT when plant). */
+static uint64_t check(struct ar_lgpu *g, int src, size_t bytes, int plant, int *hw) {
+  *hw = stage(g, recv_of(g, g->rank, src), bytes, 0);
+  if (*hw != AR_HW_DONE) return 0;
+  size_t words = bytes / 4;
+  for (int i = 0; plant && g->fault && words && i < g->fault->n; i++) {
+    if (g->fault->rank[i] != g->rank) continue;
+    long long p = g->fault->pos[i];
+    size_t at = p == -2 ? words / 2 : p < 0 || (unsigned long long)p >= words ? words - 1 : (size_t)p;
+    g->host[at] ^= 0x1u;
+  }
+  uint64_t wrong = 0;
+  for (size_t i = 0; i < words; i++) wrong += g->host[i] != ar_links_word(src, g->seq, i);
+  return wrong;
+}
+
+/* One copy of a flow by its initiator on stream s. A cudaError_t. */
+static int copy_flow(struct ar_lgpu *g, int method, struct ar_flow f, size_t bytes, cudaStream_t s) {
+  void *dst = recv_of(g, f.dst, f.src);
+  const void *src = send_of(g, f.src);
+#if AR_HAVE_NVCC
+  if (ar_lmethod_sm(method)) return ar_links_cu_copy(dst, src, bytes, 2 * g->sm_count, s);
+#else
+  (void)method; /* sm-* are refused at start-up on such a build (ar_lgpu_kernels) */
+#endif
+  return (int)cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s);
+}
+
+/* ARBENCH_INJECT_SILENT: a kernel on stream 0 that waits for a flag nobody sets for three timeouts, so what the
+ * stream queues next finishes only after the host's bounded wait gave up (then the kernel ends by itself). */
+static void stall(struct ar_lgpu *g) {
+#if AR_HAVE_NVCC
+  memset(g->status, 0, AR_LKS_WORDS * sizeof *g->status);
+  ar_links_cu_pingpong(flag_of(g, g->rank, FL_PING, g->rank), flag_of(g, g->rank, FL_PONG, g->rank), 0, 0x40000000u,
+                       0, 1, (unsigned long long)(3e9 * g->timeout_s), g->status_dev, g->st[0]);
+#else
+  (void)g;
+#endif
+}
+
+/* ---- the smoke test ---- */
+
+/* Pair (s, d) as this rank sees it: its verdict. */
+static int smoke_pair(struct ar_lgpu *g, int s, int d, size_t bytes) {
+  int me = g->rank, hw = AR_HW_DONE;
+  if (me == s && fill(g, send_of(g, s), s, bytes, 0) != AR_HW_DONE) hw = AR_HW_ERROR;
+  if (me == d && fill(g, recv_of(g, d, s), s, bytes, 1) != AR_HW_DONE) hw = AR_HW_ERROR;
+  MPI_Barrier(g->comm);
+  if (me == s && hw == AR_HW_DONE) { /* step 1: s pushes into d */
+    if (g->silent) stall(g);
+    hw = copy_flow(g, AR_LM_CE_WRITE, (struct ar_flow){s, d}, bytes, g->st[0]) ? AR_HW_ERROR
+                                                                               : wait_stream(g->st[0], g->timeout_s);
+  }
+  int pushed = agree_max(g, me == s || me == d ? hw : AR_HW_DONE);
+  uint64_t wrong = 0;
+  int v = AR_PAIR_OK;
+  if (pushed != AR_HW_DONE) v = AR_PAIR_TIMEOUT;
+  else if (me == d) { /* check, then step 2: d pulls from s */
+    wrong = check(g, s, bytes, 1, &hw);
+    if (hw == AR_HW_DONE && fill(g, recv_of(g, d, s), s, bytes, 1) != AR_HW_DONE) hw = AR_HW_ERROR;
+    if (hw == AR_HW_DONE) {
+      if (g->silent) stall(g);
+      hw = copy_flow(g, AR_LM_CE_READ, (struct ar_flow){s, d}, bytes, g->st[0]) ? AR_HW_ERROR
+                                                                                : wait_stream(g->st[0], g->timeout_s);
+    }
+    if (hw == AR_HW_DONE) {
+      int hw2;
+      wrong += check(g, s, bytes, 1, &hw2);
+      hw = hw2;
+    }
+    v = ar_lcuda_smoke_verdict(1, hw, wrong);
+  }
+  /* A stalled stream drains by itself (the kernel's own deadline); wait for it so the next pair starts clean. */
+  if (g->silent && (me == s || me == d) && wait_stream(g->st[0], ar_lcuda_kernel_bound_s(3 * g->timeout_s)) != AR_HW_DONE)
+    g->stuck = 1;
+  return v;
+}
+
+int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes) {
+  int n = g->n, nbad = 0, *mine = calloc((size_t)n * (size_t)n, sizeof *mine);
+  if (!mine) MPI_Abort(g->comm, AR_EXIT_FAIL);
+  if (bytes > g->slot) bytes = g->slot;
+  bytes -= bytes % 4;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++) {
+      if (s == d || g->bad[s * n + d] != AR_PAIR_OK || agree_max(g, g->stuck)) continue;
+      g->seq++;
+      mine[s * n + d] = smoke_pair(g, s, d, bytes);
+    }
+  for (int k = 0; k < n * n; k++) mine[k] = mine[k] > g->bad[k] ? mine[k] : g->bad[k];
+  MPI_Allreduce(mine, g->bad, n * n, MPI_INT, MPI_MAX, g->comm);
+  g->stuck = agree_max(g, g->stuck);
+  for (int k = 0; k < n * n; k++) nbad += g->bad[k] != AR_PAIR_OK;
+  free(mine);
+  return nbad;
+}
+
+/* ---- bandwidth ---- */
+
+/* Queue `copies` copies of each started flow, stream k for flow idx[k]. A cudaError_t. */
+static int queue(struct ar_lgpu *g, int method, const struct ar_flow *f, const int *idx, int k, size_t bytes,
+                 int copies, int timed) {
+  int e = 0;
+  for (int j = 0; j < k && !e; j++) {
+    if (timed) e = (int)cudaEventRecord(g->ev0[j], g->st[j]);
+    for (int c = 0; c < copies && !e; c++) e = copy_flow(g, method, f[idx[j]], bytes, g->st[j]);
+    if (timed && !e) e = (int)cudaEventRecord(g->ev1[j], g->st[j]);
+  }
+  return e;
+}
+
+/* One repeat on this rank: mine[k] = GB/s of the flows it starts (0 elsewhere), bad[k] += words wrong of the
+ * flows it receives. enum ar_lhwait. */
+static int measure_once(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, const int *idx, int k,
+                        size_t bytes, int iters, int warmup, double *mine, uint64_t *bad) {
+  int hw = AR_HW_DONE, sends = 0;
+  g->seq++;
+  for (int i = 0; i < nf; i++) sends |= f[i].src == g->rank;
+  if (sends && fill(g, send_of(g, g->rank), g->rank, bytes, 0) != AR_HW_DONE) hw = AR_HW_ERROR;
+  for (int i = 0; i < nf && hw == AR_HW_DONE; i++)
+    if (f[i].dst == g->rank && fill(g, recv_of(g, g->rank, f[i].src), f[i].src, bytes, 1) != AR_HW_DONE)
+      hw = AR_HW_ERROR;
+  if ((hw = agree_max(g, hw)) != AR_HW_DONE) return hw;
+  MPI_Barrier(g->comm);
+  if (warmup && queue(g, method, f, idx, k, bytes, warmup, 0)) hw = AR_HW_ERROR;
+  if (hw == AR_HW_DONE && warmup) hw = wait_streams(g, k, ar_lcuda_bound_s(bytes, warmup * k));
+  if ((hw = agree_max(g, hw)) != AR_HW_DONE) return hw;
+  MPI_Barrier(g->comm); /* every GPU starts its timed copies together */
+  if (queue(g, method, f, idx, k, bytes, iters, 1)) hw = AR_HW_ERROR;
+  if (hw == AR_HW_DONE) hw = wait_streams(g, k, ar_lcuda_bound_s(bytes, iters * k));
+  for (int j = 0; j < k && hw == AR_HW_DONE; j++) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, g->ev0[j], g->ev1[j]) != cudaSuccess) hw = AR_HW_ERROR;
+    mine[idx[j]] = ar_lcuda_gbs(bytes, iters, ms);
+  }
+  for (int i = 0; i < nf && hw == AR_HW_DONE; i++)
+    if (f[i].dst == g->rank) {
+      int h;
+      bad[i] += check(g, f[i].src, bytes, 0, &h);
+      if (h != AR_HW_DONE) hw = h;
+    }
+  return agree_max(g, hw);
+}
+
+static void fail_line(const struct ar_lgpu *g, int hw, const char *what, size_t bytes, char *err, size_t len) {
+  (void)g;
+  snprintf(err, len, "a %s copy of %zu bytes %s on a GPU: stopping the probe", what, bytes,
+           hw == AR_HW_TIMEOUT ? "did not end within its bound (10 s + the copies at 0.1 GB/s)" : "failed");
+}
+
+int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
+                    int warmup, int repeat, double *gbs, uint64_t *wrong, char *err, size_t len) {
+  double *mine = calloc((size_t)nf, sizeof *mine), *sum = calloc((size_t)nf, sizeof *sum);
+  uint64_t *bad = calloc((size_t)nf, sizeof *bad), *badsum = calloc((size_t)nf, sizeof *badsum);
+  int *idx = calloc((size_t)nf, sizeof *idx);
+  int ok = mine && sum && bad && badsum && idx, all, rc = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, g->comm);
+  if (!all) {
+    snprintf(err, len, "out of memory");
+    rc = -AR_ERUNTIME;
+  }
+  int k = all ? ar_lcuda_started(method, f, nf, g->rank, idx, g->n) : 0;
+  for (int r = 0; r < repeat && !rc; r++) {
+    for (int i = 0; i < nf; i++) mine[i] = 0;
+    int hw = measure_once(g, method, f, nf, idx, k, bytes, iters, warmup, mine, bad);
+    if (hw != AR_HW_DONE) {
+      g->stuck |= hw == AR_HW_TIMEOUT;
+      fail_line(g, hw, ar_lmethod_name(method), bytes, err, len);
+      rc = hw == AR_HW_TIMEOUT ? -AR_ETIMEOUT : -AR_ERUNTIME;
+      break;
+    }
+    MPI_Reduce(mine, sum, nf, MPI_DOUBLE, MPI_SUM, 0, g->comm);
+    if (g->rank == 0)
+      for (int i = 0; i < nf; i++) gbs[i * repeat + r] = sum[i];
+  }
+  if (!rc) {
+    MPI_Reduce(bad, badsum, nf, MPI_UINT64_T, MPI_SUM, 0, g->comm);
+    if (g->rank == 0) memcpy(wrong, badsum, sizeof *wrong * (size_t)nf);
+  }
+  free(mine), free(sum), free(bad), free(badsum), free(idx);
+  return rc;
+}
+
+/* ---- latency ---- */
+
+int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat, double *us, char *why, size_t len) {
+  int warm = iters < 10 ? iters : 10, me = g->rank, rc = 0;
+  for (int r = 0; r < repeat; r++) {
+    uint32_t g0 = g->gen + 1;
+    g->gen += (uint32_t)(warm + iters);
+    memset(g->status, 0, AR_LKS_WORDS * sizeof *g->status);
+    int hw = AR_HW_DONE;
+    MPI_Barrier(g->comm);
+#if AR_HAVE_NVCC
+    if (me == src || me == dst) {
+      int init = me == src, peer = init ? dst : src;
+      uint32_t *mine = flag_of(g, me, init ? FL_PING : FL_PONG, peer);
+      const uint32_t *theirs = flag_of(g, peer, init ? FL_PONG : FL_PING, me);
+      hw = ar_links_cu_pingpong(mine, theirs, init, g0, warm, iters, (unsigned long long)(g->timeout_s * 1e9),
+                                g->status_dev, g->st[0])
+               ? AR_HW_ERROR
+               : wait_stream(g->st[0], ar_lcuda_kernel_bound_s(g->timeout_s));
+    }
+#else
+    (void)g0, (void)flag_of;
+    hw = AR_HW_ERROR;
+#endif
+    char line[200] = "";
+    double v = me == src ? ar_lcuda_pingpong_us(hw, g->status, warm, iters, line, sizeof line) : 0;
+    if (me == dst && hw != AR_HW_DONE) v = NAN;
+    if (me == dst && hw == AR_HW_DONE && g->status[AR_LKS_STATE] != AR_LKS_OK) v = NAN;
+    int lost = isnan(v), any, stuck = hw == AR_HW_TIMEOUT;
+    MPI_Allreduce(&lost, &any, 1, MPI_INT, MPI_MAX, g->comm);
+    g->stuck |= agree_max(g, stuck);
+    double out = me == src && !any ? v : 0;
+    MPI_Reduce(&out, &us[r], 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
+    /* why: the initiator's reading, at rank 0 */
+    if (src != 0) {
+      if (me == src) MPI_Send(line, sizeof line, MPI_CHAR, 0, 71, g->comm);
+      if (me == 0) MPI_Recv(line, sizeof line, MPI_CHAR, src, 71, g->comm, MPI_STATUS_IGNORE);
+    }
+    if (me == 0 && any) {
+      us[r] = NAN;
+      snprintf(why, len, "%s", *line && strcmp(line, "ok") ? line : "the responder's flag wait gave up");
+    }
+    if (g->stuck) {
+      rc = -AR_ETIMEOUT;
+      break;
+    }
+  }
+  return rc;
+}
+
+int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t bytes, int iters, int repeat,
+                       double *us, char *err, size_t len) {
+  struct ar_flow f = {src, dst};
+  int me = g->rank, init = ar_links_initiator(method, f) == me, rc = 0;
+  if (bytes > g->slot) bytes = g->slot;
+  for (int r = 0; r < repeat; r++) {
+    int hw = AR_HW_DONE;
+    double v = 0;
+    MPI_Barrier(g->comm);
+    if (init) {
+      int e = (int)cudaEventRecord(g->ev0[0], g->st[0]);
+      for (int i = 0; i < iters && !e; i++) e = copy_flow(g, AR_LM_CE_WRITE, f, bytes, g->st[0]);
+      if (!e) e = (int)cudaEventRecord(g->ev1[0], g->st[0]);
+      hw = e ? AR_HW_ERROR : wait_stream(g->st[0], ar_lcuda_bound_s(bytes, iters));
+      float ms = 0;
+      if (hw == AR_HW_DONE && cudaEventElapsedTime(&ms, g->ev0[0], g->ev1[0]) != cudaSuccess) hw = AR_HW_ERROR;
+      v = hw == AR_HW_DONE && iters > 0 ? (double)ms * 1e3 / iters : NAN;
+    }
+    if ((hw = agree_max(g, hw)) != AR_HW_DONE) {
+      g->stuck |= hw == AR_HW_TIMEOUT;
+      fail_line(g, hw, "small copy-engine", bytes, err, len);
+      rc = hw == AR_HW_TIMEOUT ? -AR_ETIMEOUT : -AR_ERUNTIME;
+      break;
+    }
+    double out = init ? v : 0;
+    MPI_Reduce(&out, &us[r], 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
+  }
+  return rc;
+}
+
+/* ---- in one process: doctor's smoke test ---- */
+
+int ar_lgpu_smoke_local(int a, int b, size_t bytes, double timeout_s, char *why, size_t len) {
+  void *pa = NULL, *pb = NULL;
+  uint32_t *h = NULL;
+  cudaStream_t s = NULL;
+  bytes -= bytes % 4;
+  size_t words = bytes / 4;
+  int v = AR_PAIR_OK, hw = AR_HW_DONE;
+  uint64_t wrong = 0;
+  cudaError_t e = cudaSetDevice(a);
+  if (e == cudaSuccess) e = cudaMalloc(&pa, 2 * bytes);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaSetDevice(b);
+  if (e == cudaSuccess) e = cudaMalloc(&pb, bytes);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&h, bytes, cudaHostAllocDefault);
+  if (e != cudaSuccess) {
+    snprintf(why, len, "cannot set up the test buffers: %s", cudaGetErrorString(e));
+    v = AR_PAIR_NOIPC;
+  }
+  /* Peer access on both ways, so the copies take the P2P path (without it cudaMemcpyPeer stages through host
+   * memory, which ACS and the IOMMU do not break). */
+  int ab = 0, ba = 0;
+  if (v == AR_PAIR_OK) cudaDeviceCanAccessPeer(&ab, a, b), cudaDeviceCanAccessPeer(&ba, b, a);
+  if (v == AR_PAIR_OK && !(ab && ba)) {
+    snprintf(why, len, "no P2P access between them (cudaDeviceCanAccessPeer: %d, %d)", ab, ba);
+    v = AR_PAIR_NOIPC;
+  }
+  for (int k = 0; v == AR_PAIR_OK && k < 2; k++) {
+    cudaError_t pe = cudaSetDevice(k ? b : a);
+    if (pe == cudaSuccess) pe = cudaDeviceEnablePeerAccess(k ? a : b, 0);
+    if (pe == cudaErrorPeerAccessAlreadyEnabled) pe = cudaSuccess, cudaGetLastError();
+    if (pe != cudaSuccess) {
+      snprintf(why, len, "cannot enable peer access: %s", cudaGetErrorString(pe));
+      v = AR_PAIR_NOIPC;
+    }
+  }
+  for (size_t i = 0; v == AR_PAIR_OK && i < words; i++) h[i] = ar_links_word(a, 1, i);
+  /* a -> b (pushed by a's stream), then b -> a's second half, each within the timeout */
+  if (v == AR_PAIR_OK) e = cudaSetDevice(a);
+  if (v == AR_PAIR_OK && e == cudaSuccess) e = cudaMemcpyAsync(pa, h, bytes, cudaMemcpyHostToDevice, s);
+  if (v == AR_PAIR_OK && e == cudaSuccess) e = cudaMemsetAsync((char *)pa + bytes, 0xff, bytes, s);
+  if (v == AR_PAIR_OK && e == cudaSuccess) hw = wait_stream(s, ar_lcuda_bound_s(bytes, 2));
+  if (v == AR_PAIR_OK && e == cudaSuccess && hw == AR_HW_DONE) e = cudaMemcpyPeerAsync(pb, b, pa, a, bytes, s);
+  if (v == AR_PAIR_OK && e == cudaSuccess && hw == AR_HW_DONE) hw = wait_stream(s, timeout_s);
+  if (v == AR_PAIR_OK && e == cudaSuccess && hw == AR_HW_DONE)
+    e = cudaMemcpyPeerAsync((char *)pa + bytes, a, pb, b, bytes, s);
+  if (v == AR_PAIR_OK && e == cudaSuccess && hw == AR_HW_DONE) hw = wait_stream(s, timeout_s);
+  if (v == AR_PAIR_OK && e == cudaSuccess && hw == AR_HW_DONE)
+    e = cudaMemcpyAsync(h, (char *)pa + bytes, bytes, cudaMemcpyDeviceToHost, s);
+  if (v == AR_PAIR_OK && e == cudaSuccess && hw == AR_HW_DONE) hw = wait_stream(s, ar_lcuda_bound_s(bytes, 1));
+  if (v == AR_PAIR_OK && e != cudaSuccess) hw = AR_HW_ERROR;
+  for (size_t i = 0; v == AR_PAIR_OK && hw == AR_HW_DONE && i < words; i++) wrong += h[i] != ar_links_word(a, 1, i);
+  if (v == AR_PAIR_OK) {
+    v = ar_lcuda_smoke_verdict(1, hw, wrong);
+    if (hw == AR_HW_ERROR) snprintf(why, len, "a copy failed: %s", cudaGetErrorString(e ? e : cudaGetLastError()));
+    else if (hw == AR_HW_TIMEOUT) snprintf(why, len, "a %zu-byte copy did not finish within %g s", bytes, timeout_s);
+    else if (wrong) snprintf(why, len, "%llu of %zu words came back wrong", (unsigned long long)wrong, words);
+    else snprintf(why, len, "%zu bytes there and back, checked", bytes);
+  }
+  cudaGetLastError();
+  if (hw != AR_HW_TIMEOUT) { /* a copy that never ended: leave its buffers to the process's end */
+    if (s) cudaStreamDestroy(s);
+    if (pa) cudaFree(pa);
+    if (pb) cudaFree(pb);
+    if (h) cudaFreeHost(h);
+    cudaGetLastError();
+  }
+  return v;
+}

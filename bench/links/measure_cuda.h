@@ -1,0 +1,60 @@
+/* measure_cuda.h — `arbench links` on GPUs, one rank per GPU: buffers shared through CUDA IPC, copy-engine and
+ * SM copies (read = pull, write = push) timed by CUDA events, the P2P smoke test, the flag ping-pong of
+ * kernels/ar_core.h and the copy engine's small-copy latency; every host wait bounded. measure_cuda.c with
+ * CUDA, measure_nocuda.c without (every call refuses). */
+#ifndef AR_LINKS_MEASURE_CUDA_H
+#define AR_LINKS_MEASURE_CUDA_H
+
+#include "fault.h"
+#include "links/links.h"
+#include <mpi.h>
+#include <stdint.h>
+
+struct ar_lgpu; /* opaque */
+
+/* 1 when the SM copy and ping-pong kernels are in this build; else 0 and why. */
+int ar_lgpu_kernels(char *why, size_t len);
+
+/* Collective over comm (one node, every rank with a current CUDA device `device`): a region of flags, a send
+ * buffer and n receive slots of max_bytes each, mapped into every peer through CUDA IPC. A peer whose memory
+ * cannot be mapped makes its pairs AR_PAIR_NOIPC. timeout_s bounds every smoke-test transfer and flag wait;
+ * silent (the world rank of ARBENCH_INJECT_SILENT, -1 none): that rank's smoke-test copies queue behind a
+ * kernel that outlasts the timeout; fault (ARBENCH_INJECT_FAULT): corrupt what that rank receives in the smoke
+ * test. 0, or -AR_ERUNTIME with one line in err (on every rank). */
+int ar_lgpu_open(struct ar_lgpu **g, MPI_Comm comm, int device, size_t max_bytes, double timeout_s, int silent,
+                 const struct ar_fault *fault, char *err, size_t len);
+/* Local. A GPU left with work that never ended is not touched (its memory is left to the process's end). */
+void ar_lgpu_close(struct ar_lgpu *g);
+/* n x n verdicts (enum ar_lpair) of the ordered pairs, after the smoke test (NOIPC ones from the start). */
+const int *ar_lgpu_bad(const struct ar_lgpu *g);
+/* The PCI bus id of rank r's GPU ("0000:3b:00.0", "" unknown). */
+const char *ar_lgpu_busid(const struct ar_lgpu *g, int r);
+/* Set when a GPU's work did not end within its bound: the probe stops (every rank sees it). */
+int ar_lgpu_stuck(const struct ar_lgpu *g);
+
+/* The smoke test: for every ordered pair, the source pushes bytes into the destination with the copy engine
+ * and the destination pulls them back, each within the timeout, both checked word by word. Fills the
+ * verdicts on every rank; returns the number of bad pairs. Collective. */
+int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes);
+
+/* As ar_links_measure (links/measure.h) for a GPU method: each initiator starts its flows on a stream each,
+ * warmup copies, then iters copies between two CUDA events per stream, repeat times; on rank 0 gbs[k * repeat
+ * + r] and wrong[k]. Collective; 0, -AR_ETIMEOUT (a GPU's copies did not end within ar_lcuda_bound_s: the
+ * probe must stop), or -AR_ERUNTIME, with one line in err on rank 0. */
+int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
+                    int warmup, int repeat, double *gbs, uint64_t *wrong, char *err, size_t len);
+
+/* One-way flag latency src -> dst (ping-pong kernels on both GPUs, the round trip halved): us[r] on rank 0, NAN
+ * when a flag did not arrive before the timeout (why on rank 0). Collective; 0 or -AR_ETIMEOUT as above. */
+int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat, double *us, char *why, size_t len);
+
+/* The copy engine's small-copy latency of method ce-read or ce-write for the flow src -> dst: iters copies of
+ * bytes back to back on one stream between two events, us per copy; us[r] on rank 0. Collective. */
+int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t bytes, int iters, int repeat,
+                       double *us, char *err, size_t len);
+
+/* In one process (doctor): devices a and b copy bytes to each other with cudaMemcpyPeerAsync, each within
+ * timeout_s, checked. The verdict (enum ar_lpair); why gets what went wrong. */
+int ar_lgpu_smoke_local(int a, int b, size_t bytes, double timeout_s, char *why, size_t len);
+
+#endif

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# device-check-links.sh — `arbench links` on GPUs, called by device-check.sh (ARBENCH set) or alone: one GPU:
+# two ranks sharing it through CUDA IPC (copy engine and SM, read and write, uni and bi, the flag ping-pong and
+# the copy engine's small-copy latency, records checked), the smoke test's timeout path (a rank whose copies
+# never finish in time: the pair skipped with the ACS/IOMMU line, no hang) and its data check (corruption on
+# arrival); >= 2 GPUs: the full probe, one rank per GPU, path classes from the topology; doctor's smoke test.
+# Correctness, not PCIe speed, on one GPU: without MPS the two ranks' kernels are time-sliced.
+# No GPU: 'skipped: no CUDA device' (exit 77).  Usage: ARBENCH=build/arbench tests/gpu/device-check-links.sh
+set -u
+src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+ARBENCH=${ARBENCH:-$src/build/arbench}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
+[ "${gpus:-0}" -gt 0 ] || { echo "skipped: no CUDA device"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# step NAME WANT NP [ENV=V...] -- links arguments
+step() {
+  local name=$1 want=$2 np=$3; shift 3
+  local envs=() xs=()
+  while [ "$1" != -- ]; do envs+=("$1"); xs+=(-x "${1%%=*}"); shift; done
+  shift
+  local t0=$SECONDS
+  env "${envs[@]}" timeout 300 mpirun -np "$np" "${xs[@]}" "$ARBENCH" links -J "$tmp/$name.jsonl" "$@" \
+    >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local rc=$?
+  echo "== $name: exit $rc (want $want), $((SECONDS - t0)) s"
+  if [ "$rc" != "$want" ]; then
+    tail -5 "$tmp/$name.err"
+    fails=$((fails + 1))
+  fi
+}
+
+# check NAME PYTHON: assertions over the step's records (recs: the link records, skips: the skip records)
+check() {
+  local name=$1
+  if python3 - "$tmp/$name.jsonl" "$2" <<'PY'
+import json, math, sys
+recs, skips = [], []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    (recs if r.get("type") == "link" else skips if r.get("type") == "skip" else []).append(r)
+def need(cond, what):
+    if not cond:
+        print("FAIL:", what); sys.exit(1)
+exec(sys.argv[2])
+PY
+  then echo "   $name records: ok"
+  else fails=$((fails + 1))
+  fi
+}
+
+M=ce-read,ce-write,sm-read,sm-write
+"$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # an NVRTC stack: no SM kernels
+echo "== links on one GPU shared by 2 ranks (methods $M)"
+step one-gpu 0 2 -- --devices 0,0 --shared-gpu --method $M -b 64K -e 1M -f 16 --pattern pairs,all,ring -n 5 -w 1 \
+  --repeat 2 --lat-iters 20 --smoke-timeout 10
+check one-gpu '
+ms = "'$M'".split(",")
+need(not skips, "no pair skipped: %s" % skips)
+for m in ms:
+    for d in ("uni", "bi"):
+        rs = [r for r in recs if r["method"] == m and r["direction"] == d and r["pattern"] == "pairs"]
+        sizes = {r["bytes"] for r in rs}
+        need(sizes == {64 << 10, 1 << 20} and len(rs) == 2 * len(sizes), "%s %s: %d pair records" % (m, d, len(rs)))
+for r in recs:
+    need(r["wrong"] == 0, "data wrong: %s" % r)
+    if r["direction"] in ("uni", "bi"):
+        need(r["gbs"] is not None and r["gbs"] > 0 and len(r["samples_gbs"]) == 2, "gbs: %s" % r)
+        need(r["path"] == "X" and r["src_id"] == r["dst_id"] != "?", "one GPU: path X, same bus id: %s" % r)
+lat = [r for r in recs if r["method"] == "flag"]
+if "sm-read" in ms:
+    need(len(lat) == 2 and all(r["us"] is not None and r["us"] > 0 for r in lat), "flag latency: %s" % lat)
+ce = [r for r in recs if r["direction"] == "latency"]
+need(len(ce) == 4 and all(r["us"] > 0 for r in ce), "copy-engine latency: %s" % ce)
+'
+grep -q "one-way flag latency" "$tmp/one-gpu.out" || { echo "FAIL: no latency matrix"; fails=$((fails + 1)); }
+
+echo "== the smoke test's timeout path: rank 1's copies queue behind a kernel that outlasts --smoke-timeout"
+step silent 1 2 ARBENCH_INJECT_SILENT=1 -- --devices 0,0 --shared-gpu --method ce-write -b 64K -e 64K --pattern pairs \
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 1
+check silent '
+need(len(skips) == 2 and all(s["smoke"] == "timeout" for s in skips), "two timeout skips: %s" % skips)
+need(not recs, "nothing measured on skipped pairs: %s" % recs)
+'
+[ "$(grep -c 'PCIe ACS or the IOMMU' "$tmp/silent.err")" = 2 ] || { echo "FAIL: not one ACS/IOMMU line per bad pair"; cat "$tmp/silent.err"; fails=$((fails + 1)); }
+
+echo "== the smoke test's data check: what rank 1 receives is corrupted"
+step fault 1 2 ARBENCH_INJECT_FAULT=1:mid -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 10
+check fault '
+need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], skips[0]["dst"]) == (0, 1), "one corrupt skip 0->1: %s" % skips)
+need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
+'
+
+echo "== bad input"
+step bad-devices 2 2 -- --method sm-read --devices 0,x
+
+if [ "$gpus" -ge 2 ]; then
+  np=$(( gpus > 8 ? 8 : gpus ))
+  echo "== the full probe on $np GPUs, one rank each (default methods and patterns)"
+  step full 0 "$np" -- -b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3 --smoke-timeout 5
+  check full '
+n = '$np'
+need(not skips, "no pair skipped: %s" % skips)
+for m in sorted({r["method"] for r in recs if r["direction"] in ("uni", "bi")}):
+    rs = [r for r in recs if r["method"] == m and r["direction"] == "uni" and r["pattern"] == "pairs" and r["bytes"] == 16 << 20]
+    need(len(rs) == n * (n - 1), "%s: %d of %d pairs" % (m, len(rs), n * (n - 1)))
+    for r in rs:
+        need(r["path"] in ("PIX", "PXB", "PHB", "NODE", "SYS") and r["src_id"] != r["dst_id"], "path class: %s" % r)
+        need(r["score"] is None or 0 < r["score"] < 1.5, "score: %s" % r)
+need(all(r["wrong"] == 0 for r in recs), "data wrong")
+need({r["pattern"] for r in recs} >= {"pairs", "all", "to-one", "from-one", "oneshot", "ring"}, "every pattern")
+'
+  sed -n '1,40p' "$tmp/full.out"
+fi
+
+echo "== doctor's smoke test"
+"$ARBENCH" doctor >"$tmp/doctor.out" 2>&1
+grep '] smoke:' "$tmp/doctor.out"
+if [ "$gpus" -ge 2 ]; then
+  [ "$(grep -c '^\[ok  \] smoke:' "$tmp/doctor.out")" = $((gpus * (gpus - 1) / 2)) ] \
+    || { echo "FAIL: doctor's smoke test not ok on every pair"; fails=$((fails + 1)); }
+else
+  grep -q '^\[skip\] smoke: one CUDA device' "$tmp/doctor.out" || { echo "FAIL: doctor smoke on one GPU"; fails=$((fails + 1)); }
+fi
+
+echo "== links device check: $fails failure(s)"
+[ "$fails" = 0 ]
