@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "engine.h"
 #include "links/measure.h"
+#include "model/linkfit.h"
 #include "provenance.h"
 #include "runenv.h"
 #include "stats.h"
@@ -27,6 +28,7 @@ struct links_run {
   struct ar_lctx c;
   struct where *at;    /* rank 0: every rank's place */
   json_t *recs;        /* rank 0: every link record, for the report */
+  json_t *calib;       /* --calib's "links" (model/linkfit.c: expected_gbs, ratio), or NULL */
   uint64_t wrong;
 };
 
@@ -78,6 +80,7 @@ static json_t *flow_record(struct links_run *L, int method, int dir, int pat, in
                           (json_int_t)bytes, "gbs", num_or_null(gbs), "us",
                           num_or_null(gbs > 0 ? (double)bytes / (gbs * 1e3) : NAN), "path",
                           host_path(L, f.src, f.dst), "bottleneck_gbs", "expected_gbs", "ratio", "score");
+  ar_link_fill(L->calib, rec); /* the model's expected value and measured / expected */
   json_object_set_new(rec, "isolated_gbs", num_or_null(isov));
   json_object_set_new(rec, "loaded_ratio", num_or_null(isov > 0 ? gbs / isov : NAN));
   json_object_set_new(rec, "repeats", json_integer(o->repeat));
@@ -159,6 +162,7 @@ static void measure_latency(struct links_run *L) {
                               "direction", "pingpong", "pattern", "pairs", "root", "flows", 1, "bytes", 4, "gbs", "us",
                               ok ? json_real(st.p50) : json_null(), "path",
                               host_path(L, s, d), "bottleneck_gbs", "expected_gbs", "ratio", "score");
+      ar_link_fill(L->calib, rec);
       json_object_set_new(rec, "isolated_gbs", json_null());
       json_object_set_new(rec, "loaded_ratio", json_null());
       json_object_set_new(rec, "repeats", json_integer(rep));
@@ -251,6 +255,7 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   gather_where(L);
   if (env->rank == 0) {
     json_object_set_new(runrec, "links", links_options(o));
+    json_object_set_new(json_object_get(runrec, "links"), "calib", *o->calib ? json_string(o->calib) : json_null());
     if (!o->quiet) {
       printf("# arbench %s links: %d CPU ranks on 1 node, run %s: copies between MPI shared-memory windows "
              "(the GPU methods are not implemented yet)\n", AR_VERSION_STRING, env->nranks, run_id);
@@ -299,6 +304,8 @@ int ar_cmd_links(int argc, char **argv) {
   ar_links_defaults(o);
   char err[AR_ERRLEN] = "";
   int prc = ar_links_parse(o, argc, argv, err, sizeof err);
+  json_t *calib = NULL;
+  if (!prc && *o->calib) prc = ar_link_calib_load(o->calib, &calib, err, sizeof err);
   if (prc == 1) {
     ar_links_usage(stdout);
     free(o), free(ro);
@@ -313,13 +320,14 @@ int ar_cmd_links(int argc, char **argv) {
     struct ar_fault fault;
     int silent = -1;
     if (!checks(&env, &fault, &silent)) {
-      struct links_run L = {.o = o, .env = &env, .recs = json_array()};
+      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .calib = calib};
       status = probe(&L, argc, argv, silent, &fault);
       json_decref(L.recs);
     }
     if (env.topo) ar_topo_destroy(env.topo);
     MPI_Comm_free(&env.node_comm);
   }
+  json_decref(calib);
   fflush(stdout);
   MPI_Finalize();
   free(o), free(ro);

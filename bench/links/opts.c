@@ -46,6 +46,8 @@ void ar_links_usage(FILE *f) {
     "  --lat-iters N          flag ping-pongs per latency repeat, 0 = no latency (default 200)\n"
     "  --smoke-timeout S      seconds a smoke-test transfer may take before its pair is skipped (default 2)\n"
     "  -J, --json FILE        append JSON Lines records (run, link, skip)\n"
+    "  --calib FILE           link parameters fitted by arbench model --fit LINKS.jsonl: the records get the\n"
+    "                         model's expected_gbs (expected_us) and ratio = measured / expected\n"
     "  --no-bind              leave the ranks where mpirun put them\n"
     "  -q, --quiet            no matrices or findings, records only\n");
 }
@@ -105,7 +107,7 @@ static int parse_pos(const char *s, const char *flag, double lo, double hi, doub
   return 0;
 }
 
-enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND };
+enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_CALIB };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
   {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
@@ -114,7 +116,7 @@ static const struct option long_opts[] = {
   {"pattern", required_argument, 0, OPT_PAT}, {"lat-iters", required_argument, 0, OPT_LAT},
   {"smoke-timeout", required_argument, 0, OPT_SMOKE}, {"json", required_argument, 0, 'J'},
   {"no-bind", no_argument, 0, OPT_NOBIND}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-  {0, 0, 0, 0},
+  {"calib", required_argument, 0, OPT_CALIB}, {0, 0, 0, 0},
 };
 
 /* The sizes from -b/-e/-f: a transfer of at least 4 bytes, a multiple of 4 (the data check's words). */
@@ -159,6 +161,12 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
         snprintf(err, len, "bad -J '%.100s' (expected a file name)", optarg);
         rc = -AR_EINVAL;
       } else snprintf(o->json, sizeof o->json, "%s", optarg);
+      break;
+    case OPT_CALIB:
+      if (!*optarg || strlen(optarg) >= sizeof o->calib) {
+        snprintf(err, len, "bad --calib '%.100s' (expected a file written by arbench model --fit)", optarg);
+        rc = -AR_EINVAL;
+      } else snprintf(o->calib, sizeof o->calib, "%s", optarg);
       break;
     case OPT_NOBIND: o->bind = false; break;
     case 'q': o->quiet = true; break;
