@@ -186,8 +186,8 @@ void ar_link_fill(json_t *links, json_t *rec) {
   double ex, m;
   int flag = is(rec, "method", "flag");
   const char *field = flag ? "expected_us" : "expected_gbs";
-  if (ar_link_expected(links, rec, &ex)) {
-    json_object_set_new(rec, field, json_null());
+  if (ar_link_expected(links, rec, &ex)) { /* expected_us only where a calibration gives one */
+    if (!flag) json_object_set_new(rec, field, json_null());
     json_object_set_new(rec, "ratio", json_null());
     return;
   }
