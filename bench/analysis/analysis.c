@@ -210,6 +210,11 @@ static int on_record(json_t *rec, const struct ar_samples *sm, const char *path,
     if (v ? keep_window(rec, v, n) : (json_object_del(rec, "samples_us"), 0)) return -AR_ERUNTIME;
     return json_array_append(c->a->results, rec) ? -AR_ERUNTIME : 0;
   }
+  if (sm->present && !strcmp(type, "link")) { /* a link record keeps its repeats' values (compare's noise rule) */
+    json_t *a = json_array();
+    for (size_t i = 0; i < sm->n; i++) json_array_append_new(a, json_real(sm->v[i]));
+    json_object_set_new(rec, "samples_us", a);
+  }
   return json_array_append(c->a->notes, rec) ? -AR_ERUNTIME : 0;
 }
 

@@ -2,6 +2,9 @@
  * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict; unmatched.
  * `--by stack` (several stacks in any files): each stack against one baseline, side by side. */
 #include "analysis/analysis.h"
+#include "analysis/compare_links.h"
+#include "links/links.h"
+#include "links/records.h"
 #include "ar.h"
 #include "commands.h"
 #include "opts.h"
@@ -712,7 +715,40 @@ int ar_cmd_compare(int argc, char **argv) {
   struct ar_ana A = {0}, B = {0};
   char err[AR_ERRLEN];
   int status = AR_EXIT_USAGE;
+  json_t *lr = NULL; /* the links part */
   if (load_side(&A, o.a) || load_side(&B, o.b)) goto out;
+  int la = ar_links_count(A.notes), lb = ar_links_count(B.notes);
+  size_t ra = json_array_size(A.results), rb = json_array_size(B.results);
+  if (ar_links_check(A.notes, err, sizeof err) || ar_links_check(B.notes, err, sizeof err)) {
+    fprintf(stderr, "arbench compare: %s\n", err);
+    goto out;
+  }
+  if ((la && !ra && !lb && rb) || (lb && !rb && !la && ra)) { /* like with like */
+    fprintf(stderr, "arbench compare: %s holds link records only and %s allreduce results only: compare matches link "
+            "records with link records and results with results\n", la ? o.a : o.b, la ? o.b : o.a);
+    goto out;
+  }
+  if (la && lb && !(lr = ar_links_compare(&A, &B, o.resamples, o.seed, ra && rb ? AR_FAMILY_ALPHA / 2 : AR_FAMILY_ALPHA,
+                                           err, sizeof err))) {
+    fprintf(stderr, "arbench compare: %s\n", err);
+    goto out;
+  }
+  if (lr && (!ra || !rb)) { /* link records on both sides, results not: the links alone */
+    json_t *r = json_pack("{s:{s:s}, s:{s:s}, s:[], s:o}", "a", "file", o.a, "b", "file", o.b, "matches", "links", lr);
+    if ((ra || rb) && !o.json) fprintf(stderr, "arbench compare: note: allreduce results in %s only: not compared\n", ra ? o.a : o.b);
+    if (o.json) {
+      char *txt = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+      printf("%s\n", txt ? txt : "{}");
+      free(txt);
+    } else {
+      printf("A: %s\nB: %s\n", o.a, o.b);
+      ar_links_compare_print(json_object_get(r, "links"));
+    }
+    json_decref(r);
+    lr = NULL;
+    status = AR_EXIT_OK;
+    goto out;
+  }
   status = AR_EXIT_NOTHING;
   char *pa = (char *)o.a, *pb = (char *)o.b;
   if (ar_ana_nothing(&A, "compare", 1, &pa) || ar_ana_nothing(&B, "compare", 1, &pb)) goto out;
@@ -732,14 +768,22 @@ int ar_cmd_compare(int argc, char **argv) {
   json_t *r = compare(&A, &B, &o), *one = json_pack("[O]", r);
   finish_family(one, r);
   json_decref(one);
+  if (lr) json_object_set_new(r, "links", lr);
+  else if ((la || lb) && !o.json)
+    fprintf(stderr, "arbench compare: note: link records in %s only: not compared\n", la ? o.a : o.b);
+  lr = NULL;
   if (o.json) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");
     free(s);
-  } else print_text(r);
+  } else {
+    print_text(r);
+    if (json_object_get(r, "links")) ar_links_compare_print(json_object_get(r, "links"));
+  }
   json_decref(r);
   status = AR_EXIT_OK;
 out:
+  json_decref(lr);
   ar_ana_free(&A);
   ar_ana_free(&B);
   return status;

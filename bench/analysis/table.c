@@ -5,6 +5,7 @@
 #include "ar.h"
 #include "commands.h"
 #include "links/links.h"
+#include "links/records.h"
 #include "opts.h"
 #include "results.h"
 #include <getopt.h>
@@ -380,7 +381,7 @@ int ar_cmd_table(int argc, char **argv) {
   struct ar_ana a;
   char err[AR_ERRLEN];
   if (ar_ana_load(&a, argc - optind, argv + optind, err, sizeof err) ||
-      ar_filter_check(&o.filter, a.results, err, sizeof err)) {
+      ar_filter_check(&o.filter, a.results, err, sizeof err) || ar_links_check(a.notes, err, sizeof err)) {
     fprintf(stderr, "arbench table: %s\n", err);
     ar_ana_free(&a);
     return AR_EXIT_USAGE;
@@ -391,10 +392,11 @@ int ar_cmd_table(int argc, char **argv) {
     return AR_EXIT_NOTHING;
   }
   int had = json_array_size(a.results) > 0;
+  json_t *ltab = o.json && nlinks ? ar_links_tables_json(a.notes) : NULL; /* json: the numbers the plots draw */
   int links = ar_links_table(o.csv || o.json ? NULL : stdout, a.notes);
-  if (links && (o.csv || o.json))
-    fprintf(stderr, "arbench table: %d link record%s left out: link tables exist in the markdown format only\n", links,
-            links > 1 ? "s" : "");
+  if (links && o.csv)
+    fprintf(stderr, "arbench table: %d link record%s left out: link tables exist in the markdown and json formats only\n",
+            links, links > 1 ? "s" : "");
   ar_filter_apply(&o.filter, a.results);
   struct ar_grid *g = NULL;
   struct ar_by by = {0};
@@ -445,6 +447,8 @@ int ar_cmd_table(int argc, char **argv) {
       json_decref(seen);
       json_t *root = json_pack("{s:s, s:o, s:o, s:o}", "generated_by", "arbench table", "hosts", hosts, "grids", jg,
                                "not_measured", ar_note_lines(a.notes));
+      if (ltab) json_object_set_new(root, "links", json_pack("{s:O, s:o}", "tables", ltab, "matrices",
+                                                             ar_links_matrices_json(ltab)));
       char *txt = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
       printf("%s\n", txt ? txt : "{}");
       free(txt);
@@ -453,6 +457,7 @@ int ar_cmd_table(int argc, char **argv) {
     if (!o.csv && !o.json && !n && !links) printf("(no result records)\n\n");
     if (!o.csv && !o.json) print_notes(a.notes);
   }
+  json_decref(ltab);
   ar_grids_free(g, n);
   ar_by_free(&by);
   ar_ana_free(&a);

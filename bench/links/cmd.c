@@ -7,6 +7,7 @@
 #include "links/measure.h"
 #include "links/measure_cuda.h"
 #include "orphan.h"
+#include "model/linkfit.h"
 #include "provenance.h"
 #include "runenv.h"
 #include "stats.h"
@@ -33,6 +34,7 @@ struct links_run {
   int host, gpu;        /* a host (read, write) / GPU (ce-*, sm-*) method runs */
   struct where *at;    /* rank 0: every rank's place */
   json_t *recs;        /* rank 0: every link record, for the report */
+  json_t *calib;       /* --calib's "links" (model/linkfit.c: expected_gbs, ratio), or NULL */
   uint64_t wrong;
 };
 
@@ -92,11 +94,15 @@ static json_t *flow_record(struct links_run *L, int method, int dir, int pat, in
   json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
   if (ar_lmethod_gpu(method))
     ar_links_gpu_where(rec, L->env->topo, ar_lgpu_busid(L->g, f.src), ar_lgpu_busid(L->g, f.dst), gbs);
+  ar_link_fill(L->calib, rec); /* the model's expected value and measured / expected, once the path is known */
   return rec;
 }
 
 static void emit(struct links_run *L, const char *type, json_t *rec) {
-  if (L->env->rank == 0 && !strcmp(type, "link")) json_array_append(L->recs, rec);
+  if (L->env->rank == 0 && !strcmp(type, "link")) { /* typed as in the file, so the report reads them as table does */
+    json_object_set_new(rec, "type", json_string("link"));
+    json_array_append(L->recs, rec);
+  }
   ar_engine_emit(&L->e, type, rec);
 }
 
@@ -181,6 +187,7 @@ static void measure_latency(struct links_run *L) {
                               "direction", "pingpong", "pattern", "pairs", "root", "flows", 1, "bytes", 4, "gbs", "us",
                               ok ? json_real(st.p50) : json_null(), "path",
                               host_path(L, s, d), "bottleneck_gbs", "expected_gbs", "ratio", "score");
+      ar_link_fill(L->calib, rec);
       json_object_set_new(rec, "isolated_gbs", json_null());
       json_object_set_new(rec, "loaded_ratio", json_null());
       json_object_set_new(rec, "repeats", json_integer(rep));
@@ -210,6 +217,7 @@ static json_t *latency_record(struct links_run *L, const char *method, const cha
                           "us", ok ? json_real(st.p50) : json_null(), "path", "?", "bottleneck_gbs", "expected_gbs",
                           "ratio", "score");
   ar_links_gpu_where(rec, L->env->topo, ar_lgpu_busid(L->g, s), ar_lgpu_busid(L->g, d), NAN);
+  ar_link_fill(L->calib, rec);
   json_object_set_new(rec, "isolated_gbs", json_null());
   json_object_set_new(rec, "loaded_ratio", json_null());
   json_object_set_new(rec, "repeats", json_integer(rep));
@@ -352,6 +360,7 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   gather_where(L);
   if (env->rank == 0) {
     json_object_set_new(runrec, "links", links_options(o));
+    json_object_set_new(json_object_get(runrec, "links"), "calib", *o->calib ? json_string(o->calib) : json_null());
     if (!o->quiet) {
       if (L->gpu)
         printf("# arbench %s links: %d ranks, one GPU each, on 1 node, run %s: copies through CUDA IPC\n",
@@ -428,6 +437,8 @@ int ar_cmd_links(int argc, char **argv) {
   ar_links_defaults(o);
   char err[AR_ERRLEN] = "";
   int prc = ar_links_parse(o, argc, argv, err, sizeof err);
+  json_t *calib = NULL;
+  if (!prc && *o->calib) prc = ar_link_calib_load(o->calib, &calib, err, sizeof err);
   if (prc == 1) {
     ar_links_usage(stdout);
     free(o), free(ro);
@@ -444,14 +455,15 @@ int ar_cmd_links(int argc, char **argv) {
     int silent = -1;
     if (!checks(&env, &fault, &silent) && !(status = ar_links_gpu_setup(&env, o))) {
       status = AR_EXIT_USAGE;
-      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .host = !!(o->methods & AR_LM_HOST_SET),
-                            .gpu = !!(o->methods & (AR_LM_CE_SET | AR_LM_SM_SET))};
+      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .calib = calib,
+                            .host = !!(o->methods & AR_LM_HOST_SET), .gpu = !!(o->methods & (AR_LM_CE_SET | AR_LM_SM_SET))};
       status = probe(&L, argc, argv, silent, &fault);
       json_decref(L.recs);
     }
     if (env.topo) ar_topo_destroy(env.topo);
     MPI_Comm_free(&env.node_comm);
   }
+  json_decref(calib);
   fflush(stdout);
   MPI_Finalize();
   free(o), free(ro);

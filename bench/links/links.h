@@ -35,6 +35,7 @@ struct ar_links_opts {
   double smoke_timeout;             /* --smoke-timeout seconds per smoke-test transfer */
   bool bind, quiet;
   char json[AR_NAMELEN]; /* -J */
+  char calib[AR_NAMELEN]; /* --calib: link parameters of model --fit ("" = none: expected values null) */
 };
 
 void ar_links_defaults(struct ar_links_opts *o);

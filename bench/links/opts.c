@@ -52,6 +52,8 @@ void ar_links_usage(FILE *f) {
     "  --lat-iters N          flag ping-pongs per latency repeat, 0 = no latency (default 200)\n"
     "  --smoke-timeout S      seconds a smoke-test transfer may take before its pair is skipped (default 2)\n"
     "  -J, --json FILE        append JSON Lines records (run, link, skip)\n"
+    "  --calib FILE           link parameters fitted by arbench model --fit LINKS.jsonl: the records get the\n"
+    "                         model's expected_gbs (expected_us) and ratio = measured / expected\n"
     "  --no-bind              leave the ranks where mpirun put them\n"
     "  -q, --quiet            no matrices or findings, records only\n");
 }
@@ -124,7 +126,7 @@ static int devices_ok(const char *s) {
   }
 }
 
-enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED };
+enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED, OPT_CALIB };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
   {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
@@ -134,7 +136,7 @@ static const struct option long_opts[] = {
   {"smoke-timeout", required_argument, 0, OPT_SMOKE}, {"json", required_argument, 0, 'J'},
   {"no-bind", no_argument, 0, OPT_NOBIND}, {"devices", required_argument, 0, OPT_DEVICES},
   {"shared-gpu", no_argument, 0, OPT_SHARED}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-  {0, 0, 0, 0},
+  {"calib", required_argument, 0, OPT_CALIB}, {0, 0, 0, 0},
 };
 
 /* The sizes from -b/-e/-f: a transfer of at least 4 bytes, a multiple of 4 (the data check's words). */
@@ -182,6 +184,12 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
         snprintf(err, len, "bad -J '%.100s' (expected a file name)", optarg);
         rc = -AR_EINVAL;
       } else snprintf(o->json, sizeof o->json, "%s", optarg);
+      break;
+    case OPT_CALIB:
+      if (!*optarg || strlen(optarg) >= sizeof o->calib) {
+        snprintf(err, len, "bad --calib '%.100s' (expected a file written by arbench model --fit)", optarg);
+        rc = -AR_EINVAL;
+      } else snprintf(o->calib, sizeof o->calib, "%s", optarg);
       break;
     case OPT_NOBIND: o->bind = false; break;
     case OPT_SHARED: o->shared_gpu = true; break;

@@ -1,6 +1,7 @@
 /* report.c — what `arbench links` prints from its `link` records: nvidia-smi-style matrices with the path
  * class per cell, the per-link score, loaded/isolated per pattern and plain-word findings; `table`'s view. */
 #include "links/links.h"
+#include "links/records.h"
 #include "opts.h"
 #include "results.h"
 #include "stats.h"
@@ -46,19 +47,19 @@ static double median(double *v, int n) {
   return st.p50;
 }
 
-/* The value of cell (s, d): GB/s (bi: both directions of the pair together) or us. */
-static double cell(json_t *recs, const char *m, const char *d, size_t bytes, int s, int t, const char **path) {
-  json_t *a = find(recs, m, d, "pairs", bytes, s, t), *b = NULL;
-  if (!strcmp(d, "bi")) b = find(recs, m, d, "pairs", bytes, t, s);
-  *path = a ? ar_rec_str(a, "path", "?") : "";
-  if (!strcmp(m, "flag") || !strcmp(d, "latency")) return a ? num(a, "us") : NAN;
-  if (!strcmp(d, "bi")) return a && b ? num(a, "gbs") + num(b, "gbs") : NAN;
-  return a ? num(a, "gbs") : NAN;
+/* The table of (m, d, pairs) among tables (ar_links_tables_json); NULL when none. */
+static json_t *table_of(json_t *tables, const char *m, const char *d) {
+  size_t i;
+  json_t *t;
+  json_array_foreach(tables, i, t) if (is(t, "method", m) && is(t, "direction", d) && is(t, "pattern", "pairs")) return t;
+  return NULL;
 }
 
-static void matrix(FILE *f, json_t *recs, int n, const char *m, const char *d) {
-  size_t bytes = largest(recs, m, d, "pairs");
-  if (!bytes) return;
+/* One matrix over n ranks, its numbers ar_links_matrix_json's (the ones table --format json and the plots show). */
+static void matrix(FILE *f, json_t *tables, int n, const char *m, const char *d) {
+  json_t *mat = ar_links_matrix_json(table_of(tables, m, d), n);
+  if (!mat) return;
+  size_t bytes = (size_t)ar_rec_num(mat, "bytes", 0);
   char sz[32];
   ar_size_format(bytes, sz, sizeof sz);
   if (!strcmp(m, "flag"))
@@ -77,16 +78,18 @@ static void matrix(FILE *f, json_t *recs, int n, const char *m, const char *d) {
   for (int s = 0; s < n; s++) {
     fprintf(f, "  %-8d", s);
     for (int t = 0; t < n; t++) {
-      const char *path = "";
-      double v = s == t ? NAN : cell(recs, m, d, bytes, s, t, &path);
+      json_t *v = json_array_get(json_array_get(json_object_get(mat, "values"), (size_t)s), (size_t)t);
+      const char *path = json_string_value(json_array_get(json_array_get(json_object_get(mat, "path"), (size_t)s), (size_t)t));
+      double x = json_is_number(v) ? json_number_value(v) : NAN;
       char c[32];
       if (s == t) snprintf(c, sizeof c, "X");
-      else if (isnan(v)) snprintf(c, sizeof c, "skipped");
-      else snprintf(c, sizeof c, v < 100 ? "%.2f %s" : "%.0f %s", v, path);
+      else if (isnan(x)) snprintf(c, sizeof c, "skipped");
+      else snprintf(c, sizeof c, x < 100 ? "%.2f %s" : "%.0f %s", x, path ? path : "?");
       fprintf(f, " %12s", c);
     }
     fprintf(f, "\n");
   }
+  json_decref(mat);
 }
 
 static const char *pattern_words(const char *p) {
@@ -260,11 +263,13 @@ int ar_links_findings(json_t *recs, int nranks, json_t *out) {
 }
 
 int ar_links_report(FILE *f, json_t *recs, int nranks) {
+  json_t *tables = ar_links_tables_json(recs);
   for (int m = 0; m < NMETHODS; m++)
-    for (int d = 0; d < 2; d++) matrix(f, recs, nranks, methods[m], dirs[d]);
-  matrix(f, recs, nranks, "flag", "pingpong");
-  matrix(f, recs, nranks, "ce-read", "latency");
-  matrix(f, recs, nranks, "ce-write", "latency");
+    for (int d = 0; d < 2; d++) matrix(f, tables, nranks, methods[m], dirs[d]);
+  matrix(f, tables, nranks, "flag", "pingpong");
+  matrix(f, tables, nranks, "ce-read", "latency");
+  matrix(f, tables, nranks, "ce-write", "latency");
+  json_decref(tables);
   scores(f, recs);
   loaded_table(f, recs);
   json_t *lines = json_array();
@@ -282,81 +287,25 @@ int ar_links_report(FILE *f, json_t *recs, int nranks) {
 
 /* ---- table ---- */
 
-/* Groups of link records: "method direction pattern" -> {"flow|path" -> {bytes -> [values]}}. */
-static json_t *group(json_t *notes) {
-  json_t *g = json_object(), *r;
-  size_t i;
-  json_array_foreach(notes, i, r) {
-    if (!is(r, "type", "link")) continue;
-    int flag = is(r, "method", "flag") || is(r, "direction", "latency"); /* the latencies are in us */
-    double v = num(r, flag ? "us" : "gbs");
-    char key[128], row[128], b[32];
-    snprintf(key, sizeof key, "%s %s %s", ar_rec_str(r, "method", "?"), ar_rec_str(r, "direction", "?"),
-             ar_rec_str(r, "pattern", "?"));
-    int rooted = is(r, "pattern", "to-one") || is(r, "pattern", "from-one");
-    int src = (int)ar_rec_num(r, "src", -1), dst = (int)ar_rec_num(r, "dst", -1);
-    if (rooted) snprintf(row, sizeof row, "%d->%d (root %d)|%s", src, dst, (int)ar_rec_num(r, "root", -1), ar_rec_str(r, "path", "?"));
-    else snprintf(row, sizeof row, "%d->%d|%s", src, dst, ar_rec_str(r, "path", "?"));
-    snprintf(b, sizeof b, "%lld", (long long)ar_rec_num(r, "bytes", 0));
-    if (!json_object_get(g, key)) json_object_set_new(g, key, json_object());
-    json_t *rows = json_object_get(g, key);
-    if (!json_object_get(rows, row)) json_object_set_new(rows, row, json_object());
-    json_t *cells = json_object_get(rows, row);
-    if (!json_object_get(cells, b)) json_object_set_new(cells, b, json_array());
-    if (!isnan(v)) json_array_append_new(json_object_get(cells, b), json_real(v));
-  }
-  return g;
-}
-
-static int cmp_size(const void *a, const void *b) {
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The sizes of a group's cells, ascending; their number (at most max). */
-static int group_sizes(json_t *rows, size_t *sz, int max) {
-  int ns = 0;
-  const char *row, *b;
-  json_t *cells, *v;
-  json_object_foreach(rows, row, cells) json_object_foreach(cells, b, v) {
-    size_t x = (size_t)strtoull(b, NULL, 10);
-    int seen = 0;
-    for (int i = 0; i < ns; i++) seen |= sz[i] == x;
-    if (!seen && ns < max) sz[ns++] = x;
-  }
-  qsort(sz, (size_t)ns, sizeof *sz, cmp_size);
-  return ns;
-}
-
-static void print_group(FILE *f, const char *key, json_t *rows) {
-  size_t sz[AR_MAX_SIZES];
-  int ns = group_sizes(rows, sz, AR_MAX_SIZES);
-  fprintf(f, "## links: %s (%s, median over runs)\n\n| flow | path |", key,
-          strncmp(key, "flag", 4) && !strstr(key, " latency ") ? "GB/s" : "us");
-  for (int i = 0; i < ns; i++) {
-    char s[32];
-    ar_size_format(sz[i], s, sizeof s);
-    fprintf(f, " %s |", s);
+/* One markdown table of ar_links_tables_json: the numbers are that function's (one definition). */
+static void print_group(FILE *f, json_t *t) {
+  json_t *sizes = json_object_get(t, "sizes"), *row, *s;
+  size_t i, k;
+  fprintf(f, "## links: %s %s %s (%s, median over runs)\n\n| flow | path |", ar_rec_str(t, "method", "?"),
+          ar_rec_str(t, "direction", "?"), ar_rec_str(t, "pattern", "?"), ar_rec_str(t, "unit", "?"));
+  json_array_foreach(sizes, i, s) {
+    char b[32];
+    ar_size_format((size_t)json_integer_value(s), b, sizeof b);
+    fprintf(f, " %s |", b);
   }
   fprintf(f, "\n|---|---|");
-  for (int i = 0; i < ns; i++) fprintf(f, "---|");
+  for (i = 0; i < json_array_size(sizes); i++) fprintf(f, "---|");
   fprintf(f, "\n");
-  const char *row;
-  json_t *cells;
-  json_object_foreach(rows, row, cells) {
-    const char *bar = strchr(row, '|');
-    fprintf(f, "| %.*s | %s |", (int)(bar - row), row, bar + 1);
-    for (int i = 0; i < ns; i++) {
-      char b[32];
-      snprintf(b, sizeof b, "%zu", sz[i]);
-      json_t *a = json_object_get(cells, b), *x;
-      size_t k, n = json_array_size(a);
-      double *v = malloc(sizeof *v * (n + 1));
-      json_array_foreach(a, k, x) v[k] = json_number_value(x);
-      double m = v ? median(v, (int)n) : NAN;
-      free(v);
-      if (isnan(m)) fprintf(f, " - |");
-      else fprintf(f, " %.2f |", m);
+  json_array_foreach(json_object_get(t, "rows"), i, row) {
+    fprintf(f, "| %s | %s |", ar_rec_str(row, "flow", "?"), ar_rec_str(row, "path", "?"));
+    json_array_foreach(json_object_get(row, "values"), k, s) {
+      if (json_is_number(s)) fprintf(f, " %.2f |", json_number_value(s));
+      else fprintf(f, " - |");
     }
     fprintf(f, "\n");
   }
@@ -370,10 +319,10 @@ int ar_links_count(json_t *notes) {
 }
 
 int ar_links_table(FILE *f, json_t *notes) {
-  json_t *g = group(notes), *rows;
+  json_t *g = ar_links_tables_json(notes), *t;
   int shown = 0;
-  const char *key;
-  json_object_foreach(g, key, rows) if (f) print_group(f, key, rows);
+  size_t k;
+  json_array_foreach(g, k, t) if (f) print_group(f, t);
   for (size_t i = json_array_size(notes); i-- > 0;)
     if (is(json_array_get(notes, i), "type", "link")) {
       json_array_remove(notes, i);

@@ -3,6 +3,9 @@
  * from what the result recorded (NCCL transport, protocol, channels) when far below. */
 #include "model/model.h"
 #include "analysis/analysis.h"
+#include "links/links.h"
+#include "links/records.h"
+#include "model/linkbound.h"
 #include "ar.h"
 #include "results.h"
 #include <math.h>
@@ -140,12 +143,25 @@ int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nf
     snprintf(err, len, "--against: out of memory");
     return -AR_ERUNTIME;
   }
+  int nl = ar_links_count(a.notes), ldone = 0;
+  if (nl && !(rc = ar_links_check(a.notes, err, len))) { /* the links part first: its bad input prints nothing */
+    json_t *tables = ar_links_tables_json(a.notes);
+    rc = ldone = ar_link_against(&a, tables, json, err, len);
+    json_decref(tables);
+  }
+  if (rc < 0) {
+    ar_grids_free(gr, ng);
+    ar_ana_free(&a);
+    return rc;
+  }
+  if (ldone && !json) printf("\n");
   int done = compare_all(gr, ng, t, p, json, &skipped);
   ar_grids_free(gr, ng);
   ar_ana_free(&a);
   if (skipped && done)
     fprintf(stderr, "arbench model: note: %d cell%s not compared (host backend, no model family, or more "
             "ranks than the topology's %d GPUs)\n", skipped, skipped == 1 ? "" : "s", ar_topo_ngpus(t));
+  if (!done && ldone) return 0;
   if (!done) {
     snprintf(err, len, "--against: no GPU result in %s%s that the model covers (nccl, nccl-tests, p2p-*; ranks "
              "<= %d GPUs)", files[0], nfiles > 1 ? " ..." : "", ar_topo_ngpus(t));

@@ -41,8 +41,11 @@ static void usage(FILE *f) {
     "  -b/-e/-f          sizes (default 256 B to 256 MiB, factor 2; K, M, G binary)\n"
     "  --algo LIST       only these algorithms (%s, ...)\n"
     "  --calib FILE      parameters fitted by --fit (or written by hand: {\"params\": {...}})\n"
-    "  --fit FILE...     fit fixed cost and cost per byte per algorithm family from measured results\n"
-    "  --against FILE... measured / predicted per result, with a diagnosis where measured is far below\n"
+    "  --fit FILE...     fit fixed cost and cost per byte per algorithm family from measured results, and\n"
+    "                    from `arbench links` records a copy's time per (method, path class) and the flag\n"
+    "                    latency per class (the calib file's \"links\", read by arbench links --calib)\n"
+    "  --against FILE... measured / predicted per result, with a diagnosis where measured is far below;\n"
+    "                    with link records, each result against the least time the measured links allow\n"
     "  -J FILE           append `prediction` records (table, compare and plots read them with results)\n",
     ar_malgo_name(0));
 }

@@ -1,6 +1,9 @@
 /* fit.c — `arbench model --fit RESULTS`: which algorithm family each measured result is, and a
  * least-squares fit of time = fixed + size x cost per family and rank count, written as a --calib file. */
 #include "model/model.h"
+#include "analysis/analysis.h"
+#include "links/records.h"
+#include "model/linkfit.h"
 #include "ar.h"
 #include "results.h"
 #include <math.h>
@@ -52,15 +55,9 @@ static void add_point(struct acc *a, double x, double y) {
   a->lastsize = (size_t)x;
 }
 
-/* Least squares; a negative intercept is clamped to 0 with the slope refitted through the origin. */
+/* Least squares (ar_model_lsq: a negative intercept is clamped to 0, the slope refitted through the origin). */
 static void solve(const struct acc *a, double *fixed, double *slope) {
-  double d = a->n * a->sxx - a->sx * a->sx;
-  *slope = d != 0 ? (a->n * a->sxy - a->sx * a->sy) / d : 0;
-  *fixed = (a->sy - *slope * a->sx) / a->n;
-  if (*fixed < 0 || *slope < 0) {
-    *fixed = fmax(0, *fixed);
-    *slope = a->sxx > 0 ? fmax(0, (a->sxy - *fixed * a->sx) / a->sxx) : 0;
-  }
+  ar_model_lsq(a->n, a->distinct, a->sx, a->sy, a->sxx, a->sxy, fixed, slope);
 }
 
 #define AR_FIT_RANKS 65
@@ -119,29 +116,47 @@ static json_t *fitted(struct acc (*acc)[AR_FIT_RANKS]) {
   return fam;
 }
 
+/* The link parameters of the files' link records (NULL when they hold none). 0 or -AR_EINVAL. */
+static int fit_links(int nfiles, char **files, json_t **links, char *err, size_t len) {
+  struct ar_ana a;
+  *links = NULL;
+  int rc = ar_ana_load(&a, nfiles, files, err, len);
+  if (!rc) rc = ar_links_check(a.notes, err, len);
+  if (!rc) rc = ar_link_fit(a.notes, a.runs, links, err, len);
+  ar_ana_free(&a);
+  return rc < 0 ? rc : rc ? -AR_EINVAL : 0;
+}
+
 int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t len) {
-  json_t *recs = NULL;
+  json_t *recs = NULL, *links = NULL;
   static struct acc acc[AR_M_NALGO][AR_FIT_RANKS];
   memset(acc, 0, sizeof acc);
   int rc = ar_results_load(nfiles, files, &recs, err, len);
   if (rc) return rc < 0 ? rc : -AR_EINVAL;
-  int gpu = 0;
+  int gpu = 0, nlink = 0;
   size_t i;
   json_t *r;
-  json_array_foreach(recs, i, r) gpu |= !strcmp(ar_rec_str(r, "type", ""), "result") &&
-                                       is_gpu_backend(ar_rec_str(r, "backend", ""));
-  if (!gpu) {
+  json_array_foreach(recs, i, r) {
+    gpu |= !strcmp(ar_rec_str(r, "type", ""), "result") && is_gpu_backend(ar_rec_str(r, "backend", ""));
+    nlink += !strcmp(ar_rec_str(r, "type", ""), "link");
+  }
+  if (!gpu && !nlink) {
     char have[300];
     backends_present(recs, have, sizeof have);
-    snprintf(err, len, "--fit: %s%s holds no GPU results (backends: %s); the model's families are GPU algorithms: "
-             "fit it from nccl, nccl-tests or p2p-* results", files[0], nfiles > 1 ? " ..." : "", have);
+    snprintf(err, len, "--fit: %s%s holds no GPU results (backends: %s) and no link records; the model's families are "
+             "GPU algorithms: fit it from nccl, nccl-tests or p2p-* results, its links from arbench links records",
+             files[0], nfiles > 1 ? " ..." : "", have);
     json_decref(recs);
     return -AR_EINVAL;
+  }
+  if (nlink && (rc = fit_links(nfiles, files, &links, err, len))) {
+    json_decref(recs);
+    return rc;
   }
   collect(recs, acc);
   json_t *fam = fitted(acc);
   json_decref(recs);
-  if (!json_object_size(fam)) {
+  if (!json_object_size(fam) && !links) {
     snprintf(err, len, "--fit: no algorithm family with results at two or more sizes in %s%s (families: "
              "nccl, nccl-tests, p2p-*/shm-* one-shot, two-shot, staged, islands)", files[0], nfiles > 1 ? " ..." : "");
     json_decref(fam);
@@ -150,10 +165,13 @@ int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t le
   json_t *files_j = json_array();
   for (int i = 0; i < nfiles; i++) json_array_append_new(files_j, json_string(files[i]));
   json_t *root = json_pack("{s:i,s:o,s:o}", "schema", 1, "fitted_from", files_j, "families", fam);
+  if (links) json_object_set(root, "links", links);
   rc = out ? json_dump_file(root, out, JSON_INDENT(2) | JSON_SORT_KEYS)
            : json_dumpf(root, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
   if (!out) putchar('\n');
+  else if (!rc && links) ar_link_fit_print(stdout, links, nfiles, files);
   json_decref(root);
+  json_decref(links);
   if (rc) {
     snprintf(err, len, "-o %s: cannot write", out ? out : "-");
     return -AR_ERUNTIME;

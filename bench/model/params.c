@@ -120,6 +120,11 @@ int ar_mparams_load(struct ar_mparams *p, const char *path, char *err, size_t le
   }
   if (!rc && params) rc = json_is_object(params) ? load_params(p, params, path, err, len) : -AR_EINVAL;
   if (!rc && fam) rc = json_is_object(fam) ? load_families(p, fam, path, err, len) : -AR_EINVAL;
+  if (!rc && !params && !json_object_size(fam) && json_object_get(root, "links")) {
+    snprintf(err, len, "--calib %s: holds link parameters only (from link records): the allreduce model has nothing "
+             "to apply; arbench links --calib reads them", path);
+    rc = -AR_EINVAL;
+  }
   if (rc && !*err) snprintf(err, len, "--calib %s: \"params\" and \"families\" must be objects", path);
   json_decref(root);
   return rc;

@@ -21,6 +21,6 @@ for line, (s, d) in zip(block[4:], [(0, 1), (1, 0)]):
 assert "(no result records)" not in out and "link:" not in out, out
 PY
 expect_status 0 "$ARBENCH" table --format csv "$J"
-[ "$(cat "$TMP/err")" = "arbench table: 10 link records left out: link tables exist in the markdown format only" ] \
+[ "$(cat "$TMP/err")" = "arbench table: 10 link records left out: link tables exist in the markdown and json formats only" ] \
   || { cat "$TMP/err"; fail "csv did not say the link records are left out"; }
 echo ok
