@@ -54,7 +54,7 @@ static void default_backends(struct ar_opts *o) {
   MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* every rank picks the same list */
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
-    if (all[i]->flags & AR_BE_EMU) continue; /* emu-*: a correctness check, run when named */
+    if ((all[i]->flags & AR_BE_EMU) || !ar_backend_built(all[i])) continue; /* emu-*: a correctness check, run when named */
     if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
   }
 }
@@ -166,6 +166,12 @@ static int run(struct ar_opts *o, int argc, char **argv) {
     if (ar_backend_resolve(o->backends[i], &be, &variant, msg, sizeof msg) ||
         (be->check_variant && be->check_variant(variant, msg, sizeof msg))) {
       if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
+      return AR_EXIT_USAGE;
+    }
+    if (!ar_backend_built(be)) { /* a usage error, as an unknown name: this binary can never run it */
+      char why[AR_ERRLEN] = "";
+      be->available(&env, why, sizeof why);
+      if (env.rank == 0) fprintf(stderr, "arbench: backend '%s': %s (arbench list shows this build's)\n", be->name, why);
       return AR_EXIT_USAGE;
     }
   }

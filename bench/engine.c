@@ -391,7 +391,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   char msg[AR_ERRLEN] = "";
   int rc = ar_backend_resolve(spec, &b.be, &b.variant, msg, sizeof msg);
   if (rc) return rc;
-  rc = b.be->available(env, msg, sizeof msg);
+  rc = b.be->available ? b.be->available(env, msg, sizeof msg) : 0; /* "not compiled in" for absent.c's */
   b.plat = b.be->flags & AR_BE_DEVICE ? ar_device_platform() : &ar_host_platform;
   if (!rc && !b.plat) {
     snprintf(msg, sizeof msg, "built without CUDA");
@@ -411,7 +411,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   size_t maxb = max_bytes_of(env->opts);
   b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
   b.pool_bytes = ar_pool_bytes(env->opts->buffers == AR_BUF_COLD, b.cache_bytes, maxb);
-  rc = b.be->setup(b.state, maxb, msg, sizeof msg);
+  rc = b.be->setup ? b.be->setup(b.state, maxb, msg, sizeof msg) : 0;
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */
   rc = agree(env, rc, msg, sizeof msg);

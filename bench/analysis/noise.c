@@ -1,6 +1,7 @@
 /* noise.c — what separates a real difference from noise: a bootstrap over runs and their samples
  * (ratio of medians), and per size the winner only when it is faster beyond that noise, else a tie. */
 #include "analysis/analysis.h"
+#include "backend.h"
 #include "ar.h"
 #include "results.h"
 #include "stats.h"
@@ -384,8 +385,9 @@ int ar_holm(const double *p, int m, double alpha, char *reject, double *padj) {
 int ar_simplicity(json_t *rec) {
   const char *be = ar_rec_str(rec, "backend", "");
   static const char *const order[] = {"oneshot", "twoshot", "staged", "islands"};
-  if (!strcmp(be, "mpi") || !strcmp(be, "nccl-tests")) return 0;
-  if (!strcmp(be, "nccl")) return *ar_rec_str(rec, "variant", "") ? 1 : 0;
+  unsigned flags;
+  ar_backend_family(be, &flags); /* the baselines (mpi, nccl, nccl-tests): their tables say so */
+  if (flags & AR_BE_BASELINE) return *ar_rec_str(rec, "variant", "") ? 1 : 0;
   for (int i = 0; i < 4; i++)
     if (strstr(be, order[i]) || strstr(ar_rec_str(rec, "variant", ""), order[i])) return 2 + i;
   return 6;

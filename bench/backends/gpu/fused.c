@@ -30,11 +30,25 @@ struct ar_fused {
 
 static const char *unfused_name(int u) { return u == AR_FUSED_NCCL ? "nccl" : u == AR_FUSED_P2P ? "p2p" : "no"; }
 
-void ar_fused_unwrap(const struct ar_backend **be, void **state) {
-  if (*be != &ar_be_fused || !*state) return;
-  struct ar_fused *s = *state;
-  *be = s->inner;
-  *state = s->inner_state;
+/* The device loop's hooks (backend.h) go to the inner backend, whose state waits on the peers. */
+static int fused_health(void *state, char *err, size_t len) {
+  struct ar_fused *s = state;
+  return s && s->inner->health ? s->inner->health(s->inner_state, err, len) : 0;
+}
+
+static int fused_aborted(void *state, char *err, size_t len) {
+  struct ar_fused *s = state;
+  return s && s->inner->aborted ? s->inner->aborted(s->inner_state, err, len) : 0;
+}
+
+static void fused_quiet(void *state, int quiet) {
+  struct ar_fused *s = state;
+  if (s && s->inner->quiet) s->inner->quiet(s->inner_state, quiet);
+}
+
+static void fused_progress(void *state, const volatile uint64_t *progress, int per) {
+  struct ar_fused *s = state;
+  if (s && s->inner->progress) s->inner->progress(s->inner_state, progress, per);
 }
 
 static int fused_check_variant(const char *variant, char *err, size_t len) {
@@ -67,7 +81,8 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
   rc = ar_fused_inner_variant(&v, inner, sizeof inner);
   if (!rc)
     rc = v.unfused == AR_FUSED_NCCL ? ar_be_nccl.init(env, "", &s->inner_state, err, len)
-                                    : ar_p2p_open(env, inner, &s->inner_state, err, len, &ar_be_fused);
+                                    : ar_p2p_open(env, inner, &s->inner_state, err, len, &ar_be_fused,
+                                                  AR_CORE_ONESHOT);
   if (rc) {
     free(s);
     return rc;
@@ -79,7 +94,7 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
 /* The residual and weight: the engine's patterns (p2p_plan.h: AR_FUSED_*_RANK), written once here. */
 static int fused_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct ar_fused *s = state;
-  int rc = s->inner->setup(s->inner_state, max_bytes, err, len);
+  int rc = s->inner->setup ? s->inner->setup(s->inner_state, max_bytes, err, len) : 0;
   if (rc) return rc;
   const struct ar_platform *dev = ar_device_platform();
   s->max_count = (max_bytes + 1) / 2;
@@ -246,6 +261,7 @@ const struct ar_backend ar_be_fused = {
   .summary = "custom allreduce + residual add + RMSNorm, one kernel (bf16; hidden=N; blocks=,threads=; unfused=p2p|nccl baselines, "
              "nccl needs >= 2 GPUs)",
   .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_FUSED,
+  .family = AR_BE_FAM_FUSED,
   .check_variant = fused_check_variant,
   .available = ar_p2p_available,
   .init = fused_init,
@@ -258,4 +274,8 @@ const struct ar_backend ar_be_fused = {
   .release = fused_release,
   .fits = fused_fits,
   .check = fused_check,
+  .health = fused_health,
+  .aborted = fused_aborted,
+  .quiet = fused_quiet,
+  .progress = fused_progress,
 };

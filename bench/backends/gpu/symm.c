@@ -303,7 +303,8 @@ static void symm_fini(void *state) {
 const struct ar_backend ar_be_symm = {
   .name = "symm",
   .summary = "custom one-/two-shot kernel on NCCL's device API (symmetric window, LSA)",
-  .flags = AR_BE_DEVICE | AR_BE_GRAPH,
+  .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_WATCHDOG_ONLY, /* the kernels' LSA barriers wait until the run's watchdog */
+  .family = AR_BE_FAM_SYMM,
   .check_variant = symm_check_variant,
   .available = symm_available,
   .init = symm_init,
