@@ -13,6 +13,7 @@ struct ar_topo;
 
 /* What a backend sees of the run. */
 struct ar_watchdog;
+struct ar_fault;
 
 struct ar_env {
   MPI_Comm comm;      /* all ranks of the run */
@@ -25,6 +26,7 @@ struct ar_env {
   int device;           /* CUDA device of this rank, -1 when none */
   int device_shared;    /* another rank of this node uses the same physical GPU (by PCI bus id) */
   struct ar_watchdog *dog; /* the run's watchdog (status exchanges are watched), NULL outside a run */
+  const struct ar_fault *fault; /* planted faults and test hooks (fault.h: ar_fault_hooks), NULL outside a run */
 };
 
 enum ar_backend_flags {

@@ -17,21 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int ar_agree_print(MPI_Comm comm, int rc, const char *msg) {
-  int rank, n;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &n);
-  int mine = rc ? rank : n, first;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == n) return 0;
-  if (rank == first) {
-    fprintf(stderr, "arbench: %s\n", msg);
-    fflush(stderr);
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, first, comm);
-  return rc;
-}
-
 static int check_same_options(const struct ar_env *env) {
   uint64_t h = ar_opts_hash(env->opts), *all = malloc(sizeof h * (size_t)env->nranks);
   MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, env->comm);
@@ -186,7 +171,9 @@ static int run(struct ar_opts *o, int argc, char **argv) {
   struct ar_fault fault;
   rc = ar_fault_parse(&fault, getenv("ARBENCH_INJECT_FAULT"), getenv("ARBENCH_INJECT_DELAY"), env.nranks, msg,
                       sizeof msg);
+  if (!rc) rc = ar_fault_hooks(&fault, getenv, env.nranks, msg, sizeof msg); /* test hooks: fault.c's table */
   if (ar_agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
+  env.fault = &fault;
   json_t *bindings = NULL;
   if (ar_run_setup_topo(&env, &bindings)) return AR_EXIT_USAGE;
   json_error_t je;
@@ -216,10 +203,8 @@ static int run(struct ar_opts *o, int argc, char **argv) {
                         .fill_fail_rank = -1};
   e.link_gbs = gpu_link_gbs(&env);
   e.fault = fault;
-  const char *fill_fail = getenv("ARBENCH_INJECT_FILL_FAIL");
-  unsigned long long ff_bytes = 0;
-  if (fill_fail && sscanf(fill_fail, "%d:%llu", &e.fill_fail_rank, &ff_bytes) == 2) e.fill_fail_bytes = (size_t)ff_bytes;
-  else e.fill_fail_rank = -1;
+  e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
+  e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   if (env.rank == 0) {
     if (!o->quiet) {

@@ -1,5 +1,6 @@
 /* emu.c — the emu-p2p-* and emu-fused backends: the custom GPU kernels' own source (kernels/ar_p2p_kernel.cuh)
  * on CPU threads (kernels/emu/), peer memory the ranks' MPI shared-memory windows: a correctness check, not a speed. */
+#include "fault.h"
 #include "backend.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/islands.h"
@@ -146,8 +147,7 @@ static int emu_open(const struct ar_env *env, const char *variant, void **state,
   double t = env->opts ? env->opts->timeout : 0;
   s->timeout_s = t > 0 ? 0.9 * t : EMU_DEFAULT_TIMEOUT; /* give up before the watchdog: the error names the peer */
   /* Test hook: ARBENCH_EMU_STALL=R makes world rank R skip every launch (a rank whose grid never runs). */
-  const char *stall = getenv("ARBENCH_EMU_STALL");
-  s->stall = stall && *stall && atoi(stall) == env->rank;
+  s->stall = env->fault && env->fault->emu_stall == env->rank; /* parsed by fault.c (ar_fault_hooks) */
   *state = s;
   return 0;
 }

@@ -1,6 +1,7 @@
 /* fused.c — the fused backend: one kernel doing a one-shot allreduce (pull over CUDA IPC, p2p.c's state) +
  * residual add + RMSNorm on bf16 rows, its unfused baselines, and the check against an fp64 host reference. */
 #include "ar_config.h"
+#include "agree.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/gpu/p2p_priv.h"
 #include "backends/gpu/priv.h"
@@ -61,13 +62,10 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
   int rc = ar_fused_variant_parse(variant, &v, err, len);
   if (rc) return rc;
   if (v.unfused == AR_FUSED_NCCL) { /* decided alike on every rank before NCCL's collective init */
-    int shared = env->device_shared, any = 0;
-    MPI_Allreduce(&shared, &any, 1, MPI_INT, MPI_MAX, env->comm);
-    if (any) {
+    if (env->device_shared)
       snprintf(err, len, "fused:unfused=nccl needs >= 2 GPUs, one per rank: NCCL refuses two ranks on one GPU "
                "(ranks share a GPU here)");
-      return -AR_EUNAVAIL;
-    }
+    if ((rc = ar_agree(env->comm, NULL, env->device_shared ? -AR_EUNAVAIL : 0, err, len))) return rc;
   }
 #if AR_HAVE_RTC /* the norm kernel runs with either inner backend: load the NVRTC-built kernels before it */
   if (v.unfused == AR_FUSED_NCCL && (rc = ar_rtc_load(env->device, env->comm, "fused", err, len))) return rc;

@@ -1,5 +1,6 @@
 /* nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
  * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
+#include "fault.h"
 #include "ar_config.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/priv.h"
@@ -211,8 +212,7 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   ncclGetVersion(&s->version);
   s->timeout = env->opts ? env->opts->timeout : 0;
   snprintf(s->variant, sizeof s->variant, "%s", variant);
-  const char *hang = getenv("ARBENCH_NCCL_HANG_BYTES");
-  s->hang_bytes = hang ? strtoull(hang, NULL, 10) : 0;
+  s->hang_bytes = env->fault ? env->fault->nccl_hang_bytes : 0; /* ARBENCH_NCCL_HANG_BYTES, parsed by fault.c */
   ar_nccl_log_init(s->log);
   ar_guard_init(&s->guard);
   logging_begin(s);

@@ -1,6 +1,8 @@
 /* p2p.c — the p2p-oneshot (pull and push), p2p-twoshot, p2p-staged and p2p-islands backends: kernels/ar_p2p.cu
  * over regions shared with CUDA IPC between the ranks of one node (peer access checked for every pair first). */
+#include "fault.h"
 #include "ar_config.h"
+#include "agree.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/gpu/p2p_priv.h"
@@ -182,8 +184,7 @@ int ar_p2p_open(const struct ar_env *env, const char *variant, void **state, cha
   memset(s->status, 0, AR_P2P_MAX_BLOCKS * sizeof *s->status);
   /* Test hook: ARBENCH_P2P_STALL=R makes world rank R skip every launch, as a rank stuck on its host
    * would, so the device check proves that its peers end in a timeout naming it instead of hanging. */
-  const char *stall = getenv("ARBENCH_P2P_STALL");
-  s->stall = stall && *stall && atoi(stall) == env->rank;
+  s->stall = env->fault && env->fault->p2p_stall == env->rank; /* parsed by fault.c (ar_fault_hooks) */
   *state = s;
   return 0;
 }
@@ -253,13 +254,7 @@ int ar_p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
   cudaGetLastError();
   /* Every region's flags are set before any kernel reads them, and every rank returns the same status:
    * the engine's next step (alloc) is collective for reg=1. */
-  int bad = rc != 0, any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, s->comm);
-  if (any && !rc) {
-    snprintf(err, len, "%s: setup failed on another rank of this node", s->be->name);
-    rc = -AR_ERUNTIME;
-  }
-  return rc;
+  return ar_agree(s->comm, NULL, rc, err, len);
 }
 
 /* reg=1: the engine's buffers are shared too, so peers read my input where the engine wrote it. */
