@@ -2,7 +2,7 @@
  * start-up, `links` and the backends' collective steps (init, setup, kernel loading) all agree here. */
 #include "agree.h"
 #include "ar.h"
-#include "engine.h"
+#include "watchdog.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

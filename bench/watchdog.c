@@ -1,6 +1,7 @@
 /* watchdog.c — a thread per rank that aborts the job (MPI_Abort) when a collective makes no progress
  * for -T seconds: one line per node naming the phase (backend, variant, size, rank) and the culprit. */
-#include "engine.h"
+#include "watchdog.h"
+#include "ar.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
