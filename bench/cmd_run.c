@@ -19,21 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int ar_agree_print(MPI_Comm comm, int rc, const char *msg) {
-  int rank, n;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &n);
-  int mine = rc ? rank : n, first;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == n) return 0;
-  if (rank == first) {
-    fprintf(stderr, "arbench: %s\n", msg);
-    fflush(stderr);
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, first, comm);
-  return rc;
-}
-
 static int check_same_options(const struct ar_env *env) {
   uint64_t h = ar_opts_hash(env->opts), *all = malloc(sizeof h * (size_t)env->nranks);
   MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, env->comm);
@@ -56,7 +41,7 @@ static void default_backends(struct ar_opts *o) {
   MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* every rank picks the same list */
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
-    if (all[i]->flags & AR_BE_EMU) continue; /* emu-*: a correctness check, run when named */
+    if ((all[i]->flags & AR_BE_EMU) || !ar_backend_built(all[i])) continue; /* emu-*: a correctness check, run when named */
     if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
   }
 }
@@ -175,6 +160,12 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
       if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
       return AR_EXIT_USAGE;
     }
+    if (!ar_backend_built(be)) { /* a usage error, as an unknown name: this binary can never run it */
+      char why[AR_ERRLEN] = "";
+      be->available(&env, why, sizeof why);
+      if (env.rank == 0) fprintf(stderr, "arbench: backend '%s': %s (arbench list shows this build's)\n", be->name, why);
+      return AR_EXIT_USAGE;
+    }
   }
   char warn[AR_ERRLEN];
   if (ar_opts_check_backends(o, warn, sizeof warn, msg, sizeof msg)) { /* -G on host backends only */
@@ -188,7 +179,9 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   struct ar_fault fault;
   rc = ar_fault_parse(&fault, getenv("ARBENCH_INJECT_FAULT"), getenv("ARBENCH_INJECT_DELAY"), env.nranks, msg,
                       sizeof msg);
+  if (!rc) rc = ar_fault_hooks(&fault, getenv, env.nranks, msg, sizeof msg); /* test hooks: fault.c's table */
   if (ar_agree_print(env.comm, rc, msg)) return AR_EXIT_USAGE;
+  env.fault = &fault;
   json_t *bindings = NULL;
   ar_watchdog_phase(dog, "start-up: topology and binding");
   ar_stall_at(stall, env.rank, AR_STALL_TOPOLOGY);
@@ -227,10 +220,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   ar_watchdog_phase(dog, "start-up: link rates and run record");
   e.link_gbs = gpu_link_gbs(&env);
   e.fault = fault;
-  const char *fill_fail = getenv("ARBENCH_INJECT_FILL_FAIL");
-  unsigned long long ff_bytes = 0;
-  if (fill_fail && sscanf(fill_fail, "%d:%llu", &e.fill_fail_rank, &ff_bytes) == 2) e.fill_fail_bytes = (size_t)ff_bytes;
-  else e.fill_fail_rank = -1;
+  e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
+  e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   if (env.rank == 0) {
     if (!o->quiet) {

@@ -1,5 +1,6 @@
 /* engine.c — for one backend: agree on availability, set up, then per dtype, size and placement:
  * fill, checked calls, warm-up and timed loop, max over ranks, statistics, record and table row. */
+#include "agree.h"
 #include "engine.h"
 #include "dtype.h"
 #include "opts.h"
@@ -12,30 +13,7 @@
 
 /* Every rank passes its status; all get the first failing rank's status and message. */
 static int agree(const struct ar_env *env, int rc, char *msg, size_t len) {
-  int *all = malloc(sizeof(int) * (size_t)env->nranks);
-  if (!all) return -AR_ERUNTIME;
-  ar_watchdog_exchange(env->dog, 1); /* a stopped or dead peer must not hang us here either */
-  MPI_Allgather(&rc, 1, MPI_INT, all, 1, MPI_INT, env->comm);
-  int root = -1, nfail = 0;
-  for (int r = 0; r < env->nranks; r++)
-    if (all[r]) {
-      nfail++;
-      if (root < 0) root = r;
-    }
-  int out = root < 0 ? 0 : all[root];
-  free(all);
-  if (root < 0) {
-    ar_watchdog_exchange(env->dog, 0);
-    return 0;
-  }
-  char buf[AR_ERRLEN];
-  snprintf(buf, sizeof buf, "%s", env->rank == root ? msg : "");
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, root, env->comm);
-  ar_watchdog_exchange(env->dog, 0);
-  /* Name the rank only when it matters: some ranks failed and others did not. */
-  if (nfail < env->nranks && !strstr(buf, "rank ")) snprintf(msg, len, "rank %d: %.480s", root, buf);
-  else snprintf(msg, len, "%s", buf);
-  return out;
+  return ar_agree(env->comm, env->dog, rc, msg, len); /* watched: a stopped or dead peer must not hang us */
 }
 
 void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec) {
@@ -391,7 +369,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   char msg[AR_ERRLEN] = "";
   int rc = ar_backend_resolve(spec, &b.be, &b.variant, msg, sizeof msg);
   if (rc) return rc;
-  rc = b.be->available(env, msg, sizeof msg);
+  rc = b.be->available ? b.be->available(env, msg, sizeof msg) : 0; /* "not compiled in" for absent.c's */
   b.plat = b.be->flags & AR_BE_DEVICE ? ar_device_platform() : &ar_host_platform;
   if (!rc && !b.plat) {
     snprintf(msg, sizeof msg, "built without CUDA");
@@ -411,7 +389,7 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   size_t maxb = max_bytes_of(env->opts);
   b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
   b.pool_bytes = ar_pool_bytes(env->opts->buffers == AR_BUF_COLD, b.cache_bytes, maxb);
-  rc = b.be->setup(b.state, maxb, msg, sizeof msg);
+  rc = b.be->setup ? b.be->setup(b.state, maxb, msg, sizeof msg) : 0;
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */
   rc = agree(env, rc, msg, sizeof msg);

@@ -3,6 +3,7 @@
 #include "fault.h"
 #include "dtype.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,14 +97,63 @@ int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, i
   return 0;
 }
 
-int ar_fault_parse_silent(const char *s, int nranks, int *rank, char *err, size_t len) {
+/* One test hook's value: RANK (0..nranks-1), BYTES (an unsigned count) or RANK:BYTES. NULL or empty:
+ * rank -1, bytes 0. */
+enum hook_form { HOOK_RANK, HOOK_BYTES, HOOK_RANK_BYTES };
+
+static int parse_bytes(const char *s, char **end, size_t *bytes) {
+  errno = 0;
+  if (*s < '0' || *s > '9') return -1;
+  unsigned long long v = strtoull(s, end, 10);
+  if (*end == s || errno) return -1;
+  *bytes = (size_t)v;
+  return 0;
+}
+
+static int parse_hook(const char *name, enum hook_form form, const char *s, int nranks, int *rank, size_t *bytes,
+                      char *err, size_t len) {
   *rank = -1;
   if (!s || !*s) return 0;
-  char *end;
-  if (parse_rank(s, &end, nranks, rank) || *end) {
+  char *end = (char *)s;
+  int bad = form != HOOK_BYTES && parse_rank(s, &end, nranks, rank);
+  if (!bad && form == HOOK_RANK_BYTES) bad = *end != ':' || parse_bytes(end + 1, &end, bytes);
+  if (!bad && form == HOOK_BYTES) bad = parse_bytes(s, &end, bytes);
+  if (bad || *end) {
     *rank = -1;
-    snprintf(err, len, "bad ARBENCH_INJECT_SILENT '%.200s' (allowed: one RANK, 0 to %d)", s, nranks - 1);
+    *bytes = 0;
+    if (form == HOOK_BYTES) snprintf(err, len, "bad %s '%.200s' (allowed: BYTES, a non-negative integer)", name, s);
+    else if (form == HOOK_RANK) snprintf(err, len, "bad %s '%.200s' (allowed: one RANK, 0 to %d)", name, s, nranks - 1);
+    else snprintf(err, len, "bad %s '%.200s' (allowed: RANK:BYTES, RANK 0 to %d)", name, s, nranks - 1);
     return -AR_EINVAL;
+  }
+  return 0;
+}
+
+/* Every test hook the tests set in the environment, parsed here and nowhere else; backends read the result
+ * through env->fault. */
+static const struct hook {
+  const char *name;
+  enum hook_form form;
+  size_t rank, bytes; /* offsetof in struct ar_fault; bytes = 0: none */
+} hooks[] = {
+  {"ARBENCH_P2P_STALL", HOOK_RANK, offsetof(struct ar_fault, p2p_stall), 0},
+  {"ARBENCH_SYMM_STALL", HOOK_RANK, offsetof(struct ar_fault, symm_stall), 0},
+  {"ARBENCH_EMU_STALL", HOOK_RANK, offsetof(struct ar_fault, emu_stall), 0},
+  {"ARBENCH_NCCL_HANG_BYTES", HOOK_BYTES, 0, offsetof(struct ar_fault, nccl_hang_bytes)},
+  {"ARBENCH_INJECT_FILL_FAIL", HOOK_RANK_BYTES, offsetof(struct ar_fault, fill_fail_rank),
+   offsetof(struct ar_fault, fill_fail_bytes)},
+  {"ARBENCH_INJECT_SILENT", HOOK_RANK, offsetof(struct ar_fault, silent_rank), 0},
+};
+
+int ar_fault_hooks(struct ar_fault *f, char *(*get)(const char *), int nranks, char *err, size_t len) {
+  for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+    const struct hook *h = &hooks[i];
+    int rank = -1;
+    size_t bytes = 0;
+    int rc = parse_hook(h->name, h->form, get(h->name), nranks, &rank, &bytes, err, len);
+    if (h->form != HOOK_BYTES) *(int *)((char *)f + h->rank) = rank;
+    if (h->form != HOOK_RANK) *(size_t *)((char *)f + h->bytes) = bytes;
+    if (rc) return rc;
   }
   return 0;
 }

@@ -15,6 +15,12 @@ struct ar_fault {
   int unwritten_rank;          /* rank whose checked calls leave the output unwritten; -1 = none */
   int delay_rank;              /* rank that sleeps in even timed iterations; -1 = none */
   double delay_ms;
+  /* Test hooks (ar_fault_hooks): -1 / 0 when unset. */
+  int p2p_stall, symm_stall, emu_stall; /* ARBENCH_{P2P,SYMM,EMU}_STALL=R: rank R never launches its kernels */
+  size_t nccl_hang_bytes;      /* ARBENCH_NCCL_HANG_BYTES=B: the nccl backend's calls of B bytes hang (device check) */
+  int fill_fail_rank;          /* ARBENCH_INJECT_FILL_FAIL=R:B: rank R's fill of a B-byte message fails */
+  size_t fill_fail_bytes;
+  int silent_rank;             /* ARBENCH_INJECT_SILENT=R: rank R never answers a peer (arbench links) */
 };
 
 /* Parse ARBENCH_INJECT_FAULT (R[:POS][,R[:POS]...], POS an element index, 'first', 'mid' or 'last';
@@ -24,9 +30,9 @@ struct ar_fault {
 int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, int nranks, char *err,
                    size_t len);
 
-/* Parse ARBENCH_INJECT_SILENT (R: rank R never answers a peer through shared memory: `arbench links`' smoke
- * test must time out on its pairs and skip them, not hang). NULL or empty: *rank = -1. 0 or -AR_EINVAL. */
-int ar_fault_parse_silent(const char *s, int nranks, int *rank, char *err, size_t len);
+/* Every test hook of the environment (get: getenv, or a test's), from one table in fault.c: bad values are
+ * -AR_EINVAL with one line in err naming the variable, its value and what is allowed (a usage error). */
+int ar_fault_hooks(struct ar_fault *f, char *(*get)(const char *), int nranks, char *err, size_t len);
 
 /* Overwrite this rank's chosen elements of a checked call's output with the poison value. */
 int ar_fault_corrupt(const struct ar_fault *f, const struct ar_platform *p, void *out, size_t count,

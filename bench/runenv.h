@@ -3,10 +3,9 @@
 #ifndef AR_RUNENV_H
 #define AR_RUNENV_H
 
+#include "agree.h" /* ar_agree_print */
 #include "backend.h"
 
-/* Lowest rank with a non-zero status prints its message; everyone returns the agreed status. */
-int ar_agree_print(MPI_Comm comm, int rc, const char *msg);
 /* The run's communicators, ranks and nodes over MPI_COMM_WORLD; env->opts = o. */
 void ar_run_setup_env(struct ar_env *env, const struct ar_opts *o);
 /* Topology (--xml or live) and binding (o->bind); *bindings = every rank's description on rank 0, NULL

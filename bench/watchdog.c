@@ -1,6 +1,7 @@
 /* watchdog.c — a thread per rank, from before MPI_Init to after MPI_Finalize, that ends the job when a
  * phase makes no progress for -T seconds: one line naming the rank, the phase and the culprit. */
-#include "engine.h"
+#include "watchdog.h"
+#include "ar.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

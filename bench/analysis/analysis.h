@@ -157,6 +157,8 @@ void ar_run_key(json_t *rec, char *buf, size_t len);
 void ar_runs_add(json_t *runs, json_t *rec, int *dups);
 double ar_runs_p50(json_t *runs); /* median of the runs' p50s, NAN when none */
 int ar_runs_sampled(json_t *runs); /* runs with stored samples */
+/* Samples a record holds (its window's "_wn" when streamed, else samples_us). */
+size_t ar_rec_nsamples(json_t *rec);
 
 #define AR_NOISE_RESAMPLES 2000
 #define AR_NOISE_SEED 0x61726265ull /* "arbe": fixed so the intervals are reproducible */

@@ -1,6 +1,7 @@
 /* noise.c — what separates a real difference from noise: a bootstrap over runs and their samples
  * (ratio of medians), and per size the winner only when it is faster beyond that noise, else a tie. */
 #include "analysis/analysis.h"
+#include "backend.h"
 #include "ar.h"
 #include "results.h"
 #include "stats.h"
@@ -27,93 +28,9 @@ int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t
   return 0;
 }
 
-/* ---- runs ---- */
-
-void ar_run_key(json_t *rec, char *buf, size_t len) {
-  snprintf(buf, len, "%s#%lld", ar_rec_str(rec, "run_id", ""), (long long)ar_rec_num(rec, "repeat", 0));
-}
-
-void ar_runs_add(json_t *runs, json_t *rec, int *dups) {
-  char k[128], kk[128];
-  ar_run_key(rec, k, sizeof k);
-  for (size_t i = 0; i < json_array_size(runs); i++) {
-    ar_run_key(json_array_get(runs, i), kk, sizeof kk);
-    if (strcmp(k, kk)) continue;
-    json_array_set(runs, i, rec); /* the same run twice: the later record wins */
-    if (dups) (*dups)++;
-    return;
-  }
-  json_array_append(runs, rec);
-}
-
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b;
-}
-
-double ar_runs_p50(json_t *runs) {
-  size_t n = json_array_size(runs), k = 0;
-  double v[64];
-  for (size_t i = 0; i < n && k < 64; i++) {
-    double p = ar_rec_p50(json_array_get(runs, i));
-    if (!isnan(p)) v[k++] = p;
-  }
-  if (!k) return NAN;
-  qsort(v, k, sizeof *v, cmp_double);
-  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
-/* Median over the runs of time_us.<q> (the same rule as ar_runs_p50); NAN when no run has it. */
-static double runs_median(json_t *runs, const char *q) {
-  size_t n = json_array_size(runs), k = 0;
-  double v[64];
-  for (size_t i = 0; i < n && k < 64; i++) {
-    double p = ar_rec_p(json_array_get(runs, i), q);
-    if (!isnan(p)) v[k++] = p;
-  }
-  if (!k) return NAN;
-  qsort(v, k, sizeof *v, cmp_double);
-  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
-static size_t rec_nsamples(json_t *rec);
-
-int ar_runs_stats(json_t *runs, struct ar_cell_stats *st) {
-  memset(st, 0, sizeof *st);
-  st->p50 = ar_runs_p50(runs);
-  if (isnan(st->p50)) return -1;
-  st->p10 = runs_median(runs, "p10");
-  st->p90 = runs_median(runs, "p90");
-  st->p99 = runs_median(runs, "p99");
-  st->mean = runs_median(runs, "mean");
-  st->min = st->max = NAN;
-  json_t *first = json_array_get(runs, 0);
-  for (size_t i = 0; i < json_array_size(runs); i++) {
-    json_t *r = json_array_get(runs, i);
-    double lo = ar_rec_p(r, "min"), hi = ar_rec_p(r, "max");
-    if (!isnan(lo) && (isnan(st->min) || lo < st->min)) st->min = lo;
-    if (!isnan(hi) && (isnan(st->max) || hi > st->max)) st->max = hi;
-    st->runs++;
-    st->samples += (long long)ar_rec_num(r, "samples_n", (double)rec_nsamples(r));
-    st->wrong += (long long)ar_rec_num(r, "wrong", 0);
-  }
-  st->sampled = ar_runs_sampled(runs);
-  double size = ar_rec_num(first, "size", NAN);
-  st->algbw = st->p50 > 0 ? size / st->p50 / 1e3 : NAN; /* bytes per us / 1e3 = GB/s */
-  st->busbw = st->algbw * ar_busbw_factor(ar_rec_ranks(first));
-  return 0;
-}
-
-/* Samples of a run: the loader's window ("_wn" of them), or a samples_us array as written. */
-static size_t rec_nsamples(json_t *rec) {
-  json_t *wn = json_object_get(rec, "_wn");
-  return wn ? (size_t)json_integer_value(wn) : json_array_size(json_object_get(rec, "samples_us"));
-}
-
-int ar_runs_sampled(json_t *runs) {
-  int n = 0;
-  for (size_t i = 0; i < json_array_size(runs); i++) n += rec_nsamples(json_array_get(runs, i)) > 0;
-  return n;
 }
 
 /* ---- bootstrap ---- */
@@ -192,7 +109,7 @@ static void side_free(struct side *sd) {
 /* Values a run keeps (its window, or all its samples_us), how many samples it had, where they start. */
 static int run_kept(json_t *rec, int *nsamp, int *woff) {
   json_t *win = json_object_get(rec, "_win");
-  *nsamp = (int)rec_nsamples(rec);
+  *nsamp = (int)ar_rec_nsamples(rec);
   *woff = win ? (int)json_integer_value(json_object_get(rec, "_woff")) : 0;
   return win ? (int)(json_string_length(win) / sizeof(double)) : *nsamp;
 }
@@ -384,8 +301,9 @@ int ar_holm(const double *p, int m, double alpha, char *reject, double *padj) {
 int ar_simplicity(json_t *rec) {
   const char *be = ar_rec_str(rec, "backend", "");
   static const char *const order[] = {"oneshot", "twoshot", "staged", "islands"};
-  if (!strcmp(be, "mpi") || !strcmp(be, "nccl-tests")) return 0;
-  if (!strcmp(be, "nccl")) return *ar_rec_str(rec, "variant", "") ? 1 : 0;
+  unsigned flags;
+  ar_backend_family(be, &flags); /* the baselines (mpi, nccl, nccl-tests): their tables say so */
+  if (flags & AR_BE_BASELINE) return *ar_rec_str(rec, "variant", "") ? 1 : 0;
   for (int i = 0; i < 4; i++)
     if (strstr(be, order[i]) || strstr(ar_rec_str(rec, "variant", ""), order[i])) return 2 + i;
   return 6;

@@ -3,6 +3,7 @@
 #include "analysis/analysis.h"
 #include "analysis/tune_plugin.h"
 #include "ar.h"
+#include "backend.h"
 #include "commands.h"
 #include "opts.h"
 #include "results.h"
@@ -394,13 +395,41 @@ static int write_plugin(FILE *f, const struct tune_opts *o, const struct ar_grid
 
 /* ---- thresholds JSON ---- */
 
+/* The thresholds group of a backend (its table's family, ar_backend_family) and whether it is a baseline
+ * there; NULL when it is in no group (excluded_why says why). */
 static const char *family_of(const char *backend, int *baseline) {
-  *baseline = !strcmp(backend, "mpi") || !strcmp(backend, "nccl") || !strcmp(backend, "nccl-tests");
-  if (!strcmp(backend, "mpi") || !strncmp(backend, "shm-", 4)) return "host";
-  if (!strcmp(backend, "nccl") || !strcmp(backend, "nccl-tests") || !strncmp(backend, "p2p-", 4) ||
-      !strcmp(backend, "symm"))
-    return "gpu";
+  unsigned flags;
+  int f = ar_backend_family(backend, &flags);
+  *baseline = (flags & AR_BE_BASELINE) != 0;
+  if (f == AR_BE_FAM_HOST) return "host";
+  if (f == AR_BE_FAM_NCCL || f == AR_BE_FAM_P2P || f == AR_BE_FAM_SYMM) return "gpu";
   return NULL;
+}
+
+/* Why a backend's columns are in no thresholds group (thresholds.json "excluded"). */
+static const char *excluded_why(const char *backend) {
+  unsigned flags;
+  int f = ar_backend_family(backend, &flags);
+  if (f == AR_BE_FAM_FUSED)
+    return "fused does allreduce + residual add + RMSNorm, more work than the allreduce baselines: compare it with "
+           "its own unfused= variants (arbench table)";
+  if (f == AR_BE_FAM_EMU) return "emu-* run the GPU kernels on CPU threads: a correctness check, its times mean nothing";
+  return "a backend this build does not know";
+}
+
+static json_t *excluded_json(const struct ar_grid *g, int n) {
+  json_t *out = json_array();
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < g[k].ncfg; c++) {
+      int base;
+      const char *be = ar_rec_str(g[k].cfgrec[c], "backend", "");
+      if (family_of(be, &base)) continue;
+      int seen = 0;
+      for (size_t i = 0; !seen && i < json_array_size(out); i++)
+        seen = !strcmp(json_string_value(json_object_get(json_array_get(out, i), "config")), g[k].cfg[c]);
+      if (!seen) json_array_append_new(out, json_pack("{s:s, s:s}", "config", g[k].cfg[c], "why", excluded_why(be)));
+    }
+  return out;
 }
 
 /* p50 of column c at size index s, INFINITY when not measured. */
@@ -533,15 +562,16 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
       if (j) json_array_append_new(groups, j);
     }
   }
-  return json_pack("{s:s, s:o, s:s, s:o}", "generated_by", "arbench tune", "files", files, "rule",
+  return json_pack("{s:s, s:o, s:s, s:o, s:o}", "generated_by", "arbench tune", "files", files, "rule",
                    "custom_max_bytes: the largest measured size up to which, at every measured size, a custom "
                    "allreduce is the choice against the baselines (host: mpi; gpu: nccl, nccl-tests): faster beyond "
                    "the noise (its difference survives Holm-Bonferroni over the table's comparisons at 5% family-wise, "
                    "split over the tables; single runs: by more than --drift), "
                    "or kept at a tie from the previous size (a tie at the smallest size goes to the baseline); 0: none. "
                    "use: the custom allreduce per size range below it, chosen by the same rule among the custom ones. "
-                   "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline.",
-                   "groups", groups);
+                   "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline. "
+                   "excluded: the configurations in no group, and why.",
+                   "groups", groups, "excluded", excluded_json(g, n));
 }
 
 /* ---- env ---- */

@@ -1,10 +1,9 @@
-/* list.c — `arbench list`: every backend compiled in, whether it can run here and why not.
+/* list.c — `arbench list`: every backend, whether this build has it and whether it can run here (and why not).
  * Runs as a single MPI process (no mpirun needed); needs no GPU. */
 #include "ar_config.h"
 #include "backend.h"
 #include "commands.h"
 #include "backends/gpu/gpu.h"
-#include "backends/gpu/symm_plan.h"
 #include "opts.h"
 #include <stdio.h>
 #include <string.h>
@@ -37,40 +36,14 @@ int ar_cmd_list(int argc, char **argv) {
     const struct ar_backend *const *all = ar_backends(&n);
     for (int i = 0; i < n; i++) {
       char reason[AR_ERRLEN] = "";
-      int rc = all[i]->available(&env, reason, sizeof reason);
+      int rc = all[i]->available ? all[i]->available(&env, reason, sizeof reason) : 0;
       char status[AR_ERRLEN];
-      if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
+      if (rc && !ar_backend_built(all[i])) snprintf(status, sizeof status, "%s", reason); /* not compiled in: why */
+      else if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
       else snprintf(status, sizeof status, "available");
       printf("%-14s %-6s %-52s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
              all[i]->summary);
     }
-#ifndef AR_HAVE_CUDA
-    printf("%-14s %-6s %-52s %s\n", "nccl", "gpu", "not compiled in: built without CUDA", "ncclAllReduce");
-#endif
-#if !defined(AR_HAVE_CUDA) || !AR_HAVE_P2P
-    static const char *const custom[] = {"p2p-oneshot", "p2p-twoshot", "p2p-staged", "p2p-islands", "fused"};
-    for (int i = 0; i < 5; i++)
-      printf("%-14s %-6s %-52s %s\n", custom[i], "gpu",
-#ifdef AR_HAVE_CUDA
-             "not compiled in: no nvcc or NVRTC in this stack",
-#else
-             "not compiled in: built without CUDA",
-#endif
-             i < 4 ? "custom allreduce kernel over CUDA IPC"
-                   : "custom allreduce + residual add + RMSNorm, one kernel (bf16)");
-#endif
-#if !defined(AR_HAVE_CUDA) || !AR_HAVE_SYMM
-    { /* symm is compiled only with nvcc and NCCL >= 2.28 headers: say which is missing */
-      char sw[AR_ERRLEN], status[AR_ERRLEN + 32];
-#ifdef AR_HAVE_CUDA /* the headers' version as meson found it (the one its symm check used) */
-      ar_symm_gate(1, AR_HAVE_NVCC, AR_NCCL_HEADER_CODE, 0, sw, sizeof sw);
-#else
-      ar_symm_gate(0, 0, 0, 0, sw, sizeof sw);
-#endif
-      snprintf(status, sizeof status, "not compiled in: %s", sw);
-      printf("%-14s %-6s %-52s %s\n", "symm", "gpu", status, "custom one-/two-shot kernel on NCCL's device API");
-    }
-#endif
     json_t *st = ar_stack_describe();
     const char *archs = json_string_value(json_object_get(st, "archs"));
     printf("\nstack: %s; GPU kernels (fill/check, custom allreduce): %s\n",

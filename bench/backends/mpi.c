@@ -121,7 +121,8 @@ static void mpi_fini(void *state) {
 const struct ar_backend ar_be_mpi = {
   .name = "mpi",
   .summary = "MPI_Allreduce on host buffers (Open MPI; algorithms via OMPI_MCA_coll_tuned_*)",
-  .flags = AR_BE_HOST,
+  .flags = AR_BE_HOST | AR_BE_BASELINE,
+  .family = AR_BE_FAM_HOST,
   .check_variant = mpi_check_variant,
   .available = mpi_available,
   .init = mpi_init,

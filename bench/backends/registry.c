@@ -1,23 +1,17 @@
 /* registry.c — the backends compiled into this binary, in display order.
- * Adding a backend: one file with its ops table, one line here. */
-#include "ar_config.h"
+ * Adding a backend: its folder with its ops table, one line here, one line in its meson.build. */
 #include "backend.h"
 #include <stdio.h>
 #include <string.h>
 
+/* Every backend arbench has, in display order: the ones this build does not compile are absent.c's. */
 extern const struct ar_backend ar_be_mpi;
 extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_staged, ar_be_shm_islands;
 extern const struct ar_backend ar_be_emu_p2p_oneshot, ar_be_emu_p2p_twoshot, ar_be_emu_p2p_staged, ar_be_emu_p2p_islands, ar_be_emu_fused;
-#ifdef AR_HAVE_CUDA
 extern const struct ar_backend ar_be_nccl;
-#if AR_HAVE_P2P /* nvcc's kernels, or NVRTC's loaded at run time */
 extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
 extern const struct ar_backend ar_be_fused;
-#endif
-#if AR_HAVE_SYMM
 extern const struct ar_backend ar_be_symm;
-#endif
-#endif
 
 static const struct ar_backend *const registry[] = {
   &ar_be_mpi,
@@ -26,19 +20,13 @@ static const struct ar_backend *const registry[] = {
   &ar_be_shm_staged,
   &ar_be_shm_islands,
   &ar_be_emu_p2p_oneshot, &ar_be_emu_p2p_twoshot, &ar_be_emu_p2p_staged, &ar_be_emu_p2p_islands, &ar_be_emu_fused,
-#ifdef AR_HAVE_CUDA
   &ar_be_nccl,
-#if AR_HAVE_P2P
   &ar_be_p2p_oneshot,
   &ar_be_p2p_twoshot,
   &ar_be_p2p_staged,
   &ar_be_p2p_islands,
   &ar_be_fused,
-#endif
-#if AR_HAVE_SYMM
   &ar_be_symm,
-#endif
-#endif
 };
 
 const struct ar_backend *const *ar_backends(int *n) {
@@ -50,6 +38,27 @@ const struct ar_backend *ar_backend_find(const char *name) {
   for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
     if (!strcmp(registry[i]->name, name)) return registry[i];
   return NULL;
+}
+
+int ar_backend_built(const struct ar_backend *be) { return be->init != NULL; }
+
+const char *ar_be_family_name(enum ar_be_family f) {
+  static const char *const names[] = {"host", "nccl", "p2p", "symm", "fused", "emu"};
+  return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
+}
+
+int ar_backend_family(const char *name, unsigned *flags) {
+  const struct ar_backend *be = ar_backend_find(name);
+  if (be) {
+    *flags = be->flags;
+    return (int)be->family;
+  }
+  if (!strcmp(name, "nccl-tests")) { /* arbench import: nccl-tests' all_reduce_perf, ncclAllReduce */
+    *flags = AR_BE_DEVICE | AR_BE_BASELINE;
+    return AR_BE_FAM_NCCL;
+  }
+  *flags = 0;
+  return -1;
 }
 
 int ar_backend_resolve(const char *spec, const struct ar_backend **be, const char **variant,

@@ -324,7 +324,8 @@ static int checks(struct ar_env *env, struct ar_fault *fault, int *silent) {
     snprintf(msg, sizeof msg, "links on CPU ranks needs every rank on one node (MPI shared memory), got %d nodes",
              env->nnodes), rc = -AR_EINVAL;
   if (!rc) rc = ar_fault_parse(fault, getenv("ARBENCH_INJECT_FAULT"), NULL, env->nranks, msg, sizeof msg);
-  if (!rc) rc = ar_fault_parse_silent(getenv("ARBENCH_INJECT_SILENT"), env->nranks, silent, msg, sizeof msg);
+  if (!rc) rc = ar_fault_hooks(fault, getenv, env->nranks, msg, sizeof msg); /* ARBENCH_INJECT_SILENT among them */
+  *silent = rc ? -1 : fault->silent_rank;
   return ar_agree_print(env->comm, rc, msg);
 }
 

@@ -1,5 +1,5 @@
-/* sweep_args.c — parse `arbench sweep` options into a sweep configuration: axes, exclusions,
- * launcher, run options (validated with the run parser) and the --help text. */
+/* args.c — parse `arbench sweep` options into a sweep configuration: axes, exclusions, launcher and run
+ * options (validated with the run parser). Help text: help.c; vectors: strv.c; --stacks/--nccl: stacks.c. */
 #include "backend.h"
 #include "opts.h"
 #include "sweep/plan.h"
@@ -12,81 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_POINT_TIMEOUT 3600.0
-
-void ar_sweep_usage(FILE *f) {
-  fprintf(f,
-    "usage: arbench sweep --np LIST [--env NAME=V1,V2,...]... [options] -J FILE.jsonl -- [run options]\n"
-    "  Runs `arbench run` once per point of the cartesian product of the axes, minus exclusions,\n"
-    "  appending every record (each tagged with its \"point\") to one JSON Lines file.\n"
-    "  --np LIST             rank counts, e.g. 2,4,8 (required; point key \"np\")\n"
-    "  --env NAME=V1,V2,...  an environment-variable axis (repeatable; any variable)\n"
-    "                        NCCL_ALGO, NCCL_PROTO and the pseudo-variable NCCL_CTAS (min = max CTAs)\n"
-    "                        are re-read per communicator: when the launch runs the nccl backend they\n"
-    "                        become in-process variants (nccl:algo=..,proto=..,ctas=..) of ONE launch;\n"
-    "                        without --backend they imply --backend nccl. Other axes: one launch per value.\n"
-    "  --nccl PREFIX[,PREFIX...]  an NCCL axis (point key \"nccl\"): the same point once per NCCL\n"
-    "                        install, its PREFIX/lib/libnccl.so.2 (or lib64, or libnccl.so*) preloaded\n"
-    "                        (LD_PRELOAD and LD_LIBRARY_PATH, passed with -x); the run record's stack\n"
-    "                        says the version loaded. No rebuild: NCCL is a shared library\n"
-    "  --stacks LIST         a stack axis (point key \"stack\", the last axis): each launch runs that\n"
-    "                        stack's own arbench. An item is NAME (the build directory build-NAME beside\n"
-    "                        this arbench's, as scripts/stack.sh NAME makes it), NAME=PATH or a PATH\n"
-    "                        (an arbench binary or its build directory; NAME = directory without build-).\n"
-    "                        Stacks alternate point by point (a b c a b c ..., repeats too), so drift\n"
-    "                        of the machine is spread over all stacks, not read as a difference\n"
-    "  --backend LIST        backends of every launch (same syntax as arbench run; or give it after --)\n"
-    "  --exclude NAME=V[,NAME=V...]  drop the points where every NAME has value V (repeatable;\n"
-    "                        NAME is np, an --env name, nccl or stack, V one of its values)\n"
-    "  --launcher CMD        launcher command line (default: mpirun); the sweep appends -np N,\n"
-    "                        then -x NAME=V per env axis (see --forward-env), then the arbench run\n"
-    "                        command. Add --oversubscribe here (or set OMPI_MCA_rmaps_base_oversubscribe=1)\n"
-    "                        for more ranks than cores; as root the sweep sets OMPI_ALLOW_RUN_AS_ROOT=1\n"
-    "                        and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 unless they are set\n"
-    "  --forward-env MODE    how axis variables reach the ranks: x (Open MPI -x NAME=V), none (the\n"
-    "                        launcher forwards its environment: MPICH, srun), auto (default: x when the\n"
-    "                        launcher program is mpirun, mpiexec or orterun, else none). The launcher's\n"
-    "                        own environment always holds the axis values.\n"
-    "  --point-timeout SECS  kill a launch running longer than SECS (default %g, 0 = no limit)\n"
-    "  --resume              skip the points FILE already has a `point` record for (any status)\n"
-    "  --retry-failed        with --resume, rerun points whose status is not done (implies --resume)\n"
-    "  --dry-run             print the launches (one per line, shell-quoted) and run nothing\n"
-    "  --repeat N            launch every point N times, fresh processes, in N rounds over all points\n"
-    "                        (interleaved: an axis that selects a stack alternates between them), so\n"
-    "                        compare/tune/table resample runs and see run-to-run drift (default 1;\n"
-    "                        each point record says its \"repeat\", 0-based; --resume counts them)\n"
-    "  -v, --verbose         pass the launches' stdout and stderr through\n"
-    "  -J, --json FILE       results file (required), appended\n"
-    "Records the sweep adds: `sweep` (axes, counts), one `point` per finished launch (status done,\n"
-    "failed, timeout or crashed; run_ids of its runs) and an `error` per failed launch (status,\n"
-    "exit_status or signal, stderr_tail). A record carrying a \"point\" is from a complete launch only\n"
-    "if a `point` record with status \"done\" lists its run_id; Ctrl-C (SIGINT/SIGTERM) kills the\n"
-    "running launch, removes its partial records, and exits 130.\n"
-    "Exit status: 0 every point done, 1 some point failed, 2 bad input, 130 interrupted.\n"
-    "Example: arbench sweep --np 2,4 --env OMPI_MCA_coll_tuned_use_dynamic_rules=1 \\\n"
-    "           --env OMPI_MCA_coll_tuned_allreduce_algorithm=1,2,3,4,5,6 -J s.jsonl -- --backend mpi -e 1M\n",
-    DEFAULT_POINT_TIMEOUT);
-}
-
-int ar_strv_push(struct ar_strv *s, const char *str) {
-  if (s->n + 2 > s->cap) {
-    int cap = s->cap ? 2 * s->cap : 8;
-    char **v = realloc(s->v, sizeof *v * (size_t)cap);
-    if (!v) return -AR_ERUNTIME;
-    s->v = v;
-    s->cap = cap;
-  }
-  s->v[s->n] = strdup(str);
-  if (!s->v[s->n]) return -AR_ERUNTIME;
-  s->v[++s->n] = NULL;
-  return 0;
-}
-
-void ar_strv_free(struct ar_strv *s) {
-  for (int i = 0; i < s->n; i++) free(s->v[i]);
-  free(s->v);
-  memset(s, 0, sizeof *s);
-}
 
 void ar_sweep_cfg_free(struct ar_sweep_cfg *c) {
   for (int i = 0; i < c->naxes; i++) {
@@ -104,100 +29,13 @@ void ar_sweep_cfg_free(struct ar_sweep_cfg *c) {
   memset(c, 0, sizeof *c);
 }
 
-int ar_split_words(const char *s, struct ar_strv *out, char *err, size_t len) {
-  size_t cap = strlen(s) + 1;
-  char *word = malloc(cap);
-  if (!word) return -AR_ERUNTIME;
-  size_t n = 0;
-  int inword = 0, rc = 0;
-  for (const char *p = s;; p++) {
-    char c = *p;
-    if (!c || isspace((unsigned char)c)) {
-      if (inword) {
-        word[n] = 0;
-        if ((rc = ar_strv_push(out, word))) break;
-      }
-      inword = 0;
-      n = 0;
-      if (!c) break;
-      continue;
-    }
-    inword = 1;
-    if (c == '\\' && p[1]) {
-      word[n++] = *++p;
-    } else if (c == '\'' || c == '"') {
-      const char *q = p + 1;
-      for (; *q && *q != c; q++) {
-        if (c == '"' && *q == '\\' && (q[1] == '"' || q[1] == '\\')) q++;
-        word[n++] = *q;
-      }
-      if (!*q) {
-        snprintf(err, len, "unterminated %c quote in launcher '%s'", c, s);
-        rc = -AR_EINVAL;
-        break;
-      }
-      p = q;
-    } else {
-      word[n++] = c;
-    }
-  }
-  free(word);
-  return rc;
-}
-
-void ar_shell_quote(FILE *f, const char *s) {
-  int plain = *s != 0;
-  for (const char *p = s; *p && plain; p++)
-    plain = isalnum((unsigned char)*p) || strchr("_@%+=:,./-", *p);
-  if (plain) {
-    fputs(s, f);
-    return;
-  }
-  fputc('\'', f);
-  for (const char *p = s; *p; p++) {
-    if (*p == '\'') fputs("'\\''", f);
-    else fputc(*p, f);
-  }
-  fputc('\'', f);
-}
-
-/* Split "a,b,c" into values; empty items and repeats are errors. */
-static int split_values(const char *list, const char *what, struct ar_strv *out, char *err, size_t len) {
-  if (!*list) {
-    snprintf(err, len, "empty value list for %s (expected V1,V2,...)", what);
-    return -AR_EINVAL;
-  }
-  const char *p = list;
-  for (;;) {
-    const char *comma = strchr(p, ',');
-    size_t n = comma ? (size_t)(comma - p) : strlen(p);
-    if (!n) {
-      snprintf(err, len, "empty value in '%s' for %s (expected V1,V2,...)", list, what);
-      return -AR_EINVAL;
-    }
-    char *v = strndup(p, n);
-    if (!v) return -AR_ERUNTIME;
-    for (int i = 0; i < out->n; i++)
-      if (!strcmp(out->v[i], v)) {
-        snprintf(err, len, "value '%s' repeated in '%s' for %s", v, list, what);
-        free(v);
-        return -AR_EINVAL;
-      }
-    int rc = ar_strv_push(out, v);
-    free(v);
-    if (rc) return rc;
-    if (!comma) return 0;
-    p = comma + 1;
-  }
-}
-
 static int parse_np(struct ar_sweep_cfg *c, const char *list, char *err, size_t len) {
   struct ar_axis *a = &c->axes[0];
   if (a->values.n) {
     snprintf(err, len, "give --np once (with a list, e.g. --np 2,4,8)");
     return -AR_EINVAL;
   }
-  int rc = split_values(list, "--np", &a->values, err, len);
+  int rc = ar_strv_split_list(list, "--np", &a->values, err, len);
   for (int i = 0; !rc && i < a->values.n; i++) {
     const char *v = a->values.v[i];
     char *end;
@@ -250,204 +88,7 @@ static int parse_env(struct ar_sweep_cfg *c, const char *spec, char *err, size_t
   a->name = strndup(spec, n);
   char what[300];
   snprintf(what, sizeof what, "--env %s", a->name);
-  return a->name ? split_values(eq + 1, what, &a->values, err, len) : -AR_ERUNTIME;
-}
-
-/* ---- --stacks and --nccl: launch axes whose values name files ---- */
-
-static int is_exec_file(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-static char *join(const char *a, const char *b) {
-  size_t n = strlen(a) + strlen(b) + 2;
-  char *s = malloc(n);
-  if (s) snprintf(s, n, "%s%s%s", a, *a && a[strlen(a) - 1] != '/' ? "/" : "", b);
-  return s;
-}
-
-/* The directory holding the build directories: the parent of this arbench's directory. */
-static char *stacks_root(const char *exe) {
-  char *root = strdup(exe);
-  for (int k = 0; root && k < 2; k++) {
-    char *slash = strrchr(root, '/');
-    if (!slash) break;
-    *slash = 0;
-  }
-  return root;
-}
-
-/* "cu128, cu130": the build-NAME/arbench binaries under root, for the unknown-stack message. */
-static void known_stacks(const char *root, char *buf, size_t len) {
-  size_t k = 0;
-  buf[0] = 0;
-  DIR *d = root ? opendir(root) : NULL;
-  struct dirent *e;
-  while (d && (e = readdir(d)) && k < len) {
-    if (strncmp(e->d_name, "build-", 6) || !e->d_name[6]) continue;
-    char rel[300];
-    snprintf(rel, sizeof rel, "%s/arbench", e->d_name);
-    char *path = join(root, rel);
-    if (path && is_exec_file(path)) k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", e->d_name + 6);
-    free(path);
-  }
-  if (d) closedir(d);
-  if (!buf[0]) snprintf(buf, len, "none");
-}
-
-static int valid_stack_name(const char *s, size_t n) {
-  if (!n) return 0;
-  for (size_t i = 0; i < n; i++)
-    if (!(isalnum((unsigned char)s[i]) || strchr("._-", s[i]))) return 0;
-  return 1;
-}
-
-/* PATH: an arbench binary, or a directory holding one; made absolute. NULL when neither. */
-static char *stack_binary(const char *path, const char *cwd) {
-  char *abs = path[0] == '/' ? strdup(path) : join(cwd, path);
-  if (!abs || is_exec_file(abs)) return abs;
-  char *inner = join(abs, "arbench");
-  free(abs);
-  if (inner && is_exec_file(inner)) return inner;
-  free(inner);
-  return NULL;
-}
-
-/* One --stacks item: NAME, NAME=PATH or PATH -> its name and binary. */
-static int resolve_stack(const char *item, const char *exe, const char *cwd, char **name, char **bin, char *err,
-                         size_t len) {
-  const char *eq = strchr(item, '='), *path = eq ? eq + 1 : strchr(item, '/') ? item : NULL;
-  *name = *bin = NULL;
-  if (path) {
-    if (eq) *name = strndup(item, (size_t)(eq - item));
-    else { /* a path: the build directory's name without "build-" */
-      char *b = stack_binary(path, cwd);
-      char *dir = b ? strdup(b) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
-      if (slash) *slash = 0;
-      const char *base = dir && strrchr(dir, '/') ? strrchr(dir, '/') + 1 : "";
-      *name = strdup(!strncmp(base, "build-", 6) && base[6] ? base + 6 : base);
-      free(b);
-      free(dir);
-    }
-    if (!*name) return -AR_ERUNTIME;
-    *bin = stack_binary(path, cwd);
-    if (!*bin) {
-      snprintf(err, len, "bad --stacks item '%s': '%s' is not an arbench binary or a build directory holding one", item, path);
-      return -AR_EINVAL;
-    }
-  } else {
-    char *root = stacks_root(exe), rel[300];
-    snprintf(rel, sizeof rel, "build-%s/arbench", item);
-    *name = strdup(item);
-    *bin = root && valid_stack_name(item, strlen(item)) ? join(root, rel) : NULL;
-    if (!*bin || !is_exec_file(*bin)) {
-      char known[512];
-      known_stacks(root, known, sizeof known);
-      snprintf(err, len, "unknown stack '%s' (known: %s; a stack NAME is build-NAME/arbench in %s, or give NAME=PATH)",
-               item, known, root ? root : "?");
-      free(root);
-      return -AR_EINVAL;
-    }
-    free(root);
-  }
-  if (!valid_stack_name(*name, strlen(*name))) {
-    snprintf(err, len, "bad stack name '%s' in --stacks item '%s' (expected letters, digits, '.', '_' and '-')", *name,
-             item);
-    return -AR_EINVAL;
-  }
-  return 0;
-}
-
-/* The library file of an NCCL prefix: PREFIX/lib or lib64, libnccl.so.2 first, else a libnccl.so*. */
-static char *nccl_library(const char *prefix) {
-  static const char *const dirs[] = {"lib", "lib64"};
-  for (int d = 0; d < 2; d++) {
-    char *dir = join(prefix, dirs[d]), *two = dir ? join(dir, "libnccl.so.2") : NULL;
-    if (two && access(two, R_OK) == 0) return free(dir), two;
-    free(two);
-    DIR *dd = dir ? opendir(dir) : NULL;
-    struct dirent *e;
-    char *found = NULL;
-    while (dd && !found && (e = readdir(dd)))
-      if (!strncmp(e->d_name, "libnccl.so", 10)) found = join(dir, e->d_name);
-    if (dd) closedir(dd);
-    free(dir);
-    if (found) return found;
-  }
-  return NULL;
-}
-
-static struct ar_axis *new_axis(struct ar_sweep_cfg *c, const char *name, enum ar_axis_kind kind, char *err,
-                                size_t len) {
-  for (int i = 1; i < c->naxes; i++)
-    if (!strcmp(c->axes[i].name, name)) {
-      snprintf(err, len, "--env %s clashes with the %s axis of --%s (rename the variable)", name, name,
-               kind == AR_AXIS_STACK ? "stacks" : "nccl");
-      return NULL;
-    }
-  if (c->naxes == AR_SWEEP_MAX_AXES) {
-    snprintf(err, len, "more than %d axes", AR_SWEEP_MAX_AXES);
-    return NULL;
-  }
-  struct ar_axis *a = &c->axes[c->naxes++];
-  a->kind = kind;
-  a->name = strdup(name);
-  return a;
-}
-
-static int add_stacks(struct ar_sweep_cfg *c, const char *list, const char *cwd, char *err, size_t len) {
-  struct ar_strv items = {0};
-  int rc = split_values(list, "--stacks", &items, err, len);
-  struct ar_axis *a = rc ? NULL : new_axis(c, "stack", AR_AXIS_STACK, err, len);
-  if (!rc && !a) rc = -AR_EINVAL;
-  for (int i = 0; !rc && i < items.n; i++) {
-    char *name, *bin;
-    rc = resolve_stack(items.v[i], c->exe, cwd, &name, &bin, err, len);
-    for (int k = 0; !rc && k < a->values.n; k++)
-      if (!strcmp(a->values.v[k], name)) {
-        snprintf(err, len, "stack name '%s' given twice in --stacks %s", name, list);
-        rc = -AR_EINVAL;
-      }
-    if (!rc) rc = ar_strv_push(&a->values, name) || ar_strv_push(&a->paths, bin) ? -AR_ERUNTIME : 0;
-    free(name);
-    free(bin);
-  }
-  ar_strv_free(&items);
-  return rc;
-}
-
-static int add_nccl(struct ar_sweep_cfg *c, const char *list, const char *cwd, char *err, size_t len) {
-  struct ar_strv items = {0};
-  int rc = split_values(list, "--nccl", &items, err, len);
-  struct ar_axis *a = rc ? NULL : new_axis(c, "nccl", AR_AXIS_NCCL_LIB, err, len);
-  if (!rc && !a) rc = -AR_EINVAL;
-  for (int i = 0; !rc && i < items.n; i++) {
-    const char *p = items.v[i];
-    char *abs = p[0] == '/' ? strdup(p) : join(cwd, p);
-    size_t n = abs ? strlen(abs) : 0;
-    while (n > 1 && abs[n - 1] == '/') abs[--n] = 0;
-    char *lib = abs ? nccl_library(abs) : NULL;
-    if (!abs) rc = -AR_ERUNTIME;
-    else if (!lib) {
-      snprintf(err, len, "bad --nccl prefix '%s': no %s/lib/libnccl.so* (expected an NCCL install prefix, e.g. .../site-packages/nvidia/nccl)",
-               p, abs);
-      rc = -AR_EINVAL;
-    } else if (strchr(abs, ',') || strchr(abs, ':')) {
-      snprintf(err, len, "bad --nccl prefix '%s': ',' and ':' cannot appear in it", p);
-      rc = -AR_EINVAL;
-    }
-    for (int k = 0; !rc && k < a->values.n; k++)
-      if (!strcmp(a->values.v[k], abs)) {
-        snprintf(err, len, "NCCL prefix '%s' given twice in --nccl %s", abs, list);
-        rc = -AR_EINVAL;
-      }
-    if (!rc) rc = ar_strv_push(&a->values, abs) || ar_strv_push(&a->paths, lib) ? -AR_ERUNTIME : 0;
-    free(abs);
-    free(lib);
-  }
-  ar_strv_free(&items);
-  return rc;
+  return a->name ? ar_strv_split_list(eq + 1, what, &a->values, err, len) : -AR_ERUNTIME;
 }
 
 static int parse_seconds(const char *s, double *out, char *err, size_t len) {
@@ -540,13 +181,12 @@ static int take_run_options(struct ar_sweep_cfg *c, int argc, char **argv, const
   return rc;
 }
 
-static int is_nccl(const char *spec) { return !strncmp(spec, "nccl", 4) && (!spec[4] || spec[4] == ':'); }
 
 /* NCCL_ALGO / NCCL_PROTO / NCCL_CTAS become in-process variant keys when a launch runs nccl. */
 static int classify_axes(struct ar_sweep_cfg *c, char *err, size_t len) {
   static const char *const names[][2] = {{"NCCL_ALGO", "algo"}, {"NCCL_PROTO", "proto"}, {"NCCL_CTAS", "ctas"}};
   int has_nccl = 0, any = 0;
-  for (int i = 0; i < c->backends.n; i++) has_nccl |= is_nccl(c->backends.v[i]);
+  for (int i = 0; i < c->backends.n; i++) has_nccl |= ar_spec_is_nccl(c->backends.v[i]);
   for (int i = 1; i < c->naxes; i++) {
     struct ar_axis *a = &c->axes[i];
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -691,7 +331,7 @@ int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *ex
   memset(c, 0, sizeof *c);
   c->naxes = 1;
   c->axes[0].kind = AR_AXIS_NP;
-  c->point_timeout = DEFAULT_POINT_TIMEOUT;
+  c->point_timeout = AR_SWEEP_POINT_TIMEOUT;
   c->repeat = 1;
   c->exe = strdup(exe);
   c->axes[0].name = strdup("np");
@@ -700,8 +340,8 @@ int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *ex
   const char *backend = NULL, *launcher = "mpirun";
   struct late_axes late = {0};
   if (!rc) rc = parse_options(c, argc, argv, cwd, &backend, &launcher, &late, err, len);
-  if (!rc && late.nccl) rc = add_nccl(c, late.nccl, cwd, err, len);
-  if (!rc && late.stacks) rc = add_stacks(c, late.stacks, cwd, err, len);
+  if (!rc && late.nccl) rc = ar_sweep_add_nccl(c, late.nccl, cwd, err, len);
+  if (!rc && late.stacks) rc = ar_sweep_add_stacks(c, late.stacks, cwd, err, len);
   if (rc) return rc;
   if (!c->axes[0].values.n) {
     snprintf(err, len, "missing --np LIST (rank counts, e.g. --np 2,4,8)");

@@ -119,13 +119,13 @@ static int text_add(struct text *t, const char *s) {
   return 0;
 }
 
-static int is_nccl(const char *spec) { return !strncmp(spec, "nccl", 4) && (!spec[4] || spec[4] == ':'); }
+int ar_spec_is_nccl(const char *spec) { return !strncmp(spec, "nccl", 4) && (!spec[4] || spec[4] == ':'); }
 
 /* The base nccl variants must not already set a key an axis sweeps. */
 static int check_variant_keys(const struct ar_sweep_cfg *c, char *err, size_t len) {
   for (int b = 0; b < c->backends.n; b++) {
     const char *spec = c->backends.v[b];
-    if (!is_nccl(spec) || !spec[4]) continue;
+    if (!ar_spec_is_nccl(spec) || !spec[4]) continue;
     for (int i = 1; i < c->naxes; i++) {
       if (c->axes[i].kind != AR_AXIS_NCCL) continue;
       char key[32];
@@ -173,7 +173,7 @@ static int backend_spec(const struct ar_sweep_cfg *c, const struct rule *rules, 
   if (!*nvariants || !c->backends.n) return 0;
   struct text t = {0};
   for (int b = 0; b < c->backends.n && !rc; b++) {
-    if (!inproc || !is_nccl(c->backends.v[b])) {
+    if (!inproc || !ar_spec_is_nccl(c->backends.v[b])) {
       rc = (t.n && text_add(&t, ";")) || text_add(&t, c->backends.v[b]) ? -AR_ERUNTIME : 0;
       continue;
     }

@@ -89,4 +89,15 @@ void ar_plan_free(struct ar_plan *p);
 /* One launch as a shell-readable line: NAME=V ... argv..., no trailing newline. */
 void ar_launch_print(FILE *f, const struct ar_launch *l);
 
+/* Split "a,b,c" into out (strv.c); empty items and repeats are -AR_EINVAL naming what (the option). */
+int ar_strv_split_list(const char *list, const char *what, struct ar_strv *out, char *err, size_t len);
+/* Seconds one point may run (--point-timeout's default). */
+#define AR_SWEEP_POINT_TIMEOUT 3600.0
+/* A backend spec of the nccl backend ("nccl" or "nccl:VARIANT"). plan.c. */
+int ar_spec_is_nccl(const char *spec);
+/* --stacks LIST and --nccl LIST (stacks.c): a launch axis each, with the file every value names (checked
+ * here: an executable arbench, a libnccl); -AR_EINVAL with one line naming the bad value. */
+int ar_sweep_add_stacks(struct ar_sweep_cfg *c, const char *list, const char *cwd, char *err, size_t len);
+int ar_sweep_add_nccl(struct ar_sweep_cfg *c, const char *list, const char *cwd, char *err, size_t len);
+
 #endif

@@ -33,6 +33,17 @@ eq "report: ranges and margins" "| 1K .. 8K | shm-oneshot | 1.00 .. 4.00 | mpi |
 | 128K | p2p-twoshot:flat | 20.00 | nccl:algo=Ring,proto=Simple | +40% | 0 |
 | 256K .. 1M | nccl:algo=Ring,proto=Simple | 36.00 .. 100.0 | nccl | +5% .. +11% | 0 |" \
   "$(grep -E '^\| [0-9]' "$TMP/report" | head -4)"
+# fused (allreduce + residual add + RMSNorm) and emu-* are in no thresholds group, and the file says why:
+# here they are 4x faster than p2p-oneshot, so in the gpu group they would take every range.
+{ cat "$T"; for be in fused emu-p2p-oneshot; do
+    jq -c --arg be "$be" 'select(.backend == "p2p-oneshot") | .backend = $be | .spec = $be + ":pull"
+      | .time_us |= map_values(. / 4) | .samples_us |= map(. / 4)' "$T"; done; } >"$TMP/fused.jsonl"
+"$ARBENCH" tune "$TMP/fused.jsonl" --thresholds "$TMP/fused.json" >/dev/null 2>&1 || fail "tune with fused exited $?"
+eq "fused, emu: excluded, with why" "fused:pull fused does allreduce + residual add + RMSNorm;emu-p2p-oneshot:pull emu-* run the GPU kernels on CPU threads" \
+  "$(jq -r '[.excluded[] | "\(.config) \(.why | split(", more")[0] | split(": a corr")[0])"] | join(";")' "$TMP/fused.json")"
+eq "fused, emu: gpu use ranges unchanged" "p2p-oneshot:pull 0 16384;p2p-twoshot:flat 16385 131072" \
+  "$(jq -r '[.groups[] | select(.family=="gpu") | .use[] | "\(.config) \(.min_bytes) \(.max_bytes)"] | join(";")' "$TMP/fused.json")"
+eq "nothing excluded without them" "[]" "$(jq -c .excluded "$J")"
 # Only the nccl backend, 8 ranks: the forced variants alone decide.
 "$ARBENCH" tune "$T" --backend nccl --ranks 8 >"$TMP/r2" 2>&1 || fail "filtered tune exited $?"
 eq "nccl-only report" "| 1K .. 32K | nccl:algo=Tree,proto=LL,ctas=2 | 10.00 .. 20.00 | nccl:algo=Ring,proto=Simple | +10% .. +100% | 0 |

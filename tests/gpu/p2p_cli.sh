@@ -46,6 +46,8 @@ if [ $compiled = 1 ]; then
 else
   [ -z "$comp" ] || fail "p2p-* not compiled in but version says custom kernels $comp-built"
 fi
+# Not compiled in: asking for it is a usage error naming why (docs/backends.md), as an unknown name is.
+[ $compiled = 1 ] || expect_one_line_error "backend 'p2p-oneshot': not compiled in: " ar_mpirun 1 run --backend p2p-oneshot --sizes 8
 [ $compiled = 1 ] || { echo "p2p_cli: ok (p2p-* not compiled in: listed with the reason)"; exit 0; }
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if [ "${gpus:-0}" -gt 0 ]; then echo "p2p_cli: ok (GPUs present: device-check.sh runs the kernels)"; exit 0; fi

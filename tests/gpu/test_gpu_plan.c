@@ -64,8 +64,8 @@ static void test_deadline_plain(void **st) {
 
 /* A fake backend verdict: the p2p status of a kernel that gave up (rc -AR_ETIMEOUT), counted. */
 static int verdict_rc, verdict_calls;
-static int fake_verdict(const struct ar_backend *be, void *state, char *err, size_t len) {
-  (void)be, (void)state;
+static int fake_verdict(void *state, char *err, size_t len) {
+  (void)state;
   verdict_calls++;
   if (verdict_rc) snprintf(err, len, "kernel gave up");
   return verdict_rc;
@@ -78,22 +78,22 @@ static void test_unit_settle(void **st) {
   volatile uint64_t hb = 100;
   char err[64] = "";
   verdict_rc = 0, verdict_calls = 0;
-  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, NULL, &hb, 1, err, sizeof err), 0);
+  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, &hb, 1, err, sizeof err), 0);
   assert_int_equal(hb, 101);
-  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, NULL, &hb, 10, err, sizeof err), 0); /* -G 10 */
+  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, &hb, 10, err, sizeof err), 0); /* -G 10 */
   assert_int_equal(hb, 111);
   assert_int_equal(verdict_calls, 2);
   verdict_rc = -AR_ETIMEOUT; /* the wait succeeded, the kernel's status says it gave up */
-  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, NULL, &hb, 1, err, sizeof err), -AR_ETIMEOUT);
+  assert_int_equal(ar_unit_settle(0, fake_verdict, NULL, &hb, 1, err, sizeof err), -AR_ETIMEOUT);
   assert_int_equal(hb, 111);
   assert_string_equal(err, "kernel gave up");
   verdict_rc = 0, verdict_calls = 0; /* the wait itself failed: no verdict asked, no beat */
-  assert_int_equal(ar_unit_settle(-AR_ERUNTIME, fake_verdict, NULL, NULL, &hb, 1, err, sizeof err), -AR_ERUNTIME);
+  assert_int_equal(ar_unit_settle(-AR_ERUNTIME, fake_verdict, NULL, &hb, 1, err, sizeof err), -AR_ERUNTIME);
   assert_int_equal(hb, 111);
   assert_int_equal(verdict_calls, 0);
-  assert_int_equal(ar_unit_settle(0, NULL, NULL, NULL, &hb, 3, err, sizeof err), 0); /* a queued launch */
+  assert_int_equal(ar_unit_settle(0, NULL, NULL, &hb, 3, err, sizeof err), 0); /* a queued launch */
   assert_int_equal(hb, 114);
-  assert_int_equal(ar_unit_settle(-AR_ETIMEOUT, NULL, NULL, NULL, &hb, 3, err, sizeof err), -AR_ETIMEOUT);
+  assert_int_equal(ar_unit_settle(-AR_ETIMEOUT, NULL, NULL, &hb, 3, err, sizeof err), -AR_ETIMEOUT);
   assert_int_equal(hb, 114);
 }
 

@@ -22,6 +22,13 @@ if "$A" list | grep -q '^nccl .*ncclAllReduce'; then
   grep -q "allowed with NCCL" "$TMP/err" || fail "bad nccl algo error does not list the allowed ones"
   expect_one_line_error "proto=Fast" ar_mpirun 2 run --backend 'mpi;nccl:proto=Fast' -b 8 -e 8
 fi
+# Test hooks are parsed by one table (bench/fault.c): a bad value is a usage error, not a silent "off".
+export ARBENCH_P2P_STALL=x
+expect_one_line_error "bad ARBENCH_P2P_STALL 'x'" ar_mpirun 2 run --backend mpi -b 8 -e 8
+unset ARBENCH_P2P_STALL
+export ARBENCH_INJECT_FILL_FAIL=1
+expect_one_line_error "bad ARBENCH_INJECT_FILL_FAIL '1' (allowed: RANK:BYTES" ar_mpirun 2 run --backend mpi -b 8 -e 8
+unset ARBENCH_INJECT_FILL_FAIL
 expect_one_line_error "frob" "$A" frob
 expect_one_line_error "x" "$A" list x
 expect_one_line_error "-J" ar_mpirun 2 run --backend mpi -J ''

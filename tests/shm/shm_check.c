@@ -52,9 +52,9 @@ static struct inst open_backend(struct ctx *c, const char *spec, size_t max_byte
   const char *variant;
   char err[AR_ERRLEN] = "";
   int rc = ar_backend_resolve(spec, &in.be, &variant, err, sizeof err);
-  if (!rc) rc = in.be->available(&c->env, err, sizeof err);
+  if (!rc && in.be->available) rc = in.be->available(&c->env, err, sizeof err);
   if (!rc) rc = in.be->init(&c->env, variant, &in.state, err, sizeof err);
-  if (!rc) rc = in.be->setup(in.state, max_bytes, err, sizeof err);
+  if (!rc && in.be->setup) rc = in.be->setup(in.state, max_bytes, err, sizeof err);
   if (rc) fprintf(stderr, "FAIL: rank %d: %s: %s\n", c->env.rank, spec, err);
   agree_or_exit(c, rc != 0);
   return in;

@@ -98,7 +98,7 @@ static void test_env_replaced_and_root(void **st) {
 
 static void test_nccl_in_process(void **st) {
   (void)st;
-  if (!ar_backend_find("nccl")) AR_SKIP("nccl not compiled in");
+  if (!ar_backend_built(ar_backend_find("nccl"))) AR_SKIP("nccl not compiled in");
   struct ar_sweep_cfg c;
   struct ar_plan p;
   char err[AR_ERRLEN] = "";
@@ -232,7 +232,7 @@ static void test_bad_input(void **st) {
 
 static void test_bad_nccl_input(void **st) {
   (void)st;
-  if (!ar_backend_find("nccl")) AR_SKIP("nccl not compiled in");
+  if (!ar_backend_built(ar_backend_find("nccl"))) AR_SKIP("nccl not compiled in");
   struct ar_sweep_cfg c;
   struct ar_plan p = {0};
   char err[AR_ERRLEN] = "";

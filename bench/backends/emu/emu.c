@@ -1,5 +1,6 @@
 /* emu.c — the emu-p2p-* and emu-fused backends: the custom GPU kernels' own source (kernels/ar_p2p_kernel.cuh)
  * on CPU threads (kernels/emu/), peer memory the ranks' MPI shared-memory windows: a correctness check, not a speed. */
+#include "fault.h"
 #include "backend.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/islands.h"
@@ -42,6 +43,7 @@ struct emu {
   struct ar_p2p_status status[AR_P2P_MAX_BLOCKS];
   double timeout_s;
   int broken, stall;
+  int fused; /* emu-fused */
   size_t last_bytes;
   int last_dtype;
   struct ar_p2p_shape last_shape;
@@ -50,13 +52,6 @@ struct emu {
   size_t max_count, last_tokens;
   char msg[AR_ERRLEN];
 };
-
-static int algo_of(const struct ar_backend *be) {
-  return be == &ar_be_emu_p2p_twoshot   ? AR_CORE_TWOSHOT
-         : be == &ar_be_emu_p2p_staged  ? AR_CORE_STAGED
-         : be == &ar_be_emu_p2p_islands ? AR_CORE_ISLANDS
-                                        : AR_CORE_ONESHOT;
-}
 
 static int emu_available(const struct ar_env *env, char *why, size_t len) {
   if (env->nnodes > 1) {
@@ -112,20 +107,22 @@ static int build_islands(struct emu *s, const struct ar_env *env, char *err, siz
   return ar_islands_agree(s->comm, s->n, env->opts ? env->opts->islands : 0, numa, &s->isl, err, len);
 }
 
+/* algo: AR_CORE_* of a p2p twin; emu-fused (AR_BE_FUSED) runs a one-shot state inside. */
 static int emu_open(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
-                    const struct ar_backend *be) {
+                    const struct ar_backend *be, int algo) {
   struct emu *s = calloc(1, sizeof *s);
   if (!s) return -AR_ERUNTIME;
   s->be = be;
   s->region.win = s->pool.win = MPI_WIN_NULL;
   int rc;
-  if (be == &ar_be_emu_fused) {
+  s->fused = (be->flags & AR_BE_FUSED) != 0;
+  if (s->fused) {
     rc = variant_fused(variant, &s->fv, err, len);
     char inner[96];
     if (!rc) rc = ar_fused_inner_variant(&s->fv, inner, sizeof inner);
     if (!rc) rc = variant_p2p(AR_CORE_ONESHOT, inner, &s->v, err, len);
   } else {
-    rc = variant_p2p(algo_of(be), variant, &s->v, err, len);
+    rc = variant_p2p(algo, variant, &s->v, err, len);
   }
   if (rc) {
     free(s);
@@ -150,8 +147,7 @@ static int emu_open(const struct ar_env *env, const char *variant, void **state,
   double t = env->opts ? env->opts->timeout : 0;
   s->timeout_s = t > 0 ? 0.9 * t : EMU_DEFAULT_TIMEOUT; /* give up before the watchdog: the error names the peer */
   /* Test hook: ARBENCH_EMU_STALL=R makes world rank R skip every launch (a rank whose grid never runs). */
-  const char *stall = getenv("ARBENCH_EMU_STALL");
-  s->stall = stall && *stall && atoi(stall) == env->rank;
+  s->stall = env->fault && env->fault->emu_stall == env->rank; /* parsed by fault.c (ar_fault_hooks) */
   *state = s;
   return 0;
 }
@@ -236,7 +232,7 @@ static int emu_p2p_setup(struct emu *s, size_t max_bytes, char *err, size_t len)
 static int emu_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct emu *s = state;
   int rc = emu_p2p_setup(s, max_bytes, err, len);
-  if (rc || s->be != &ar_be_emu_fused) return rc;
+  if (rc || !s->fused) return rc;
   s->max_count = (max_bytes + 1) / 2;
   size_t bytes = ar_core_round((s->max_count ? s->max_count : 1) * 2, AR_CORE_LINE);
   free(s->residual), free(s->res_out), free(s->weight);
@@ -288,11 +284,11 @@ static void emu_release(void *state, void *p) {
 
 static int emu_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why, size_t len) {
   struct emu *s = state;
-  if (s->be == &ar_be_emu_fused && dt != AR_BF16) {
+  if (s->fused && dt != AR_BF16) {
     snprintf(why, len, "emu-fused works on bfloat16 only, not %s", ar_dtype_name(dt));
     return -AR_EUNAVAIL;
   }
-  if (s->be == &ar_be_emu_fused && op != AR_SUM) {
+  if (s->fused && op != AR_SUM) {
     snprintf(why, len, "emu-fused reduces with sum only (allreduce + residual add + RMSNorm), not %s", ar_op_name(op));
     return -AR_EUNAVAIL;
   }
@@ -306,7 +302,7 @@ static int emu_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why,
 static int emu_fits(void *state, size_t count, enum ar_dtype dt, char *why, size_t len) {
   struct emu *s = state;
   size_t tokens = 0;
-  if (s->be != &ar_be_emu_fused) return 0;
+  if (!s->fused) return 0;
   return ar_fused_rows(count * ar_dtype_size(dt), dt, s->fv.hidden, &tokens, why, len);
 }
 
@@ -486,7 +482,7 @@ static int emu_describe(void *state, json_t *rec) {
                                             s->v.reg ? "registered (zero copy)" : "staging copy", "blocks",
                                             s->last_shape.blocks, "threads", s->last_shape.threads, "chunk_bytes",
                                             (json_int_t)s->lay.chunk_bytes));
-  if (s->be == &ar_be_emu_fused) {
+  if (s->fused) {
     json_object_set_new(rec, "impl", json_string(s->fv.unfused == AR_FUSED_P2P ? "p2p-oneshot, then rmsnorm kernel"
                                                                                : "oneshot+rmsnorm (one kernel)"));
     json_object_set_new(rec, "fused", json_pack("{s:i, s:I, s:f, s:s, s:f, s:f}", "hidden", s->fv.hidden, "tokens",
@@ -515,10 +511,11 @@ static void emu_fini(void *state) {
     return check_p2p(variant, err, len, ALGO);                                                                \
   }                                                                                                           \
   static int SYM##_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) { \
-    return emu_open(env, variant, state, err, len, &SYM);                                                     \
+    return emu_open(env, variant, state, err, len, &SYM, ALGO);                                               \
   }                                                                                                           \
   const struct ar_backend SYM = {                                                                             \
-    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST | AR_BE_EMU, .check_variant = SYM##_check,          \
+    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST | AR_BE_EMU, .family = AR_BE_FAM_EMU,              \
+    .check_variant = SYM##_check,                                                                             \
     .available = emu_available, .init = SYM##_init, .setup = emu_setup, .supports = emu_supports,             \
     .allreduce = emu_p2p_allreduce, .describe = emu_describe, .fini = emu_fini, .alloc = emu_alloc,           \
     .release = emu_release,                                                                                   \
@@ -531,13 +528,14 @@ EMU_BACKEND(ar_be_emu_p2p_staged, "emu-p2p-staged", AR_CORE_STAGED, "p2p-staged'
 EMU_BACKEND(ar_be_emu_p2p_islands, "emu-p2p-islands", AR_CORE_ISLANDS, "p2p-islands' kernel: " EMU_WHAT);
 
 static int fused_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) {
-  return emu_open(env, variant, state, err, len, &ar_be_emu_fused);
+  return emu_open(env, variant, state, err, len, &ar_be_emu_fused, AR_CORE_ONESHOT);
 }
 
 const struct ar_backend ar_be_emu_fused = {
   .name = "emu-fused",
   .summary = "fused's kernel (allreduce + residual add + RMSNorm, bf16; hidden=N): " EMU_WHAT,
   .flags = AR_BE_HOST | AR_BE_FUSED | AR_BE_EMU,
+  .family = AR_BE_FAM_EMU,
   .check_variant = check_fused,
   .available = emu_available,
   .init = fused_init,

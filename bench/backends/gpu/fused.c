@@ -1,6 +1,7 @@
 /* fused.c — the fused backend: one kernel doing a one-shot allreduce (pull over CUDA IPC, p2p.c's state) +
  * residual add + RMSNorm on bf16 rows, its unfused baselines, and the check against an fp64 host reference. */
 #include "ar_config.h"
+#include "agree.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/gpu/p2p_priv.h"
 #include "backends/gpu/priv.h"
@@ -30,11 +31,25 @@ struct ar_fused {
 
 static const char *unfused_name(int u) { return u == AR_FUSED_NCCL ? "nccl" : u == AR_FUSED_P2P ? "p2p" : "no"; }
 
-void ar_fused_unwrap(const struct ar_backend **be, void **state) {
-  if (*be != &ar_be_fused || !*state) return;
-  struct ar_fused *s = *state;
-  *be = s->inner;
-  *state = s->inner_state;
+/* The device loop's hooks (backend.h) go to the inner backend, whose state waits on the peers. */
+static int fused_health(void *state, char *err, size_t len) {
+  struct ar_fused *s = state;
+  return s && s->inner->health ? s->inner->health(s->inner_state, err, len) : 0;
+}
+
+static int fused_aborted(void *state, char *err, size_t len) {
+  struct ar_fused *s = state;
+  return s && s->inner->aborted ? s->inner->aborted(s->inner_state, err, len) : 0;
+}
+
+static void fused_quiet(void *state, int quiet) {
+  struct ar_fused *s = state;
+  if (s && s->inner->quiet) s->inner->quiet(s->inner_state, quiet);
+}
+
+static void fused_progress(void *state, const volatile uint64_t *progress, int per) {
+  struct ar_fused *s = state;
+  if (s && s->inner->progress) s->inner->progress(s->inner_state, progress, per);
 }
 
 static int fused_check_variant(const char *variant, char *err, size_t len) {
@@ -47,13 +62,10 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
   int rc = ar_fused_variant_parse(variant, &v, err, len);
   if (rc) return rc;
   if (v.unfused == AR_FUSED_NCCL) { /* decided alike on every rank before NCCL's collective init */
-    int shared = env->device_shared, any = 0;
-    MPI_Allreduce(&shared, &any, 1, MPI_INT, MPI_MAX, env->comm);
-    if (any) {
+    if (env->device_shared)
       snprintf(err, len, "fused:unfused=nccl needs >= 2 GPUs, one per rank: NCCL refuses two ranks on one GPU "
                "(ranks share a GPU here)");
-      return -AR_EUNAVAIL;
-    }
+    if ((rc = ar_agree(env->comm, NULL, env->device_shared ? -AR_EUNAVAIL : 0, err, len))) return rc;
   }
 #if AR_HAVE_RTC /* the norm kernel runs with either inner backend: load the NVRTC-built kernels before it */
   if (v.unfused == AR_FUSED_NCCL && (rc = ar_rtc_load(env->device, env->comm, "fused", err, len))) return rc;
@@ -67,7 +79,8 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
   rc = ar_fused_inner_variant(&v, inner, sizeof inner);
   if (!rc)
     rc = v.unfused == AR_FUSED_NCCL ? ar_be_nccl.init(env, "", &s->inner_state, err, len)
-                                    : ar_p2p_open(env, inner, &s->inner_state, err, len, &ar_be_fused);
+                                    : ar_p2p_open(env, inner, &s->inner_state, err, len, &ar_be_fused,
+                                                  AR_CORE_ONESHOT);
   if (rc) {
     free(s);
     return rc;
@@ -79,7 +92,7 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
 /* The residual and weight: the engine's patterns (p2p_plan.h: AR_FUSED_*_RANK), written once here. */
 static int fused_setup(void *state, size_t max_bytes, char *err, size_t len) {
   struct ar_fused *s = state;
-  int rc = s->inner->setup(s->inner_state, max_bytes, err, len);
+  int rc = s->inner->setup ? s->inner->setup(s->inner_state, max_bytes, err, len) : 0;
   if (rc) return rc;
   const struct ar_platform *dev = ar_device_platform();
   s->max_count = (max_bytes + 1) / 2;
@@ -246,6 +259,7 @@ const struct ar_backend ar_be_fused = {
   .summary = "custom allreduce + residual add + RMSNorm, one kernel (bf16; hidden=N; blocks=,threads=; unfused=p2p|nccl baselines, "
              "nccl needs >= 2 GPUs)",
   .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_FUSED,
+  .family = AR_BE_FAM_FUSED,
   .check_variant = fused_check_variant,
   .available = ar_p2p_available,
   .init = fused_init,
@@ -258,4 +272,8 @@ const struct ar_backend ar_be_fused = {
   .release = fused_release,
   .fits = fused_fits,
   .check = fused_check,
+  .health = fused_health,
+  .aborted = fused_aborted,
+  .quiet = fused_quiet,
+  .progress = fused_progress,
 };

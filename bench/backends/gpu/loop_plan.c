@@ -32,10 +32,10 @@ int ar_deadline_overdue(struct ar_deadline *d, double now, uint64_t progress) {
   return now - d->since > d->limit;
 }
 
-int ar_unit_settle(int wait_rc, ar_unit_verdict_fn verdict, const struct ar_backend *be, void *state,
-                   volatile uint64_t *heartbeat, int per, char *err, size_t len) {
+int ar_unit_settle(int wait_rc, ar_unit_verdict_fn verdict, void *state, volatile uint64_t *heartbeat, int per,
+                   char *err, size_t len) {
   int rc = wait_rc;
-  if (!rc && verdict) rc = verdict(be, state, err, len);
+  if (!rc && verdict) rc = verdict(state, err, len);
   if (!rc) __atomic_store_n(heartbeat, *heartbeat + (uint64_t)per, __ATOMIC_RELAXED);
   return rc;
 }

@@ -1,5 +1,6 @@
 /* nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
  * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
+#include "fault.h"
 #include "ar_config.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/priv.h"
@@ -211,8 +212,7 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   ncclGetVersion(&s->version);
   s->timeout = env->opts ? env->opts->timeout : 0;
   snprintf(s->variant, sizeof s->variant, "%s", variant);
-  const char *hang = getenv("ARBENCH_NCCL_HANG_BYTES");
-  s->hang_bytes = hang ? strtoull(hang, NULL, 10) : 0;
+  s->hang_bytes = env->fault ? env->fault->nccl_hang_bytes : 0; /* ARBENCH_NCCL_HANG_BYTES, parsed by fault.c */
   ar_nccl_log_init(s->log);
   ar_guard_init(&s->guard);
   logging_begin(s);
@@ -421,18 +421,16 @@ static int nccl_allreduce(void *state, const void *in, void *out, size_t count, 
   return rc;
 }
 
-int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len) {
-  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
-  if (be != &ar_be_nccl || !state) return ar_p2p_health(be, state, err, len);
+/* The device loop's hooks (backend.h). fused:unfused=nccl runs this backend inside and forwards them. */
+static int nccl_aborted(void *state, char *err, size_t len) {
   struct ar_nccl *s = state;
-  if (!ar_guard_aborted(&s->guard)) return 0; /* the timed loop asks every launch: no lock when not */
+  if (!s || !ar_guard_aborted(&s->guard)) return 0; /* the timed loop asks every launch: no lock when not */
   return ar_guard_message(&s->guard, err, len);
 }
 
-int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len) {
-  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
-  if (be != &ar_be_nccl || !state) return ar_p2p_health(be, state, err, len);
+static int nccl_health(void *state, char *err, size_t len) {
   struct ar_nccl *s = state;
+  if (!s) return 0;
   pthread_mutex_lock(&s->guard.lock); /* the loop drained the stream: stop watching it until the next call */
   __atomic_store_n(&s->stream, NULL, __ATOMIC_RELEASE);
   s->progress = NULL;
@@ -441,19 +439,17 @@ int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, s
   return ar_guard_message(&s->guard, err, len);
 }
 
-void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet) {
-  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
-  if (be != &ar_be_nccl || !state) return;
+static void nccl_quiet(void *state, int quiet) {
   struct ar_nccl *s = state;
+  if (!s) return;
   pthread_mutex_lock(&s->guard.lock);
   s->quiet = quiet;
   pthread_mutex_unlock(&s->guard.lock);
 }
 
-void ar_gpu_backend_progress(const struct ar_backend *be, void *state, const volatile uint64_t *progress, int per) {
-  ar_fused_unwrap(&be, &state); /* fused:unfused=nccl runs this backend inside */
-  if (be != &ar_be_nccl || !state) return;
+static void nccl_progress(void *state, const volatile uint64_t *progress, int per) {
   struct ar_nccl *s = state;
+  if (!s) return;
   pthread_mutex_lock(&s->guard.lock);
   s->progress = progress;
   s->per = per;
@@ -568,7 +564,8 @@ static void nccl_fini(void *state) {
 const struct ar_backend ar_be_nccl = {
   .name = "nccl",
   .summary = "ncclAllReduce (variants algo=,proto=,ctas=,reg=,symm=,tuner=FILE)",
-  .flags = AR_BE_DEVICE | AR_BE_GRAPH,
+  .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_BASELINE,
+  .family = AR_BE_FAM_NCCL,
   .check_variant = nccl_check_variant,
   .available = nccl_available,
   .init = nccl_init,
@@ -579,4 +576,8 @@ const struct ar_backend ar_be_nccl = {
   .fini = nccl_fini,
   .alloc = nccl_alloc,
   .release = nccl_release,
+  .health = nccl_health,
+  .aborted = nccl_aborted,
+  .quiet = nccl_quiet,
+  .progress = nccl_progress,
 };

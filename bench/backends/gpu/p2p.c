@@ -1,6 +1,8 @@
 /* p2p.c — the p2p-oneshot (pull and push), p2p-twoshot, p2p-staged and p2p-islands backends: kernels/ar_p2p.cu
  * over regions shared with CUDA IPC between the ranks of one node (peer access checked for every pair first). */
+#include "fault.h"
 #include "ar_config.h"
+#include "agree.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/p2p_plan.h"
 #include "backends/gpu/p2p_priv.h"
@@ -16,8 +18,6 @@
 
 #define P2P_DEFAULT_TIMEOUT 300.0           /* seconds, when -T 0 turned the watchdog off */
 #define P2P_BUSID 32
-
-extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
 
 /* One allocation shared with every local rank: mine, and each peer's opened through IPC. */
 struct p2p_shared {
@@ -52,14 +52,6 @@ struct ar_p2p {
 };
 
 static const char *cuerr(cudaError_t e) { return cudaGetErrorString(e); }
-
-/* p2p-oneshot and the fused backend (fused.c), which opens a one-shot state under its own name. */
-static int algo_of(const struct ar_backend *be) {
-  return be == &ar_be_p2p_twoshot   ? AR_CORE_TWOSHOT
-         : be == &ar_be_p2p_staged  ? AR_CORE_STAGED
-         : be == &ar_be_p2p_islands ? AR_CORE_ISLANDS
-                                    : AR_CORE_ONESHOT;
-}
 
 int ar_p2p_available(const struct ar_env *env, char *why, size_t len) {
   if (env->nnodes > 1) {
@@ -150,13 +142,13 @@ static int p2p_check_variant(const char *variant, char *err, size_t len, int alg
 }
 
 int ar_p2p_open(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
-                const struct ar_backend *be) {
-  int rc = p2p_check_variant(variant, err, len, algo_of(be));
+                const struct ar_backend *be, int algo) {
+  int rc = p2p_check_variant(variant, err, len, algo);
   if (rc) return rc;
   struct ar_p2p *s = calloc(1, sizeof *s);
   if (!s) return -AR_ERUNTIME;
   s->be = be;
-  ar_p2p_variant_parse(algo_of(be), variant, &s->v, err, len);
+  ar_p2p_variant_parse(algo, variant, &s->v, err, len);
   s->world_rank = env->rank;
   MPI_Comm_dup(env->node_comm, &s->comm);
   MPI_Comm_rank(s->comm, &s->rank);
@@ -192,8 +184,7 @@ int ar_p2p_open(const struct ar_env *env, const char *variant, void **state, cha
   memset(s->status, 0, AR_P2P_MAX_BLOCKS * sizeof *s->status);
   /* Test hook: ARBENCH_P2P_STALL=R makes world rank R skip every launch, as a rank stuck on its host
    * would, so the device check proves that its peers end in a timeout naming it instead of hanging. */
-  const char *stall = getenv("ARBENCH_P2P_STALL");
-  s->stall = stall && *stall && atoi(stall) == env->rank;
+  s->stall = env->fault && env->fault->p2p_stall == env->rank; /* parsed by fault.c (ar_fault_hooks) */
   *state = s;
   return 0;
 }
@@ -263,13 +254,7 @@ int ar_p2p_setup(void *state, size_t max_bytes, char *err, size_t len) {
   cudaGetLastError();
   /* Every region's flags are set before any kernel reads them, and every rank returns the same status:
    * the engine's next step (alloc) is collective for reg=1. */
-  int bad = rc != 0, any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, s->comm);
-  if (any && !rc) {
-    snprintf(err, len, "%s: setup failed on another rank of this node", s->be->name);
-    rc = -AR_ERUNTIME;
-  }
-  return rc;
+  return ar_agree(s->comm, NULL, rc, err, len);
 }
 
 /* reg=1: the engine's buffers are shared too, so peers read my input where the engine wrote it. */
@@ -392,11 +377,10 @@ static int p2p_allreduce(void *state, const void *in, void *out, size_t count, e
   return -AR_ERUNTIME;
 }
 
-int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t len) {
-  if (!state || (be != &ar_be_p2p_oneshot && be != &ar_be_p2p_twoshot && be != &ar_be_p2p_staged &&
-                 be != &ar_be_p2p_islands))
-    return 0;
+/* health and aborted (backend.h): a kernel that gave up ended normally; its status says so. */
+static int p2p_health(void *state, char *err, size_t len) {
   struct ar_p2p *s = state;
+  if (!s) return 0;
   int rc = failed(s);
   if (rc) snprintf(err, len, "%s", s->msg);
   return rc;
@@ -437,17 +421,19 @@ void ar_p2p_fini(void *state) {
 }
 
 #define P2P_BACKEND(SYM, NAME, ALGO, SUMMARY)                                                                  \
+  extern const struct ar_backend SYM;                                                                        \
   static int SYM##_check(const char *variant, char *err, size_t len) {                                       \
     return p2p_check_variant(variant, err, len, ALGO);                                                       \
   }                                                                                                          \
   static int SYM##_init(const struct ar_env *env, const char *variant, void **state, char *err, size_t len) { \
-    return ar_p2p_open(env, variant, state, err, len, &SYM);                                                    \
+    return ar_p2p_open(env, variant, state, err, len, &SYM, ALGO);                                           \
   }                                                                                                          \
   const struct ar_backend SYM = {                                                                            \
-    .name = NAME, .summary = SUMMARY, .flags = AR_BE_DEVICE | AR_BE_GRAPH, .check_variant = SYM##_check,     \
+    .name = NAME, .summary = SUMMARY, .flags = AR_BE_DEVICE | AR_BE_GRAPH, .family = AR_BE_FAM_P2P,          \
+    .check_variant = SYM##_check,                                                                            \
     .available = ar_p2p_available, .init = SYM##_init, .setup = ar_p2p_setup, .supports = p2p_supports,      \
     .allreduce = p2p_allreduce, .describe = ar_p2p_describe, .fini = ar_p2p_fini, .alloc = ar_p2p_alloc,     \
-    .release = ar_p2p_release,                                                                               \
+    .release = ar_p2p_release, .health = p2p_health, .aborted = p2p_health,                                  \
   }
 
 P2P_BACKEND(ar_be_p2p_oneshot, "p2p-oneshot", AR_CORE_ONESHOT,

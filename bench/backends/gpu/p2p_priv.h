@@ -10,8 +10,9 @@ extern const struct ar_backend ar_be_p2p_oneshot;
 
 /* The ops of a p2p-* backend be (p2p.c), callable with another backend's name in messages. */
 int ar_p2p_available(const struct ar_env *env, char *why, size_t len);
+/* be names the backend in messages (fused opens a one-shot state under its own); algo: AR_CORE_*. */
 int ar_p2p_open(const struct ar_env *env, const char *variant, void **state, char *err, size_t len,
-                const struct ar_backend *be);
+                const struct ar_backend *be, int algo);
 int ar_p2p_setup(void *state, size_t max_bytes, char *err, size_t len);
 int ar_p2p_alloc(void *state, size_t bytes, void **p, char *err, size_t len);
 void ar_p2p_release(void *state, void *p);

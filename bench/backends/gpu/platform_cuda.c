@@ -106,6 +106,19 @@ static int window_create(struct window *w, char *err, size_t len) {
   return 0;
 }
 
+/* The backend's hooks (backend.h); a backend without them (AR_BE_WATCHDOG_ONLY) has nothing to say. */
+static int be_aborted(const struct ar_loop *l, char *err, size_t len) {
+  return l->be->aborted ? l->be->aborted(l->state, err, len) : 0;
+}
+
+static void be_quiet(const struct ar_loop *l, int quiet) {
+  if (l->be->quiet) l->be->quiet(l->state, quiet);
+}
+
+static void be_progress(const struct ar_loop *l, int per) {
+  if (l->be->progress) l->be->progress(l->state, l->heartbeat, per);
+}
+
 /* Wait for slot i of the window; store its time / per when it is a timed one (i >= skip). */
 static int harvest(const struct ar_loop *l, struct window *w, int i, int skip, int per, double *samples,
                    char *err, size_t len) {
@@ -119,7 +132,7 @@ static int harvest(const struct ar_loop *l, struct window *w, int i, int skip, i
   }
   if (i >= skip) samples[i - skip] = (double)ms * 1000.0 / per;
   /* A kernel that gave up (p2p status) ended normally: the heartbeat moves only if the calls succeeded. */
-  return ar_unit_settle(0, ar_gpu_backend_aborted, l->be, l->state, l->heartbeat, per, err, len);
+  return ar_unit_settle(0, l->be->aborted, l->state, l->heartbeat, per, err, len);
 }
 
 /* One unit of work: allreduce i (graphs == NULL) or replay i of graph i % ngraphs. */
@@ -148,7 +161,7 @@ static int timed_units(const struct ar_loop *l, const cudaGraphExec_t *graphs, i
   for (int i = 0; !rc && i < total; i++) {
     if (i >= depth) rc = harvest(l, &w, done++, skip, per, samples, err, len);
     int slot = i % AR_EVENT_WINDOW;
-    if (!rc) rc = ar_gpu_backend_aborted(l->be, l->state, err, len); /* never replay into an aborted comm */
+    if (!rc) rc = be_aborted(l, err, len); /* never replay into an aborted comm */
     if (!rc && cudaEventRecord(w.start[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
     if (!rc) rc = launch(l, graphs, ngraphs, i, err, len);
     if (!rc && cudaEventRecord(w.stop[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
@@ -174,9 +187,9 @@ static int timed_interval(const struct ar_loop *l, const cudaGraphExec_t *graphs
   if (!rc && cudaStreamSynchronize(s) != cudaSuccess) rc = -AR_ERUNTIME;
   if (!rc && cudaEventRecord(ev[0], s) != cudaSuccess) rc = -AR_ERUNTIME;
   for (int i = 0; !rc && i < units; i++) {
-    rc = ar_gpu_backend_aborted(l->be, l->state, err, len);
+    rc = be_aborted(l, err, len);
     if (!rc) rc = launch(l, graphs, ngraphs, warm + i, err, len);
-    rc = ar_unit_settle(rc, NULL, l->be, l->state, l->heartbeat, per, err, len); /* queued: moves if launched */
+    rc = ar_unit_settle(rc, NULL, l->state, l->heartbeat, per, err, len); /* queued: moves if launched */
   }
   if (!rc && cudaEventRecord(ev[1], s) != cudaSuccess) rc = -AR_ERUNTIME;
   if (!rc && cudaEventSynchronize(ev[1]) != cudaSuccess) rc = -AR_ERUNTIME;
@@ -194,17 +207,17 @@ static int timed_interval(const struct ar_loop *l, const cudaGraphExec_t *graphs
 static int capture(const struct ar_loop *l, int first, cudaGraphExec_t *exec, char *err, size_t len) {
   cudaStream_t s = (cudaStream_t)l->stream;
   cudaGraph_t g = NULL;
-  ar_gpu_backend_quiet(l->be, l->state, 1);
+  be_quiet(l, 1);
   cudaError_t crc = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
   if (crc != cudaSuccess) {
-    ar_gpu_backend_quiet(l->be, l->state, 0);
+    be_quiet(l, 0);
     snprintf(err, len, "cudaStreamBeginCapture failed: %s", cudaGetErrorString(crc));
     return -AR_ERUNTIME;
   }
   int rc = 0;
   for (int j = 0; !rc && j < l->graph; j++) rc = launch(l, NULL, 0, first + j, err, len);
   crc = cudaStreamEndCapture(s, &g);
-  ar_gpu_backend_quiet(l->be, l->state, 0);
+  be_quiet(l, 0);
   if (!rc && crc != cudaSuccess) {
     snprintf(err, len, "%s: capturing %d allreduces in a CUDA graph failed: %s", l->be->name, l->graph,
              cudaGetErrorString(crc));
@@ -241,7 +254,7 @@ static int graph_loop(const struct ar_loop *l, double *samples, int n, char *err
   }
   int warm = ar_graph_warm(l->warmup, l->graph, ngraphs);
   if (!rc) {
-    ar_gpu_backend_progress(l->be, l->state, l->heartbeat, l->graph);
+    be_progress(l, l->graph);
     if (l->loop) rc = timed_interval(l, exec, ngraphs, warm, n, l->graph, samples, err, len);
     else rc = timed_units(l, exec, ngraphs, warm + n, warm, l->graph, samples, err, len);
   }
@@ -254,7 +267,7 @@ static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, si
   int rc, n;
   *err = 0;
   if (!l->graph) {
-    ar_gpu_backend_progress(l->be, l->state, l->heartbeat, 1);
+    be_progress(l, 1);
     if (l->loop) rc = timed_interval(l, NULL, 0, l->warmup, l->iters, 1, samples, err, len);
     else rc = timed_units(l, NULL, 0, l->warmup + l->iters, l->warmup, 1, samples, err, len);
     n = l->loop ? 1 : l->iters;
@@ -267,7 +280,7 @@ static int dev_time_loop(const struct ar_loop *l, double *samples, char *err, si
     rc = graph_loop(l, samples, n, err, len);
     if (l->loop) n = 1;
   }
-  int hrc = ar_gpu_backend_health(l->be, l->state, err, len); /* also ends the progress hook */
+  int hrc = l->be->health ? l->be->health(l->state, err, len) : 0; /* also ends the progress hook */
   if (hrc) return hrc;
   return rc ? rc : n;
 }

@@ -1,5 +1,5 @@
 /* priv.h — what the files of bench/backends/gpu/ share among themselves: the nvcc-built fill/check
- * launchers, the device-choice rule, and the health hook the device platform asks after a wait. */
+ * launchers, the device-choice rule, and the device loop's plan (loop_plan.c). */
 #ifndef AR_GPU_PRIV_H
 #define AR_GPU_PRIV_H
 
@@ -27,24 +27,6 @@ int ar_gpu_assign_visible(const char *const *visible, int nlocal, const int *lis
 int ar_gpu_busid_shared(const char *const *busid, int nlocal, int lr);
 /* Parse --devices "0,2,3" into list (cap entries); -AR_EINVAL with a one-line message. */
 int ar_gpu_list_parse(const char *text, int *list, int cap, int *n, char *err, size_t len);
-/* After the device platform waited on a backend's work: 0, or -AR_ETIMEOUT/-AR_ERUNTIME with the
- * message of a watchdog abort (the nccl backend implements it; other backends: 0). */
-int ar_gpu_backend_health(const struct ar_backend *be, void *state, char *err, size_t len);
-/* -AR_ETIMEOUT with the message when the backend's watchdog aborted it (no side effects), else 0. */
-int ar_gpu_backend_aborted(const struct ar_backend *be, void *state, char *err, size_t len);
-/* The p2p-* backends' part of the two hooks above: 0 for other backends or a healthy state, else
- * -AR_ETIMEOUT with the message of the kernel that gave up (bench/backends/gpu/p2p.c; 0 without nvcc). */
-int ar_p2p_health(const struct ar_backend *be, void *state, char *err, size_t len);
-/* fused.c: a fused backend's state stands for its inner backend (p2p-oneshot or nccl) in the hooks above and
- * below (health, abort, progress, quiet): rewrites be and state when be is the fused backend (p2p_none.c: no-op). */
-void ar_fused_unwrap(const struct ar_backend **be, void **state);
-/* Graph capture begins (quiet = 1) or ends (0): a watchdog must not touch the capturing stream. */
-void ar_gpu_backend_quiet(const struct ar_backend *be, void *state, int quiet);
-
-/* The device loop's hooks for a backend's watchdog: progress counts finished collectives (the
- * engine's heartbeat), per = collectives in one launched unit (K in a CUDA graph); NULL = none. */
-void ar_gpu_backend_progress(const struct ar_backend *be, void *state, const volatile uint64_t *progress, int per);
-
 /* loop_plan.c: CUDA graphs that together cover a rotation of nsets buffer sets with per_graph
  * iterations each (at most cap), and the replays to warm them (each graph at least once). */
 int ar_graph_count(int nsets, int per_graph, int cap);
@@ -52,13 +34,13 @@ int ar_graph_warm(int warmup, int per_graph, int ngraphs);
 
 /* The end of one unit of the device loop (harvest, or a queued launch in the --timing loop). wait_rc: the
  * wait for it (or its launch). A p2p kernel that gave up ends normally, so the wait alone does not say the
- * calls succeeded: only when it did, verdict (the backend's ar_gpu_backend_aborted) is asked. The heartbeat
+ * calls succeeded: only when it did, verdict (the backend's aborted hook, with state) is asked. The heartbeat
  * moves by per only for a unit that succeeded: a call that failed must not restart the watchdog's clock,
  * or a stopped peer ends the job only after the kernels' own timeout plus a full -T. Returns the first
  * failure (0 when the unit succeeded). Pure apart from the verdict call. */
-typedef int (*ar_unit_verdict_fn)(const struct ar_backend *be, void *state, char *err, size_t len);
-int ar_unit_settle(int wait_rc, ar_unit_verdict_fn verdict, const struct ar_backend *be, void *state,
-                   volatile uint64_t *heartbeat, int per, char *err, size_t len);
+typedef int (*ar_unit_verdict_fn)(void *state, char *err, size_t len);
+int ar_unit_settle(int wait_rc, ar_unit_verdict_fn verdict, void *state, volatile uint64_t *heartbeat, int per,
+                   char *err, size_t len);
 
 /* A deadline per collective: armed with limit seconds; any progress restarts the clock. */
 struct ar_deadline {

@@ -1,5 +1,6 @@
 /* rtc.c — ar_cu_p2p / ar_cu_fused (kernels/ar_p2p.h) on stacks without nvcc: load the embedded NVRTC-built images
  * through the CUDA driver API (entry points from the runtime, no link against libcuda) and cuLaunchKernel them. */
+#include "agree.h"
 #include "ar_config.h"
 #include "ar.h"
 #include "ar_p2p.h"
@@ -133,12 +134,9 @@ static struct ar_rtc_dev *get(int dev, char *why, size_t len) {
 
 int ar_rtc_load(int dev, MPI_Comm comm, const char *who, char *err, size_t len) {
   char why[AR_RTC_WHY] = "";
-  int bad = get(dev, why, sizeof why) == NULL, any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm); /* every rank gives up together */
-  if (!any) return 0;
+  int bad = get(dev, why, sizeof why) == NULL;
   if (bad) snprintf(err, len, "%s: NVRTC-built kernels: %s", who, why);
-  else snprintf(err, len, "%s: another rank could not load the NVRTC-built kernels", who);
-  return -AR_EUNAVAIL;
+  return ar_agree(comm, NULL, bad ? -AR_EUNAVAIL : 0, err, len); /* every rank gives up together */
 }
 
 static int launch(int slot, const struct ar_p2p_args *a, int blocks, int threads, void *stream) {

@@ -1,6 +1,8 @@
 /* symm.c — the `symm` backend: arbench's own one-shot / two-shot kernel (kernels/ar_symm.cu) on NCCL's
  * device API (>= 2.28): the engine's buffers in one symmetric window, peers reached by LSA pointers. */
+#include "fault.h"
 #include "ar_config.h"
+#include "agree.h"
 #include "backends/gpu/gpu.h"
 #include "backends/gpu/priv.h"
 #include "backends/gpu/symm_plan.h"
@@ -58,13 +60,10 @@ static int symm_check_variant(const char *variant, char *err, size_t len) {
   return ar_symm_variant_parse(variant, &v, err, len);
 }
 
-/* Every rank's verdict: -AR_EUNAVAIL/-AR_ERUNTIME on all ranks when any failed (the next step is
- * collective), with "on another rank" where this one did not fail itself. */
+/* Every rank's verdict of a step (the next one is collective): ar_agree, with what failed named. */
 static int agree(struct ar_symm *s, int rc, const char *what, char *err, size_t len) {
-  int mine = rc, worst = 0;
-  MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, s->env->comm); /* -AR_E* are negative */
-  if (worst && !rc) snprintf(err, len, "symm: %s failed on another rank", what);
-  return worst;
+  if (rc && !*err) snprintf(err, len, "symm: %s failed", what);
+  return ar_agree(s->env->comm, NULL, rc, err, len);
 }
 
 static int comm_create(struct ar_symm *s, char *err, size_t len) {
@@ -141,8 +140,7 @@ static int symm_init(const struct ar_env *env, const char *variant, void **state
     symm_free(s, 0);
     return rc;
   }
-  const char *stall = getenv("ARBENCH_SYMM_STALL");
-  s->stall = stall && *stall && atoi(stall) == env->rank;
+  s->stall = env->fault && env->fault->symm_stall == env->rank; /* ARBENCH_SYMM_STALL, parsed by fault.c */
   *state = s;
   return 0;
 }
@@ -303,7 +301,8 @@ static void symm_fini(void *state) {
 const struct ar_backend ar_be_symm = {
   .name = "symm",
   .summary = "custom one-/two-shot kernel on NCCL's device API (symmetric window, LSA)",
-  .flags = AR_BE_DEVICE | AR_BE_GRAPH,
+  .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_WATCHDOG_ONLY, /* the kernels' LSA barriers wait until the run's watchdog */
+  .family = AR_BE_FAM_SYMM,
   .check_variant = symm_check_variant,
   .available = symm_available,
   .init = symm_init,

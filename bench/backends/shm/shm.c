@@ -215,7 +215,7 @@ static void shm_fini(void *state) {
     return shm_check(variant, NAME, err, len);                                                              \
   }                                                                                                         \
   const struct ar_backend SYM = {                                                                           \
-    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST, .available = shm_available, .init = SYM##_init,  \
+    .name = NAME, .summary = SUMMARY, .flags = AR_BE_HOST, .family = AR_BE_FAM_HOST, .available = shm_available, .init = SYM##_init,  \
     .check_variant = SYM##_check,                                                                           \
     .setup = shm_setup, .supports = shm_supports, .allreduce = shm_allreduce, .describe = shm_describe,    \
     .fini = shm_fini,                                                                                       \
