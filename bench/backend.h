@@ -85,7 +85,7 @@ struct ar_backend {
   /* Optional: check the output of the call just made in place of the engine's exact comparison (fused work,
    * within a tolerance); *wrong = elements outside it. Records then say "checked": "tolerance". */
   int (*check)(void *state, const void *out, size_t count, enum ar_dtype dt, enum ar_op op, uint64_t *wrong);
-  /* Device backends' hooks, asked by the device loop (bench/backends/gpu/platform_cuda.c). Required for an
+  /* Device backends' hooks, asked by the device loop (bench/device/platform_cuda.c). Required for an
    * AR_BE_DEVICE backend unless AR_BE_WATCHDOG_ONLY (tests/unit/test_backends.c checks):
    * health: after the loop waited on the backend's work (the stream is drained): 0, or -AR_ETIMEOUT/-AR_ERUNTIME
    * with the message of the wait that gave up (a kernel's timeout, a watchdog abort); ends any watching of

@@ -5,7 +5,7 @@
 #include "fault.h"
 #include "launch.h"
 #include "orphan.h"
-#include "backends/gpu/gpu.h"
+#include "device/gpu.h"
 #include "opts.h"
 #include "provenance.h"
 #include "report.h"

@@ -4,7 +4,7 @@
 #define AR_COMMANDS_H
 
 int ar_cmd_run(int argc, char **argv);     /* bench/cmd_run.c */
-int ar_cmd_list(int argc, char **argv);    /* bench/backends/list.c */
+int ar_cmd_list(int argc, char **argv);    /* bench/cmd_list.c */
 int ar_cmd_version(int argc, char **argv); /* bench/provenance.c */
 int ar_cmd_topo(int argc, char **argv);    /* topo/topo_cmd.c */
 int ar_cmd_sweep(int argc, char **argv);   /* bench/sweep/sweep.c */

@@ -4,7 +4,7 @@
 #include "engine.h"
 #include "dtype.h"
 #include "opts.h"
-#include "platform.h"
+#include "device/platform.h"
 #include "report.h"
 #include "stats.h"
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #define AR_FAULT_H
 
 #include "backend.h"
-#include "platform.h"
+#include "device/platform.h"
 
 #define AR_FAULT_MAX 16
 

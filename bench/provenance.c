@@ -3,7 +3,7 @@
 #include "provenance.h"
 #include "ar_config.h"
 #include "ar_git.h"
-#include "backends/gpu/gpu.h"
+#include "device/gpu.h"
 #include "opts.h"
 #include "topo.h"
 #include <hwloc.h>

@@ -1,5 +1,5 @@
 /* ar_fill.cu — device-side fill and bit-exact check of the test pattern (kernels/ar_pattern.h) for
- * fp32/fp16/bf16/int32, behind C launchers used by the device platform (bench/backends/gpu/platform_cuda.c). */
+ * fp32/fp16/bf16/int32, behind C launchers used by the device platform (bench/device/platform_cuda.c). */
 #include "ar_pattern.h"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

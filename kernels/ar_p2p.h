@@ -1,5 +1,5 @@
 /* ar_p2p.h — the arguments of one custom GPU allreduce call (p2p-* backends): what the host backend
- * (bench/backends/gpu/p2p.c) hands the kernel (kernels/ar_p2p.cu). Plain C; nvcc and NVRTC take it. */
+ * (bench/backends/p2p/p2p.c) hands the kernel (kernels/ar_p2p.cu). Plain C; nvcc and NVRTC take it. */
 #ifndef AR_P2P_H
 #define AR_P2P_H
 

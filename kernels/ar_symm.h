@@ -1,4 +1,4 @@
-/* ar_symm.h — what the `symm` backend (bench/backends/gpu/symm.c) hands its kernel (kernels/ar_symm.cu):
+/* ar_symm.h — what the `symm` backend (bench/backends/symm/symm.c) hands its kernel (kernels/ar_symm.cu):
  * offsets into one NCCL symmetric window, and the host helpers that need NCCL's device-API headers. */
 #ifndef AR_SYMM_H
 #define AR_SYMM_H

@@ -3,7 +3,7 @@
 #include "analysis/analysis.h"
 #include "ar.h"
 #include "ar_tuner_decisions.h"
-#include "backends/gpu/gpu.h"
+#include "device/gpu.h"
 #include "commands.h"
 #include "opts.h"
 #include "results.h"

@@ -2,7 +2,7 @@
  * through ar_config.h): name, family and an `available` that says "not compiled in: why", nothing else. */
 #include "ar_config.h"
 #include "backend.h"
-#include "backends/gpu/symm_plan.h"
+#include "backends/symm/symm_plan.h"
 #include <stdio.h>
 
 #ifndef AR_HAVE_CUDA

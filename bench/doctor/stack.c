@@ -3,7 +3,7 @@
  * against the archs compiled in and what each toolkit can build, and a one-line verdict. */
 #include "doctor/doctor.h"
 #include "ar_config.h"
-#include "backends/gpu/rtc_pick.h"
+#include "backends/p2p/rtc_pick.h"
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>

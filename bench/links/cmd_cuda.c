@@ -1,7 +1,7 @@
 /* cmd_cuda.c — the GPU parts of the `arbench links` command: a device per rank as `run` picks it and the
  * methods of the run (refused in one line without GPUs), and where a GPU pair's records stand in the topology
  * (bus ids, path class, bottleneck link, per-link score). In every build (the CUDA calls go through gpu.h). */
-#include "backends/gpu/gpu.h"
+#include "device/gpu.h"
 #include "links/cuda_plan.h"
 #include "links/cmd_cuda.h"
 #include "links/measure_cuda.h"

@@ -3,7 +3,7 @@
 #include "ar.h"
 #include "ar_core.h"
 #include "ar_pattern.h"
-#include "backends/gpu/p2p_plan.h"
+#include "backends/p2p/p2p_plan.h"
 #include "dtype.h"
 #include "emu/ar_emu.h"
 #include <pthread.h>

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# nvcc_spill_test.sh — the build rule fails on a spilling kernel: bench/backends/gpu/nvcc_spill.sh run with a
+# nvcc_spill_test.sh — the build rule fails on a spilling kernel: kernels/nvcc_spill.sh run with a
 # stand-in compiler that prints ptxas reports with and without spills. No GPU or nvcc needed.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-wrap="$ARBENCH_SRC/bench/backends/gpu/nvcc_spill.sh"
+wrap="$ARBENCH_SRC/kernels/nvcc_spill.sh"
 cat >"$tmp/fakecc" <<'SH'
 #!/usr/bin/env bash
 # prints a ptxas report; SPILL bytes of spill stores; writes the -o output

@@ -1,7 +1,7 @@
 /* test_gpu_assign.c — which GPU each rank gets: by local rank, from --devices, shared (--shared-gpu),
  * by PCI bus id when each rank sees its own GPU, and when two ranks share one physical GPU. No GPU needed. */
 #include "backend.h"
-#include "backends/gpu/priv.h"
+#include "device/device.h"
 #include "opts.h"
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* test_gpu_plan.c — the device loop's plan without a GPU: CUDA graphs that cover the same buffer
  * rotation as plain launches, their warm-up, and the nccl watchdog's per-collective deadline. */
 #include "backend.h"
-#include "backends/gpu/priv.h"
+#include "device/device.h"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* test_nccl_env.c — the nccl backend's environment plan (nccl_env.c): exact settings per phase, and over
  * every combination of the user's variables, no variable added or removed while a communicator lives. */
-#include "backends/gpu/nccl_env.h"
+#include "backends/nccl/nccl_env.h"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * the abort runs outside the lock (NCCL 2.28.9's abort waits for the main thread to destroy its
  * graphs, under that lock), waits for a call in progress, and nothing enters after it. */
 #include "ar.h"
-#include "backends/gpu/guard.h"
+#include "backends/nccl/guard.h"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* test_nccl_parse.c — the nccl backend's variant parser against NCCL versions, and the parser of
  * NCCL's INFO lines on fixtures in the formats NCCL 2.26–2.28 print. No GPU needed. */
 #include "ar.h"
-#include "backends/gpu/nccl_parse.h"
+#include "backends/nccl/nccl_parse.h"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
 
 #include "ar_core.h"
 #include "dtype.h"
-#include "backends/gpu/p2p_plan.h"
+#include "backends/p2p/p2p_plan.h"
 
 static void test_variant_defaults(void **st) {
   (void)st;

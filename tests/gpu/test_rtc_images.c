@@ -1,6 +1,6 @@
 /* test_rtc_images.c — NVRTC stacks, no GPU: each cubin embedded in arbench (one per arch of ARCHS, argv[1]) has every
  * kernel the launchers look up in its ELF symbol table, and the newest arch's PTX is a C string with their .entry. */
-#include "backends/gpu/rtc_pick.h"
+#include "backends/p2p/rtc_pick.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

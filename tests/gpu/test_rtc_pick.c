@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "backends/gpu/rtc_pick.h"
+#include "backends/p2p/rtc_pick.h"
 
 /* The generated table is not linked here (unit test of the pure code): a stand-in. */
 const struct ar_rtc_image ar_rtc_images[] = {{0, 0, 0, 0}};

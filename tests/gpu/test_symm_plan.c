@@ -10,7 +10,7 @@
 #include "ar.h"
 #include "ar_core.h"
 #include "ar_symm.h"
-#include "backends/gpu/symm_plan.h"
+#include "backends/symm/symm_plan.h"
 
 static void test_variant(void **st) {
   (void)st;

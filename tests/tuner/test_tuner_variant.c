@@ -3,7 +3,7 @@
  * by nccl_parse.c into the record's nccl_tuner object. No GPU, no NCCL. */
 #include "ar.h"
 #include "ar_tuner_abi.h"
-#include "backends/gpu/nccl_parse.h"
+#include "backends/nccl/nccl_parse.h"
 #include <dlfcn.h>
 #include <jansson.h>
 #include <limits.h>

@@ -2,8 +2,8 @@
  * on CPU threads (kernels/emu/), peer memory the ranks' MPI shared-memory windows: a correctness check, not a speed. */
 #include "fault.h"
 #include "backend.h"
-#include "backends/gpu/p2p_plan.h"
-#include "backends/islands.h"
+#include "backends/p2p/p2p_plan.h"
+#include "islands.h"
 #include "dtype.h"
 #include "emu/ar_emu.h"
 #include "opts.h"

@@ -3,7 +3,7 @@
 #include "backend.h"
 #include "opts.h"
 #include "backends/shm/algo.h"
-#include "backends/islands.h"
+#include "islands.h"
 #include "topo.h"
 #include <stdio.h>
 #include <stdlib.h>

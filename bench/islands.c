@@ -1,6 +1,6 @@
 /* islands.c — the ranks of one node agree on their islands for the two-level backends: forced by
  * --islands, or by each rank's NUMA key; unknown anywhere means one island. */
-#include "backends/islands.h"
+#include "islands.h"
 #include <stdio.h>
 
 int ar_islands_agree(MPI_Comm comm, int n, int forced, int numa, struct ar_islands *is, char *err, size_t len) {

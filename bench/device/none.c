@@ -1,8 +1,8 @@
 /* none.c — the GPU hooks of gpu.h for a build without CUDA (-Dcuda=disabled or no toolkit):
  * no devices, and a stack description that says so. */
-#include "backends/gpu/gpu.h"
+#include "device/gpu.h"
 #include "ar_config.h"
-#include "platform.h"
+#include "device/platform.h"
 #include <stdio.h>
 
 int ar_gpu_count(char *why, size_t len) {

@@ -1,5 +1,5 @@
 /* gpu.h — what the host code asks of the GPU side: device count, device choice per rank and the
- * CUDA/NCCL stack description. Implemented in bench/backends/gpu/ with CUDA, in none.c there without. */
+ * CUDA/NCCL stack description. Implemented in bench/device/ with CUDA (gpu.c), in none.c without. */
 #ifndef AR_GPU_H
 #define AR_GPU_H
 

@@ -3,9 +3,9 @@
 #include "ar_config.h"
 #include "ar_pattern.h"
 #include "dtype.h"
-#include "backends/gpu/gpu.h"
-#include "backends/gpu/priv.h"
-#include "platform.h"
+#include "device/gpu.h"
+#include "device/device.h"
+#include "device/platform.h"
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>

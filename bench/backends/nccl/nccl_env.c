@@ -23,7 +23,7 @@
  * under any getenv another thread runs; replacing the value of a present name swaps one pointer and
  * keeps the old string. So variables are added or removed only while no communicator lives (INIT,
  * RESTORE), and while one lives (QUIET) only present names get new values. */
-#include "backends/gpu/nccl_env.h"
+#include "backends/nccl/nccl_env.h"
 
 static const char *const names[AR_NENV_COUNT] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
                                                  "NCCL_DEBUG_FILE", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",

@@ -1,7 +1,7 @@
 /* loop_plan.c — pure arithmetic of the device timed loop: how many CUDA graphs cover the engine's
  * buffer rotation, how many replays warm them up, when the heartbeat moves, and the per-collective
  * deadline of the nccl watchdog. */
-#include "backends/gpu/priv.h"
+#include "device/device.h"
 
 int ar_graph_count(int nsets, int per_graph, int cap) {
   if (nsets < 1 || per_graph < 1 || cap < 1) return 1;

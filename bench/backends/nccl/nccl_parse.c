@@ -1,6 +1,6 @@
 /* nccl_parse.c — the nccl backend's variant parser (checked against the NCCL version in use) and
  * the parser of NCCL's INFO lines (tuning decisions, channels, transports, path type). No CUDA here. */
-#include "backends/gpu/nccl_parse.h"
+#include "backends/nccl/nccl_parse.h"
 #include "ar.h"
 #include "ar_config.h"
 #include "ar_tuner_decisions.h"

@@ -1,7 +1,7 @@
-/* priv.h — what the files of bench/backends/gpu/ share among themselves: the nvcc-built fill/check
- * launchers, the device-choice rule, and the device loop's plan (loop_plan.c). */
-#ifndef AR_GPU_PRIV_H
-#define AR_GPU_PRIV_H
+/* device.h — what the device platform (bench/device/) shares with the GPU backends: the nvcc-built
+ * fill/check launchers, the device-choice rule, and the device loop's plan (loop_plan.c). */
+#ifndef AR_DEVICE_H
+#define AR_DEVICE_H
 
 #include "backend.h"
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #define AR_P2P_PRIV_H
 
 #include "backend.h"
-#include "backends/gpu/p2p_plan.h"
+#include "backends/p2p/p2p_plan.h"
 
 extern const struct ar_backend ar_be_p2p_oneshot;
 

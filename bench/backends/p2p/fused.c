@@ -2,10 +2,10 @@
  * residual add + RMSNorm on bf16 rows, its unfused baselines, and the check against an fp64 host reference. */
 #include "ar_config.h"
 #include "agree.h"
-#include "backends/gpu/p2p_plan.h"
-#include "backends/gpu/p2p_priv.h"
-#include "backends/gpu/priv.h"
-#include "platform.h"
+#include "backends/p2p/p2p_plan.h"
+#include "backends/p2p/p2p_priv.h"
+#include "device/device.h"
+#include "device/platform.h"
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>

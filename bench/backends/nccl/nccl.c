@@ -2,10 +2,10 @@
  * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
 #include "fault.h"
 #include "ar_config.h"
-#include "backends/gpu/gpu.h"
-#include "backends/gpu/priv.h"
-#include "backends/gpu/nccl_priv.h"
-#include "backends/gpu/nccl_env.h"
+#include "device/gpu.h"
+#include "device/device.h"
+#include "backends/nccl/nccl_priv.h"
+#include "backends/nccl/nccl_env.h"
 #include "opts.h"
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* symm_plan.c — variant parsing, launch shape and the NCCL version gate of the `symm` backend. Pure C
  * (no CUDA, no NCCL): built into every binary, so `arbench list` can say why symm is missing. */
-#include "backends/gpu/symm_plan.h"
-#include "backends/gpu/variant.h"
+#include "backends/symm/symm_plan.h"
+#include "backends/p2p/variant.h"
 #include "ar.h"
 #include "ar_core.h"
 #include <stdio.h>

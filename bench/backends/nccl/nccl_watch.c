@@ -1,7 +1,7 @@
 /* nccl_watch.c — deadlines for the nccl backend: communicator waits with a deadline, and a watchdog
  * thread that aborts a communicator whose work does not finish within -T (before the host watchdog). */
 #include "ar.h"
-#include "backends/gpu/nccl_priv.h"
+#include "backends/nccl/nccl_priv.h"
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

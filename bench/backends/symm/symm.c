@@ -3,9 +3,9 @@
 #include "fault.h"
 #include "ar_config.h"
 #include "agree.h"
-#include "backends/gpu/gpu.h"
-#include "backends/gpu/priv.h"
-#include "backends/gpu/symm_plan.h"
+#include "device/gpu.h"
+#include "device/device.h"
+#include "backends/symm/symm_plan.h"
 #include "ar_symm.h"
 #include "opts.h"
 #include <cuda_runtime_api.h>

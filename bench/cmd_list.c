@@ -3,7 +3,7 @@
 #include "ar_config.h"
 #include "backend.h"
 #include "commands.h"
-#include "backends/gpu/gpu.h"
+#include "device/gpu.h"
 #include "opts.h"
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* variant.c — the key=value,... variant text of the custom GPU backends: the splitter and the integer
  * reader behind p2p-*, fused and symm (variant.h). Pure C. */
-#include "backends/gpu/variant.h"
+#include "backends/p2p/variant.h"
 #include "ar.h"
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "ar_config.h"
 #include "ar.h"
 #include "ar_p2p.h"
-#include "backends/gpu/rtc_pick.h"
+#include "backends/p2p/rtc_pick.h"
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>

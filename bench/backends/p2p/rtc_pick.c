@@ -1,6 +1,6 @@
-/* rtc_pick.c — pure-C choices of the NVRTC stacks' run-time kernel loading (bench/backends/gpu/rtc.c):
+/* rtc_pick.c — pure-C choices of the NVRTC stacks' run-time kernel loading (bench/backends/p2p/rtc.c):
  * which embedded image a device runs, and whether an image's ELF symbol table has a kernel. No CUDA. */
-#include "backends/gpu/rtc_pick.h"
+#include "backends/p2p/rtc_pick.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

@@ -47,7 +47,7 @@ struct ar_platform {
 };
 
 extern const struct ar_platform ar_host_platform;
-/* Device platform: bench/backends/gpu/ (NULL when built without CUDA). */
+/* Device platform: bench/device/platform_cuda.c (NULL when built without CUDA). */
 const struct ar_platform *ar_device_platform(void);
 
 #endif

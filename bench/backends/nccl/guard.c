@@ -1,6 +1,6 @@
 /* guard.c — the communicator guard of guard.h: main-thread calls under a lock that re-checks the
  * aborted flag, and one abort whose slow part (ncclCommAbort) runs outside the lock. Pure pthreads. */
-#include "backends/gpu/guard.h"
+#include "backends/nccl/guard.h"
 #include "ar.h"
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * The timed loop holds the backend call, a heartbeat store and two clock reads per iteration (or in all). */
 #include "ar_pattern.h"
 #include "dtype.h"
-#include "platform.h"
+#include "device/platform.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

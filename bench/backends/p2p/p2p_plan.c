@@ -1,7 +1,7 @@
 /* p2p_plan.c — variant parsing, launch shapes and the peer-access verdict of the custom GPU backends,
  * and the fp64 reference of the fused allreduce + residual add + RMSNorm. Pure C (no CUDA). */
-#include "backends/gpu/p2p_plan.h"
-#include "backends/gpu/variant.h"
+#include "backends/p2p/p2p_plan.h"
+#include "backends/p2p/variant.h"
 #include "ar_core.h"
 #include "dtype.h"
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* assign.c — which GPU a rank gets: by local rank, from --devices, or shared (--shared-gpu).
  * Pure functions (no CUDA, no MPI) so the unit tests drive them directly; gpu.c gathers the bus ids. */
-#include "backends/gpu/priv.h"
+#include "device/device.h"
 #include "opts.h"
 #include <stdio.h>
 #include <stdlib.h>

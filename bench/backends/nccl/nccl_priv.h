@@ -4,9 +4,9 @@
 #define AR_NCCL_PRIV_H
 
 #include "backend.h"
-#include "backends/gpu/guard.h"
-#include "backends/gpu/nccl_parse.h"
-#include "backends/gpu/priv.h"
+#include "backends/nccl/guard.h"
+#include "backends/nccl/nccl_parse.h"
+#include "device/device.h"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <pthread.h>

@@ -2,10 +2,10 @@
  * the CUDA/NCCL stack this binary was built against and runs with, and the devices it sees. */
 #include "ar_config.h"
 #include "ar_kernel_report.h"
-#include "backends/gpu/gpu.h"
-#include "backends/gpu/priv.h"
-#include "backends/gpu/nccl_parse.h"
-#include "backends/gpu/rtc_pick.h"
+#include "device/gpu.h"
+#include "device/device.h"
+#include "backends/nccl/nccl_parse.h"
+#include "backends/p2p/rtc_pick.h"
 #include "opts.h"
 #include <cuda_runtime_api.h>
 #include <ctype.h>
