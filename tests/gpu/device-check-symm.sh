@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # device-check-symm.sh — the symm backend (arbench's kernel on NCCL's device API) on a GPU box, called by
-# device-check.sh (ARBENCH set) and run alone as the gpu-symm test. NCCL refuses two ranks on one GPU, so it
+# device-check.sh (ARBENCH set) and run alone as the gpu-device-check-symm test. NCCL refuses two ranks on one GPU, so it
 # needs >= 2 GPUs (one rank each; 4 ranks when there are 4): all dtypes and ops, odd counts, in place,
 # -G graphs, launch shapes, 10,000 verified calls, a stalled rank that must end in the engine's watchdog
 # timeout (the LSA barrier does not time out by itself), and nccl:symm=1 beside it. Prints one table.

@@ -86,4 +86,4 @@ kb = [r["stack"]["kernel_build"] for r in recs if isinstance(r.get("stack"), dic
 assert kb and kb[0] == json.load(open(sys.argv[2])), "the run record does not carry the kernel report"
 PY
 [ $? = 0 ] || fail "run record without the kernel report"
-echo "stacks-kernel-report: ok"
+echo "stacks-kernel_report: ok"

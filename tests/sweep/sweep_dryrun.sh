@@ -24,7 +24,7 @@ if "$ARBENCH" list 2>/dev/null | grep -Eq '^nccl +gpu +(available|unavailable)';
   [ "$(count "-x NCCL_BUFFSIZE=4M" "$TMP/out")" = 2 ] || fail "NCCL_BUFFSIZE is a per-launch axis"
   grep -qF "4 launches (12 points)" "$TMP/err" || { cat "$TMP/err"; fail "expected 4 launches of 12 points"; }
 else
-  echo "note: nccl not compiled in; in-process NCCL variants checked by unit-sweep-plan only"
+  echo "note: nccl not compiled in; in-process NCCL variants checked by sweep-plan only"
 fi
 # Without nccl in --backend, NCCL_ALGO is an ordinary env axis: one launch per value.
 expect_status 0 "$ARBENCH" sweep --dry-run --np 2 --env NCCL_ALGO=Ring,Tree -J "$J" -- --backend mpi

@@ -1,4 +1,4 @@
-/* test_gpu_plan.c — the device loop's plan without a GPU: CUDA graphs that cover the same buffer
+/* test_loop_plan.c — the device loop's plan without a GPU: CUDA graphs that cover the same buffer
  * rotation as plain launches, their warm-up, and the nccl watchdog's per-collective deadline. */
 #include "backend.h"
 #include "device/device.h"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# layout.sh — the tree's rules, checked on the source and the build (issue 25): no file in bench/ includes a
+# header of a folder above its own (bench/*.h core headers excepted) or by a relative path; no backend
+# table compared by pointer outside the registry; every test named folder-filestem[-variant].
+source "$(dirname "$0")/../lib/common.sh"
+SRC=${ARBENCH_SRC:?}
+BUILD=${ARBENCH_BUILD:?}
+$PY - "$SRC" "$BUILD/meson-info/intro-tests.json" <<'PY'
+import json, os, re, sys
+src, intro = sys.argv[1], sys.argv[2]
+bench, bad = os.path.join(src, "bench"), []
+for d, _, fs in os.walk(bench):
+    for f in sorted(fs):
+        if not f.endswith((".c", ".h", ".cu", ".cuh", ".cc")):
+            continue
+        p = os.path.join(d, f)
+        rel = os.path.relpath(p, bench)
+        own = os.path.dirname(rel)
+        text = open(p, encoding="utf-8").read()
+        for n, line in enumerate(text.split("\n"), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            h = m.group(1)
+            if ".." in h.split("/"):
+                bad.append("bench/%s:%d: includes %s by a relative path" % (rel, n, h))
+                continue
+            if os.path.exists(os.path.join(d, h)):
+                target = os.path.normpath(os.path.join(own, h))
+            elif os.path.exists(os.path.join(bench, h)):
+                target = os.path.normpath(h)
+            else:
+                continue  # kernels/, topo/, tuner/ or the build's generated headers
+            tdir = os.path.dirname(target)
+            if tdir and tdir != own and (own + "/").startswith(tdir + "/"):
+                bad.append("bench/%s:%d: includes %s, a header of %s/ above its own folder" % (rel, n, h, tdir))
+        if not rel.startswith("backends/registry") and re.search(r"[!=]= *&ar_be_", text):
+            bad.append("bench/%s: compares a backend table by pointer (ask the ops table instead)" % rel)
+tests = json.load(open(intro))
+stems = {}
+for t in tests:
+    name = t["name"]
+    folder, _, rest = name.partition("-")
+    if not os.path.isdir(os.path.join(src, "tests", folder)) or not rest:
+        bad.append("test %s: the name does not start with a folder of tests/" % name)
+        continue
+    files = set()
+    for f in os.listdir(os.path.join(src, "tests", folder)):
+        stem = os.path.splitext(f)[0]
+        stem = stem[5:] if stem.startswith("test_") else stem
+        stem = stem[len(folder) + 1:] if stem.startswith(folder + "_") else stem
+        files.add(stem)
+    if not any(rest == s or rest.startswith(s + "-") for s in files):
+        bad.append("test %s: no file in tests/%s/ has the stem %s (name = folder-filestem[-variant])" % (name, folder, rest))
+for b in bad:
+    print("FAIL: " + b)
+print("%d tests, %d rule breaks" % (len(tests), len(bad)))
+sys.exit(1 if bad else 0)
+PY
+echo "all passed"
