@@ -1,33 +1,26 @@
 /* registry.c — the backends compiled into this binary, in display order.
- * Adding a backend: its folder with its ops table, one line here, one line in its meson.build. */
+ * Adding a backend: its folder with its ops table, one line in AR_REGISTRY here, one subdir line in
+ * bench/backends/meson.build. */
 #include "backend.h"
 #include <stdio.h>
 #include <string.h>
 
-/* Every backend arbench has, in display order: the ones this build does not compile are absent.c's. */
-extern const struct ar_backend ar_be_mpi;
-extern const struct ar_backend ar_be_shm_oneshot, ar_be_shm_twoshot, ar_be_shm_staged, ar_be_shm_islands;
-extern const struct ar_backend ar_be_emu_p2p_oneshot, ar_be_emu_p2p_twoshot, ar_be_emu_p2p_staged, ar_be_emu_p2p_islands, ar_be_emu_fused;
-extern const struct ar_backend ar_be_nccl;
-extern const struct ar_backend ar_be_p2p_oneshot, ar_be_p2p_twoshot, ar_be_p2p_staged, ar_be_p2p_islands;
-extern const struct ar_backend ar_be_fused;
-extern const struct ar_backend ar_be_symm;
+/* Every backend arbench has, in display order, one line each (X-macro: declared and listed from here); the
+ * ones this build does not compile are absent.c's. */
+#define AR_REGISTRY(X)                                                                                      \
+  X(ar_be_mpi)                                                                                              \
+  X(ar_be_shm_oneshot) X(ar_be_shm_twoshot) X(ar_be_shm_staged) X(ar_be_shm_islands)                       \
+  X(ar_be_emu_p2p_oneshot) X(ar_be_emu_p2p_twoshot) X(ar_be_emu_p2p_staged) X(ar_be_emu_p2p_islands)       \
+  X(ar_be_emu_fused)                                                                                        \
+  X(ar_be_nccl)                                                                                             \
+  X(ar_be_p2p_oneshot) X(ar_be_p2p_twoshot) X(ar_be_p2p_staged) X(ar_be_p2p_islands)                       \
+  X(ar_be_fused)                                                                                            \
+  X(ar_be_symm)
 
-static const struct ar_backend *const registry[] = {
-  &ar_be_mpi,
-  &ar_be_shm_oneshot,
-  &ar_be_shm_twoshot,
-  &ar_be_shm_staged,
-  &ar_be_shm_islands,
-  &ar_be_emu_p2p_oneshot, &ar_be_emu_p2p_twoshot, &ar_be_emu_p2p_staged, &ar_be_emu_p2p_islands, &ar_be_emu_fused,
-  &ar_be_nccl,
-  &ar_be_p2p_oneshot,
-  &ar_be_p2p_twoshot,
-  &ar_be_p2p_staged,
-  &ar_be_p2p_islands,
-  &ar_be_fused,
-  &ar_be_symm,
-};
+#define AR_DECLARE(b) extern const struct ar_backend b;
+#define AR_ENTRY(b) &b,
+AR_REGISTRY(AR_DECLARE)
+static const struct ar_backend *const registry[] = {AR_REGISTRY(AR_ENTRY)};
 
 const struct ar_backend *const *ar_backends(int *n) {
   *n = (int)(sizeof registry / sizeof registry[0]);
