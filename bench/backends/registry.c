@@ -15,7 +15,8 @@
   X(ar_be_nccl)                                                                                             \
   X(ar_be_p2p_oneshot) X(ar_be_p2p_twoshot) X(ar_be_p2p_staged) X(ar_be_p2p_islands)                       \
   X(ar_be_fused)                                                                                            \
-  X(ar_be_symm)
+  X(ar_be_symm)                                                                                             \
+  /* a new backend: one X(ar_be_NAME) line above this one */
 
 #define AR_DECLARE(b) extern const struct ar_backend b;
 #define AR_ENTRY(b) &b,
