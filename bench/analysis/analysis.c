@@ -798,6 +798,8 @@ double ar_grid_p50(const struct ar_grid *g, int s, int c) {
 
 int ar_grid_eligible(const struct ar_grid *g, int c) { return !g->unsafe[c] && !g->predicted[c]; }
 
+int ar_grid_is_nccl(const struct ar_grid *g, int c) { return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl"); }
+
 /* ---- small formatting helpers ---- */
 
 void ar_note_line(json_t *rec, char *buf, size_t len) {

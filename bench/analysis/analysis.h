@@ -115,6 +115,8 @@ static inline json_t *ar_grid_runs(const struct ar_grid *g, int s, int c) { retu
 double ar_grid_p50(const struct ar_grid *g, int s, int c);
 /* May column c be chosen (measured, not unsafe, not a prediction)? */
 int ar_grid_eligible(const struct ar_grid *g, int c);
+/* Column c is the nccl backend itself (what NCCL_* env and a tuner plugin act on; not nccl-tests imports). */
+int ar_grid_is_nccl(const struct ar_grid *g, int c);
 
 /* Every statistic of one cell, from all of its runs, computed here only (table, tune, compare, the
  * JSON export the plots read): time percentiles are the median over runs of each run's value (one

@@ -591,8 +591,8 @@ static double geomean(const struct ar_grid *g, int c, const char *mask) {
 }
 
 /* An nccl configuration that may be chosen (not unsafe). */
-static int is_nccl(const struct ar_grid *g, int c) {
-  return ar_grid_eligible(g, c) && !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl");
+static int nccl_column(const struct ar_grid *g, int c) {
+  return ar_grid_eligible(g, c) && ar_grid_is_nccl(g, c);
 }
 
 /* Sizes every nccl column covers when some column covers all nccl sizes; else their intersection. */
@@ -600,12 +600,12 @@ static int env_sizes(const struct ar_grid *g, char *mask) {
   int full = 0, any = 0;
   for (int i = 0; i < g->nsize; i++) {
     mask[i] = 0;
-    for (int c = 0; c < g->ncfg; c++) mask[i] |= is_nccl(g, c) && ar_grid_at(g, i, c);
+    for (int c = 0; c < g->ncfg; c++) mask[i] |= nccl_column(g, c) && ar_grid_at(g, i, c);
   }
-  for (int c = 0; c < g->ncfg; c++) full |= is_nccl(g, c) && !isnan(geomean(g, c, mask));
+  for (int c = 0; c < g->ncfg; c++) full |= nccl_column(g, c) && !isnan(geomean(g, c, mask));
   for (int i = 0; !full && i < g->nsize; i++)
     for (int c = 0; c < g->ncfg; c++)
-      if (is_nccl(g, c) && !ar_grid_at(g, i, c)) mask[i] = 0;
+      if (nccl_column(g, c) && !ar_grid_at(g, i, c)) mask[i] = 0;
   for (int i = 0; i < g->nsize; i++) any += mask[i];
   return any;
 }
@@ -636,7 +636,7 @@ static void env_group(FILE *f, const struct ar_grid *g, int live) {
   int nsz = mask ? env_sizes(g, mask) : 0, best = -1, dflt = -1;
   double gb = NAN;
   for (int c = 0; nsz && c < g->ncfg; c++) {
-    double v = is_nccl(g, c) ? geomean(g, c, mask) : NAN;
+    double v = nccl_column(g, c) ? geomean(g, c, mask) : NAN;
     if (!isnan(v) && (best < 0 || v < gb)) best = c, gb = v;
     if (!isnan(v) && !*ar_rec_str(g->cfgrec[c], "variant", "") && !json_object_size(json_object_get(g->cfgrec[c], "point")))
       dflt = c;

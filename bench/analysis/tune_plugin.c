@@ -2,25 +2,25 @@
  * (tuner/ar_tuner_decisions.c checks the same schema), and where a custom allreduce beats NCCL. */
 #include "analysis/tune_plugin.h"
 #include "ar_tuner_decisions.h"
+#include "backend.h"
 #include "results.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int is_nccl_col(const struct ar_grid *g, int c) {
-  return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl");
-}
-/* The custom GPU allreduces a serving engine can route to instead of NCCL (as thresholds.json). */
+/* The custom GPU allreduces a serving engine can route to instead of NCCL (as thresholds.json): by the
+ * backend's family in the registry, not its name. */
 static int is_custom_col(const struct ar_grid *g, int c) {
-  const char *b = ar_rec_str(g->cfgrec[c], "backend", "");
-  return !strncmp(b, "p2p-", 4) || !strcmp(b, "symm");
+  unsigned flags;
+  int fam = ar_backend_family(ar_rec_str(g->cfgrec[c], "backend", ""), &flags);
+  return fam == AR_BE_FAM_P2P || fam == AR_BE_FAM_SYMM;
 }
 
 /* Fastest nccl column at size s that may be chosen (not unsafe, not a prediction), -1 when none. */
 static int best_nccl_col(const struct ar_grid *g, int s) {
   int best = -1;
   for (int c = 0; c < g->ncfg; c++) {
-    double v = is_nccl_col(g, c) && ar_grid_eligible(g, c) ? ar_grid_p50(g, s, c) : NAN;
+    double v = ar_grid_is_nccl(g, c) && ar_grid_eligible(g, c) ? ar_grid_p50(g, s, c) : NAN;
     if (!isnan(v) && (best < 0 || v < ar_grid_p50(g, s, best))) best = c;
   }
   return best;
@@ -34,7 +34,7 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_noise *nz) {
   char *tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
   int any_custom = 0;
   for (int c = 0; use && c < g->ncfg; c++) {
-    use[c] = (char)(is_nccl_col(g, c) || is_custom_col(g, c));
+    use[c] = (char)(ar_grid_is_nccl(g, c) || is_custom_col(g, c));
     any_custom |= is_custom_col(g, c);
   }
   if (out && use && choice && tied && any_custom && !ar_grid_choose(g, use, nz, choice, tied, NULL)) {

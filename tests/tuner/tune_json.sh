@@ -42,5 +42,16 @@ eq "plugin picks from tune's file (4 ranks)" "4096 tree/ll 2
 "$ARBENCH" tune "$T" --tuner-json /nonexistent/dir/t.json >/dev/null 2>"$TMP/e2"
 rc=$?
 eq "unwritable --tuner-json: exit 2 naming it" "2 1" "$rc $(grep -c "cannot write '/nonexistent/dir/t.json.tmp'" "$TMP/e2")"
+# The custom allreduces are told by the backend's family (the registry's), not its name: the same numbers
+# under symm are marked as p2p's were; under fused (more work than an allreduce) never.
+want=$(jq -r '.groups[] | select(.nranks == 8) | .custom_beats_nccl[] | "\(.bytes) \(.custom) \(.speedup * 1000 | round)"' "$J")
+sed 's/"backend":"p2p-oneshot","variant":"pull","spec":"p2p-oneshot:pull"/"backend":"symm","variant":"pull","spec":"symm:pull"/' "$T" >"$TMP/symm.jsonl"
+sed 's/"backend":"p2p-oneshot","variant":"pull","spec":"p2p-oneshot:pull"/"backend":"fused","variant":"pull","spec":"fused:pull"/' "$T" >"$TMP/fused.jsonl"
+"$ARBENCH" tune "$TMP/symm.jsonl" -o "$TMP/symm" >/dev/null 2>&1 || { echo "FAIL: tune (symm) exited $?"; exit 1; }
+"$ARBENCH" tune "$TMP/fused.jsonl" -o "$TMP/fused" >/dev/null 2>&1 || { echo "FAIL: tune (fused) exited $?"; exit 1; }
+eq "symm marked as the p2p backend it stands in for" "${want//p2p-oneshot:pull/symm:pull}" \
+  "$(jq -r '.groups[] | select(.nranks == 8) | .custom_beats_nccl[] | "\(.bytes) \(.custom) \(.speedup * 1000 | round)"' "$TMP/symm/tuner.json")"
+eq "fused never marked, p2p-twoshot marked where it now wins" "0 0 true" \
+  "$(jq '[.groups[].custom_beats_nccl[] | select(.custom | startswith("fused"))] | length' "$TMP/fused/tuner.json") $(jq '[.groups[].custom_beats_nccl[] | select(.custom | startswith("p2p-twoshot") | not)] | length' "$TMP/fused/tuner.json") $(jq '[.groups[].custom_beats_nccl[]] | length > 0' "$TMP/fused/tuner.json")"
 [ $fail = 0 ] && echo "ok: tuner.json from tune, read back by the plugin"
 exit $fail
