@@ -7,6 +7,7 @@
 #include "links/records.h"
 #include "model/linkbound.h"
 #include "ar.h"
+#include "backend.h"
 #include "results.h"
 #include <math.h>
 #include <stdio.h>
@@ -56,9 +57,11 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double mb, double p
              "link training, P2P)");
 }
 
+/* NCCL's and the p2p kernels' results, by the registry's family (the ones the model has algorithms for). */
 static int is_gpu_result(json_t *r) {
-  const char *b = ar_rec_str(r, "backend", "");
-  return !strncmp(b, "nccl", 4) || !strncmp(b, "p2p-", 4);
+  unsigned flags;
+  int fam = ar_backend_family(ar_rec_str(r, "backend", ""), &flags);
+  return fam == AR_BE_FAM_NCCL || fam == AR_BE_FAM_P2P;
 }
 
 static void line(const char *label, json_t *r, int f, double mt, double pt, double mb, double pbw, const char *diag,

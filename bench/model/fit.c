@@ -5,6 +5,7 @@
 #include "links/records.h"
 #include "model/linkfit.h"
 #include "ar.h"
+#include "backend.h"
 #include "results.h"
 #include <math.h>
 #include <stdio.h>
@@ -64,8 +65,9 @@ static void solve(const struct acc *a, double *fixed, double *slope) {
 
 /* The model's families are GPU algorithms: only GPU backends' results calibrate them. */
 static int is_gpu_backend(const char *b) {
-  return !strcmp(b, "nccl") || !strcmp(b, "nccl-tests") || !strncmp(b, "p2p-", 4) || !strcmp(b, "symm") ||
-         !strcmp(b, "fused");
+  unsigned flags;
+  int fam = ar_backend_family(b, &flags);
+  return fam >= 0 && (flags & AR_BE_DEVICE); /* the registry's: nccl, nccl-tests, p2p-*, symm, fused */
 }
 
 /* Distinct backends of the result records, "a, b, c", for the refusal. */
