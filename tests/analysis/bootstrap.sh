@@ -28,8 +28,8 @@ for side, by_size in sides.items():
                                 "checked": True, "wrong": 0, "time_us": t, "algbw_gbs": 1.0, "busbw_gbs": 1.0,
                                 "samples_us": s}) + "\n")
 PY
-"$ARBENCH" compare --format json "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/c.json" 2>"$TMP/c.err" || fail "compare exited $?"
-"$PY" - "$TMP" "$TMP/c.json" <<'PY' >"$TMP/check" 2>&1 || fail "bootstrap interval: $(cat "$TMP/check")"
+"$ARBENCH" compare --format json "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/c.json" 2>"$TMP/c.err" || check_fail "compare exited $?"
+"$PY" - "$TMP" "$TMP/c.json" <<'PY' >"$TMP/check" 2>&1 || check_fail "bootstrap interval: $(cat "$TMP/check")"
 import json, os, random, sys
 tmp, out = sys.argv[1], json.load(open(sys.argv[2]))
 def samples(side, size):
@@ -63,5 +63,5 @@ for size in (8, 64):
     assert (m["hi"] < 1) if size == 8 else (m["lo"] < 1 < m["hi"]), m
 PY
 cat "$TMP/check"
-eq "interval checks" 0 "$(grep -c Error "$TMP/check")"
+check_eq "interval checks" 0 "$(grep -c Error "$TMP/check")"
 finish

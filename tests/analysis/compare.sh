@@ -3,63 +3,63 @@
 # degenerate (exact) intervals, verdicts, unmatched lists, per-backend geometric means; bad input.
 . "$(dirname "$0")/common.sh"
 A="$FIX/a.jsonl"; B="$FIX/b.jsonl"
-"$ARBENCH" compare --format json "$A" "$B" >"$TMP/c.json" 2>"$TMP/c.err" || fail "compare exited $?"
+"$ARBENCH" compare --format json "$A" "$B" >"$TMP/c.json" 2>"$TMP/c.err" || check_fail "compare exited $?"
 q() { jq -r "$1" "$TMP/c.json"; }
 m() { q ".matches[] | select(.backend==\"$1\" and .size==$2) | $3"; }
-eq "matches" 5 "$(q '.matches|length')"
-eq "nccl 8K ratio" 0.5 "$(m nccl 8192 .ratio)"
-eq "nccl 8K interval" "0.5 0.5" "$(m nccl 8192 '"\(.lo) \(.hi)"')"
+check_eq "matches" 5 "$(q '.matches|length')"
+check_eq "nccl 8K ratio" 0.5 "$(m nccl 8192 .ratio)"
+check_eq "nccl 8K interval" "0.5 0.5" "$(m nccl 8192 '"\(.lo) \(.hi)"')"
 # One run per side: a difference beyond the interval may still be drift between runs.
-eq "nccl 8K verdict (one run each)" unresolved "$(m nccl 8192 .verdict)"
-eq "nccl 8K runs" "1 1" "$(m nccl 8192 '"\(.runs_a) \(.runs_b)"')"
-eq "nccl 64K ratio" 1.5 "$(m nccl 65536 .ratio)"
-eq "nccl 64K verdict (one run each)" unresolved "$(m nccl 65536 .verdict)"
-eq "mpi 8K ratio (medians 7/6)" 1166667 "$(m mpi 8192 '.ratio*1e6|round')"
-eq "mpi 8K interval contains 1" true "$(m mpi 8192 '.lo < 1 and .hi > 1')"
-eq "mpi 8K verdict" same "$(m mpi 8192 .verdict)"
-eq "mpi 64K interval" "1 1" "$(m mpi 65536 '"\(.lo) \(.hi)"')"
-eq "mpi 64K verdict" same "$(m mpi 65536 .verdict)"
-eq "nccl-tests ratio" 0.8 "$(m nccl-tests 1048576 .ratio)"
-eq "nccl-tests no interval" "null no samples" "$(m nccl-tests 1048576 '"\(.lo) \(.verdict)"')"
-eq "only in A" "p2p-oneshot:pull 8192,65536" "$(q '.only_a[] | "\(.spec) \(.sizes|join(","))"')"
-eq "only in B" "nccl:algo=Tree,proto=LL 8192" "$(q '.only_b[] | "\(.spec) \(.sizes|join(","))"')"
-eq "summary nccl" "nccl 2 866025 0 0 0 2 0" \
+check_eq "nccl 8K verdict (one run each)" unresolved "$(m nccl 8192 .verdict)"
+check_eq "nccl 8K runs" "1 1" "$(m nccl 8192 '"\(.runs_a) \(.runs_b)"')"
+check_eq "nccl 64K ratio" 1.5 "$(m nccl 65536 .ratio)"
+check_eq "nccl 64K verdict (one run each)" unresolved "$(m nccl 65536 .verdict)"
+check_eq "mpi 8K ratio (medians 7/6)" 1166667 "$(m mpi 8192 '.ratio*1e6|round')"
+check_eq "mpi 8K interval contains 1" true "$(m mpi 8192 '.lo < 1 and .hi > 1')"
+check_eq "mpi 8K verdict" same "$(m mpi 8192 .verdict)"
+check_eq "mpi 64K interval" "1 1" "$(m mpi 65536 '"\(.lo) \(.hi)"')"
+check_eq "mpi 64K verdict" same "$(m mpi 65536 .verdict)"
+check_eq "nccl-tests ratio" 0.8 "$(m nccl-tests 1048576 .ratio)"
+check_eq "nccl-tests no interval" "null no samples" "$(m nccl-tests 1048576 '"\(.lo) \(.verdict)"')"
+check_eq "only in A" "p2p-oneshot:pull 8192,65536" "$(q '.only_a[] | "\(.spec) \(.sizes|join(","))"')"
+check_eq "only in B" "nccl:algo=Tree,proto=LL 8192" "$(q '.only_b[] | "\(.spec) \(.sizes|join(","))"')"
+check_eq "summary nccl" "nccl 2 866025 0 0 0 2 0" \
   "$(q '.summary[] | select(.backend=="nccl") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.unresolved) \(.no_samples)"')"
-eq "summary mpi" "mpi 2 1080123 0 0 2 0 0" \
+check_eq "summary mpi" "mpi 2 1080123 0 0 2 0 0" \
   "$(q '.summary[] | select(.backend=="mpi") | "\(.backend) \(.matches) \(.geomean_ratio*1e6|round) \(.faster) \(.slower) \(.same) \(.unresolved) \(.no_samples)"')"
-eq "stacks" "cuda12.8-nccl2.27 (NCCL 2.27.7) cuda13-nccl2.28 (NCCL 2.28.9)" "$(q '"\(.a.stacks[0]) \(.b.stacks[0])"')"
-eq "torn last line of B: one warning" 1 "$(grep -c 'ignoring an incomplete last line' "$TMP/c.err")"
+check_eq "stacks" "cuda12.8-nccl2.27 (NCCL 2.27.7) cuda13-nccl2.28 (NCCL 2.28.9)" "$(q '"\(.a.stacks[0]) \(.b.stacks[0])"')"
+check_eq "torn last line of B: one warning" 1 "$(grep -c 'ignoring an incomplete last line' "$TMP/c.err")"
 # Text output: reproducible (fixed seed), and says the direction.
 "$ARBENCH" compare "$A" "$B" >"$TMP/t1" 2>/dev/null; "$ARBENCH" compare "$A" "$B" >"$TMP/t2" 2>/dev/null
-eq "text output reproducible" "" "$(diff "$TMP/t1" "$TMP/t2")"
-eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 1/1 | 20.00 | 10.00 | 0.500 | [0.500, 0.500] | unresolved |" \
+check_eq "text output reproducible" "" "$(diff "$TMP/t1" "$TMP/t2")"
+check_eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 1/1 | 20.00 | 10.00 | 0.500 | [0.500, 0.500] | unresolved |" \
   "$(grep '| 8K | 1/1 | 20.00' "$TMP/t1")"
-eq "direction stated" 1 "$(grep -c 'below 1 means B is faster' "$TMP/t1")"
-eq "unresolved explained" 1 "$(grep -c 'cannot separate the two sides from run-to-run drift' "$TMP/t1")"
+check_eq "direction stated" 1 "$(grep -c 'below 1 means B is faster' "$TMP/t1")"
+check_eq "unresolved explained" 1 "$(grep -c 'cannot separate the two sides from run-to-run drift' "$TMP/t1")"
 # Three runs per side (different run ids): runs are resampled as well as samples.
-"$ARBENCH" compare --format json "$FIX/runs-a.jsonl" "$FIX/runs-b.jsonl" >"$TMP/r.json" 2>/dev/null || fail "compare of runs exited $?"
-eq "runs: nccl faster, mpi same" "nccl 3 3 0.5 faster;mpi 3 3 1.02 same" \
+"$ARBENCH" compare --format json "$FIX/runs-a.jsonl" "$FIX/runs-b.jsonl" >"$TMP/r.json" 2>/dev/null || check_fail "compare of runs exited $?"
+check_eq "runs: nccl faster, mpi same" "nccl 3 3 0.5 faster;mpi 3 3 1.02 same" \
   "$(jq -r '[.matches[] | "\(.backend) \(.runs_a) \(.runs_b) \(.ratio*1000|round/1000) \(.verdict)"] | join(";")' "$TMP/r.json")"
-eq "runs: the interval spans the runs' spread" true \
+check_eq "runs: the interval spans the runs' spread" true \
   "$(jq '.matches[] | select(.backend=="nccl") | .lo < 0.48 and .hi > 0.52' "$TMP/r.json")"
-eq "skip record of A listed" 1 "$(grep -c 'skip: shm-oneshot (8 ranks): not built' "$TMP/t1")"
+check_eq "skip record of A listed" 1 "$(grep -c 'skip: shm-oneshot (8 ranks): not built' "$TMP/t1")"
 # Filters apply to both sides.
-eq "filter --backend mpi" 2 "$("$ARBENCH" compare --format json --backend mpi "$A" "$B" 2>/dev/null | jq '.matches|length')"
+check_eq "filter --backend mpi" 2 "$("$ARBENCH" compare --format json --backend mpi "$A" "$B" 2>/dev/null | jq '.matches|length')"
 # --by stack on the two files (one stack each): the same matches, ratios and verdicts as A against B.
-"$ARBENCH" compare --by stack --format json "$A" "$B" >"$TMP/by.json" 2>/dev/null || fail "compare --by stack exited $?"
-eq "by stack: groups" "cuda12.8-nccl2.27 cuda13-nccl2.28 cuda12.8-nccl2.27" "$(jq -r '.groups + [.baseline] | join(" ")' "$TMP/by.json")"
-eq "by stack: same matches as A B" "$(jq -c '[.matches[] | [.backend, .size, .ratio, .lo, .hi, .verdict]]' "$TMP/c.json")" \
+"$ARBENCH" compare --by stack --format json "$A" "$B" >"$TMP/by.json" 2>/dev/null || check_fail "compare --by stack exited $?"
+check_eq "by stack: groups" "cuda12.8-nccl2.27 cuda13-nccl2.28 cuda12.8-nccl2.27" "$(jq -r '.groups + [.baseline] | join(" ")' "$TMP/by.json")"
+check_eq "by stack: same matches as A B" "$(jq -c '[.matches[] | [.backend, .size, .ratio, .lo, .hi, .verdict]]' "$TMP/c.json")" \
   "$(jq -c '[.comparisons[0].matches[] | [.backend, .size, .ratio, .lo, .hi, .verdict]]' "$TMP/by.json")"
 # Bad input: one line, exit 2.
-bad "one file" "the files hold one stack (" "$ARBENCH" compare "$A"
-bad "one file, what to give" "give two results files A and B, or files with two or more" "$ARBENCH" compare "$A"
-bad "unknown baseline" "unknown --baseline 'zz' (the files' stack groups: " "$ARBENCH" compare --baseline zz "$A"
-bad "bad --by" "bad --by 'a,b' (expected stack or a sweep point key" "$ARBENCH" compare --by a,b "$A"
-bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$ARBENCH" compare "$A" "$TMP/none.jsonl"
+check_bad "one file" "the files hold one stack (" "$ARBENCH" compare "$A"
+check_bad "one file, what to give" "give two results files A and B, or files with two or more" "$ARBENCH" compare "$A"
+check_bad "unknown baseline" "unknown --baseline 'zz' (the files' stack groups: " "$ARBENCH" compare --baseline zz "$A"
+check_bad "bad --by" "bad --by 'a,b' (expected stack or a sweep point key" "$ARBENCH" compare --by a,b "$A"
+check_bad "missing file" "cannot open results file '$TMP/none.jsonl'" "$ARBENCH" compare "$A" "$TMP/none.jsonl"
 printf 'hello\nworld\n' >"$TMP/notjson"
-bad "not results" "notjson:1: not a JSON object" "$ARBENCH" compare "$A" "$TMP/notjson"
-bad "bad resamples" "bad --resamples '5' (expected an integer from 100 to 100000)" "$ARBENCH" compare --resamples 5 "$A" "$B"
-bad "bad format" "bad --format 'xml' (expected text or json)" "$ARBENCH" compare --format xml "$A" "$B"
-bad "unknown option" "unknown option '--frobnicate'" "$ARBENCH" compare --frobnicate "$A" "$B"
-bad "unknown dtype" "--dtype float: no such dtype in the results (present: bfloat16)" "$ARBENCH" compare --dtype float "$A" "$A"
+check_bad "not results" "notjson:1: not a JSON object" "$ARBENCH" compare "$A" "$TMP/notjson"
+check_bad "bad resamples" "bad --resamples '5' (expected an integer from 100 to 100000)" "$ARBENCH" compare --resamples 5 "$A" "$B"
+check_bad "bad format" "bad --format 'xml' (expected text or json)" "$ARBENCH" compare --format xml "$A" "$B"
+check_bad "unknown option" "unknown option '--frobnicate'" "$ARBENCH" compare --frobnicate "$A" "$B"
+check_bad "unknown dtype" "--dtype float: no such dtype in the results (present: bfloat16)" "$ARBENCH" compare --dtype float "$A" "$A"
 finish

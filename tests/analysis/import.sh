@@ -4,56 +4,56 @@
 . "$(dirname "$0")/common.sh"
 imp() { "$ARBENCH" import nccl-tests "$@"; }
 # Old format: 'error' column, no 'root', no 'Group', an NCCL INFO line inside the table.
-imp "$NT/old-error-column-4xK80.log" >"$TMP/k80.jsonl" || fail "import K80 exited $?"
+imp "$NT/old-error-column-4xK80.log" >"$TMP/k80.jsonl" || check_fail "import K80 exited $?"
 k() { jq -r "$1" "$TMP/k80.jsonl"; }
-eq "K80: records" "1 14" "$(k 'select(.type=="run") | 1' | wc -l) $(k 'select(.type=="result") | 1' | wc -l)"
-eq "K80: run" "4 1 unknown Tesla K80 2.54225 20 5" \
+check_eq "K80: records" "1 14" "$(k 'select(.type=="run") | 1' | wc -l) $(k 'select(.type=="result") | 1' | wc -l)"
+check_eq "K80: run" "4 1 unknown Tesla K80 2.54225 20 5" \
   "$(k 'select(.type=="run") | "\(.ranks) \(.nodes) \(.stack.name) \(.gpus[0].name) \(.avg_busbw_gbs) \(.options.iters) \(.options.warmup)"')"
-eq "K80: first row out" "out 33554432 8388608 float sum 19902 1.69 2.53 null 2e-07" \
+check_eq "K80: first row out" "out 33554432 8388608 float sum 19902 1.69 2.53 null 2e-07" \
   "$(k 'select(.type=="result") | "\(.placement) \(.size) \(.count) \(.dtype) \(.op) \(.time_us.mean) \(.algbw_gbs) \(.busbw_gbs) \(.wrong) \(.max_error)"' | head -1)"
-eq "K80: 128M in-place busbw" 2.54 "$(k 'select(.type=="result" and .size==134217728 and .placement=="in") | .busbw_gbs')"
-eq "K80: last row in" "in 2147483648 1258876 1258876 2.56" \
+check_eq "K80: 128M in-place busbw" 2.54 "$(k 'select(.type=="result" and .size==134217728 and .placement=="in") | .busbw_gbs')"
+check_eq "K80: last row in" "in 2147483648 1258876 1258876 2.56" \
   "$(k 'select(.type=="result") | "\(.placement) \(.size) \(.time_us.mean) \(.time_us.p50) \(.busbw_gbs)"' | tail -1)"
 # New format, PCIe 2x RTX 2080 Ti, 8 B .. 1 GiB.
-imp "$NT/pcie-2x2080ti.log" >"$TMP/pcie.jsonl" || fail "import 2080 Ti exited $?"
+imp "$NT/pcie-2x2080ti.log" >"$TMP/pcie.jsonl" || check_fail "import 2080 Ti exited $?"
 p() { jq -r "$1" "$TMP/pcie.jsonl"; }
-eq "2080Ti: 56 results" 56 "$(p 'select(.type=="result") | 1' | wc -l)"
-eq "2080Ti: first record exact" '{"type":"result","backend":"nccl-tests","variant":"","spec":"nccl-tests","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"nodes":1,"iters":20,"warmup":5,"graph":0,"samples_n":0,"source":"nccl-tests","checked":true,"wrong":0,"time_us":{"mean":12.25,"p50":12.25},"algbw_gbs":0,"busbw_gbs":0,"log_line":11}' \
+check_eq "2080Ti: 56 results" 56 "$(p 'select(.type=="result") | 1' | wc -l)"
+check_eq "2080Ti: first record exact" '{"type":"result","backend":"nccl-tests","variant":"","spec":"nccl-tests","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"nodes":1,"iters":20,"warmup":5,"graph":0,"samples_n":0,"source":"nccl-tests","checked":true,"wrong":0,"time_us":{"mean":12.25,"p50":12.25},"algbw_gbs":0,"busbw_gbs":0,"log_line":11}' \
   "$(p 'select(.type=="result")' | jq -c 'del(.run_id, .algbw_p50_gbs, .busbw_p50_gbs)' | head -1)"
-eq "2080Ti: sizes 8 B .. 1 GiB sum" 2147483640 "$(p 'select(.type=="result" and .placement=="out") | .size' | paste -sd+ | bc)"
-eq "2080Ti: 1G out/in time" "268588 268461" "$(p 'select(.type=="result" and .size==1073741824) | .time_us.mean' | paste -sd' ')"
-eq "2080Ti: 32M out/in busbw" "3.99 4" "$(p 'select(.type=="result" and .size==33554432) | .busbw_gbs' | paste -sd' ')"
-eq "2080Ti: devices" "0000:b4:00 NVIDIA GeForce RTX 2080 Ti|0000:b5:00 NVIDIA GeForce RTX 2080 Ti" \
+check_eq "2080Ti: sizes 8 B .. 1 GiB sum" 2147483640 "$(p 'select(.type=="result" and .placement=="out") | .size' | paste -sd+ | bc)"
+check_eq "2080Ti: 1G out/in time" "268588 268461" "$(p 'select(.type=="result" and .size==1073741824) | .time_us.mean' | paste -sd' ')"
+check_eq "2080Ti: 32M out/in busbw" "3.99 4" "$(p 'select(.type=="result" and .size==33554432) | .busbw_gbs' | paste -sd' ')"
+check_eq "2080Ti: devices" "0000:b4:00 NVIDIA GeForce RTX 2080 Ti|0000:b5:00 NVIDIA GeForce RTX 2080 Ti" \
   "$(p 'select(.type=="run") | [.gpus[] | "\(.busid) \(.name)"] | join("|")')"
-eq "2080Ti: no wrong elements" 0 "$(p 'select(.type=="result") | .wrong' | paste -sd+ | bc)"
-eq "deterministic (run_id from the log)" "" "$(imp "$NT/pcie-2x2080ti.log" | diff - "$TMP/pcie.jsonl")"
-eq "--stack names the stack" "cuda12.4" "$(imp "$NT/pcie-2x2080ti.log" --stack cuda12.4 | jq -r 'select(.type=="run") | .stack.name')"
+check_eq "2080Ti: no wrong elements" 0 "$(p 'select(.type=="result") | .wrong' | paste -sd+ | bc)"
+check_eq "deterministic (run_id from the log)" "" "$(imp "$NT/pcie-2x2080ti.log" | diff - "$TMP/pcie.jsonl")"
+check_eq "--stack names the stack" "cuda12.4" "$(imp "$NT/pcie-2x2080ti.log" --stack cuda12.4 | jq -r 'select(.type=="run") | .stack.name')"
 # Newest format behind mpirun --tag-output, with the nccl-tests version line.
-imp "$NT/tagged-output-rtx5090.log" -J "$TMP/t.jsonl" >"$TMP/t.out" || fail "import 5090 exited $?"
-eq "-J message" "imported 16 result records in 1 run from $NT/tagged-output-rtx5090.log into $TMP/t.jsonl" "$(cat "$TMP/t.out")"
+imp "$NT/tagged-output-rtx5090.log" -J "$TMP/t.jsonl" >"$TMP/t.out" || check_fail "import 5090 exited $?"
+check_eq "-J message" "imported 16 result records in 1 run from $NT/tagged-output-rtx5090.log into $TMP/t.jsonl" "$(cat "$TMP/t.out")"
 t() { jq -r "$1" "$TMP/t.jsonl"; }
-eq "5090: stack" "nccl-2.29.7 2.29.7 2.29.7 2.18.0" \
+check_eq "5090: stack" "nccl-2.29.7 2.29.7 2.29.7 2.18.0" \
   "$(t 'select(.type=="run") | "\(.stack.name) \(.stack.nccl_loaded) \(.stack.nccl_compiled) \(.nccl_tests_version)"')"
-eq "5090: 16M out/in" "7728.29 7659.38" "$(t 'select(.type=="result" and .size==16777216) | .time_us.mean' | paste -sd' ')"
-eq "5090: iters/warmup" "50 10" "$(t 'select(.type=="result") | "\(.iters) \(.warmup)"' | head -1)"
+check_eq "5090: 16M out/in" "7728.29 7659.38" "$(t 'select(.type=="result" and .size==16777216) | .time_us.mean' | paste -sd' ')"
+check_eq "5090: iters/warmup" "50 10" "$(t 'select(.type=="result") | "\(.iters) \(.warmup)"' | head -1)"
 imp "$NT/tagged-output-rtx5090.log" -J "$TMP/t.jsonl" >/dev/null
-eq "-J appends" 34 "$(wc -l <"$TMP/t.jsonl")"
+check_eq "-J appends" 34 "$(wc -l <"$TMP/t.jsonl")"
 # No device lines: the rank count comes from busbw/algbw (2(n-1)/n), or --ranks.
 grep -v '# *Rank' "$NT/old-error-column-4xK80.log" >"$TMP/norank.log"
-eq "ranks inferred from busbw/algbw" 4 "$(imp "$TMP/norank.log" | jq -r 'select(.type=="run") | .ranks')"
+check_eq "ranks inferred from busbw/algbw" 4 "$(imp "$TMP/norank.log" | jq -r 'select(.type=="run") | .ranks')"
 # Malformed logs: one line naming the file (and line), exit 2.
 sed '15s/ 0 *$//' "$NT/pcie-2x2080ti.log" >"$TMP/short.log"
-bad "row with a missing column" "short.log:15: malformed all_reduce_perf row: expected 13 columns, found 12" imp "$TMP/short.log"
-eq "names the line" 1 "$(grep -c 'short.log:15: malformed all_reduce_perf row: expected 13 columns, found 12' "$TMP/bad.err")"
+check_bad "row with a missing column" "short.log:15: malformed all_reduce_perf row: expected 13 columns, found 12" imp "$TMP/short.log"
+check_eq "names the line" 1 "$(grep -c 'short.log:15: malformed all_reduce_perf row: expected 13 columns, found 12' "$TMP/bad.err")"
 sed '12s/11.77/11.x7/' "$NT/pcie-2x2080ti.log" >"$TMP/num.log"
-bad "bad number" "num.log:12: bad number '11.x7' in the time column" imp "$TMP/num.log"
+check_bad "bad number" "num.log:12: bad number '11.x7' in the time column" imp "$TMP/num.log"
 sed 's/sum      -1/sum       0/' "$NT/pcie-2x2080ti.log" >"$TMP/root.log"
-bad "root is not -1 (reduce output)" "root.log:11: root column is 0" imp "$TMP/root.log"
+check_bad "root is not -1 (reduce output)" "root.log:11: root column is 0" imp "$TMP/root.log"
 sed 's/Collective test starting: all_reduce_perf_mpi/Collective test starting: all_gather_perf/' "$NT/tagged-output-rtx5090.log" >"$TMP/ag.log"
-bad "all_gather log" "ag.log:6: this is all_gather_perf output" imp "$TMP/ag.log"
+check_bad "all_gather log" "ag.log:6: this is all_gather_perf output" imp "$TMP/ag.log"
 : >"$TMP/empty.log"
-bad "empty log" "empty.log: no all_reduce_perf result rows found" imp "$TMP/empty.log"
-bad "missing log" "cannot open nccl-tests log '$TMP/none.log'" imp "$TMP/none.log"
-bad "unknown format" "expected 'nccl-tests LOG'" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
-bad "unknown option" "unknown option '--bogus'" imp --bogus "$NT/pcie-2x2080ti.log"
+check_bad "empty log" "empty.log: no all_reduce_perf result rows found" imp "$TMP/empty.log"
+check_bad "missing log" "cannot open nccl-tests log '$TMP/none.log'" imp "$TMP/none.log"
+check_bad "unknown format" "expected 'nccl-tests LOG'" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
+check_bad "unknown option" "unknown option '--bogus'" imp --bogus "$NT/pcie-2x2080ti.log"
 finish

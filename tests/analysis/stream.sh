@@ -36,7 +36,7 @@ PY
 }
 # Sanitizer builds (ASan's shadow memory and quarantine) are no measure of peak RSS: the bounds are skipped there.
 asan=0; ldd "$ARBENCH" 2>/dev/null | grep -q 'libasan' && asan=1
-rss() { /usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>"$TMP/rss.err" || { cat "$TMP/rss.err"; fail "$* exited $?"; }; tail -1 "$TMP/rss"; }
+rss() { /usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>"$TMP/rss.err" || { cat "$TMP/rss.err"; check_fail "$* exited $?"; }; tail -1 "$TMP/rss"; }
 command -v /usr/bin/time >/dev/null || { echo "skipped: needs GNU time"; exit 77; }
 
 # 1. Twice the records (100 and 200 runs of each of 20 measurements): peak RSS grows < 10%.
@@ -44,41 +44,41 @@ gen "$TMP/r1.jsonl" 2000 500 runs; gen "$TMP/r2.jsonl" 4000 500 runs
 k1=$(rss "$ARBENCH" table "$TMP/r1.jsonl"); k2=$(rss "$ARBENCH" table "$TMP/r2.jsonl")
 echo "table peak RSS: $k1 KB (2000 records), $k2 KB (4000 records)"
 [ $asan = 1 ] && echo "note: sanitizer build, RSS bounds not checked" ||
-  eq "table: 2x records, RSS grows < 10%" 1 "$(( k2 * 10 < k1 * 11 ))"
-eq "table: runs beyond 64 noted once" 1 "$(grep -c 'ignored 2720 records of runs beyond the first 64' "$TMP/rss.err")"
+  check_eq "table: 2x records, RSS grows < 10%" 1 "$(( k2 * 10 < k1 * 11 ))"
+check_eq "table: runs beyond 64 noted once" 1 "$(grep -c 'ignored 2720 records of runs beyond the first 64' "$TMP/rss.err")"
 # 2. Samples are not kept per record: 2000 measurements of 1000 samples (13 MB) in under 26 MB (20
 # measured; the records with their samples took 6x the file, with all samples as doubles 31 MB).
 gen "$TMP/c.jsonl" 2000 1000 cells
 kc=$(rss "$ARBENCH" table "$TMP/c.jsonl"); mb=$(( $(stat -c %s "$TMP/c.jsonl") / 1024 ))
 echo "table peak RSS: $kc KB for a $mb KB file of 2000 measurements"
-[ $asan = 1 ] || eq "table: samples not kept (RSS < 26 MB)" 1 "$(( kc < 26 * 1024 ))"
+[ $asan = 1 ] || check_eq "table: samples not kept (RSS < 26 MB)" 1 "$(( kc < 26 * 1024 ))"
 
 # 3. A torn last line (a killed writer, cut inside its samples): one warning line, the rest used.
 gen "$TMP/t.jsonl" 40 300 runs
 head -c -700 "$TMP/t.jsonl" >"$TMP/torn.jsonl"
 for cmd in "table" "tune" "compare $TMP/t.jsonl"; do
   $ARBENCH $cmd "$TMP/torn.jsonl" >"$TMP/torn.out" 2>"$TMP/torn.err"; rc=$?
-  eq "$cmd: torn line: exit 0" 0 "$rc"
-  eq "$cmd: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/torn.err") $(grep -c "torn.jsonl:41: ignoring an incomplete last line" "$TMP/torn.err")"
+  check_eq "$cmd: torn line: exit 0" 0 "$rc"
+  check_eq "$cmd: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/torn.err") $(grep -c "torn.jsonl:41: ignoring an incomplete last line" "$TMP/torn.err")"
 done
 "$ARBENCH" table --format csv "$TMP/torn.jsonl" 2>/dev/null | grep -c ',b[01]:v0,' >"$TMP/n"
-eq "table: the 39 whole records used (20 cells)" 20 "$(cat "$TMP/n")"
+check_eq "table: the 39 whole records used (20 cells)" 20 "$(cat "$TMP/n")"
 "$ARBENCH" table --format csv "$TMP/torn.jsonl" 2>/dev/null | grep ',2097152,b1:v0,' | cut -d, -f7 >"$TMP/p"
-eq "table: last size of b1 from its first run only" "$(printf %.6g "$(jq -r 'select(.size==2097152 and .backend=="b1") | .time_us.p50' "$TMP/t.jsonl" | head -1)")" "$(cat "$TMP/p")"
+check_eq "table: last size of b1 from its first run only" "$(printf %.6g "$(jq -r 'select(.size==2097152 and .backend=="b1") | .time_us.p50' "$TMP/t.jsonl" | head -1)")" "$(cat "$TMP/p")"
 PY=""
 for p in /usr/bin/python3 "$(command -v python3)"; do "$p" -c 'import matplotlib' 2>/dev/null && PY=$p && break; done
 if [ -n "$PY" ]; then
   "$ARBENCH_SRC/plots/arbench-plot" "$TMP/torn.jsonl" -o "$TMP/plots" --arbench "$ARBENCH" >"$TMP/pl.out" 2>"$TMP/pl.err"
-  eq "plots: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/pl.err") $(grep -c "torn.jsonl:41: ignoring an incomplete last line" "$TMP/pl.err")"
-  eq "plots: drawn from the rest" 1 "$(grep -c 'latency_float_4r_out.png' "$TMP/pl.out")"
+  check_eq "plots: torn line: one stderr line" "1 1" "$(wc -l <"$TMP/pl.err") $(grep -c "torn.jsonl:41: ignoring an incomplete last line" "$TMP/pl.err")"
+  check_eq "plots: drawn from the rest" 1 "$(grep -c 'latency_float_4r_out.png' "$TMP/pl.out")"
 fi
 
 # 4. The same samples in other number forms (17 digits, exponents): the same intervals.
 gen "$TMP/x.jsonl" 40 301 runs; gen "$TMP/y.jsonl" 40 301 runs other; gen "$TMP/z.jsonl" 20 200 cells
 "$ARBENCH" compare --format json "$TMP/x.jsonl" "$TMP/z.jsonl" 2>/dev/null | jq -c '.matches' >"$TMP/xz"
 "$ARBENCH" compare --format json "$TMP/y.jsonl" "$TMP/z.jsonl" 2>/dev/null | jq -c '.matches' >"$TMP/yz"
-eq "number forms: matches compared" 20 "$(jq length "$TMP/xz")"
-eq "number forms: the same intervals" "" "$(diff "$TMP/xz" "$TMP/yz")"
+check_eq "number forms: matches compared" 20 "$(jq length "$TMP/xz")"
+check_eq "number forms: the same intervals" "" "$(diff "$TMP/xz" "$TMP/yz")"
 
 # 5. The window of ranks kept per run gives the intervals of all samples: distinct samples (so every
 # rank a resample draws matters), two runs a side; the answer of the loader that kept every sample.
@@ -94,6 +94,6 @@ for name, shift, n in (("u", 0.0, 1001), ("v", 0.05, 1000)):
             f.write(json.dumps({"type": "result", "run_id": run, "backend": "b0", "spec": "b0", "dtype": "float",
                 "size": 8, "ranks": 4, "time_us": {"p50": med}, "samples_us": smp}) + "\n")
 PY
-eq "window: the interval of every sample" '[1.0075,0.9584987723,1.060207901,"same"]' \
+check_eq "window: the interval of every sample" '[1.0075,0.9584987723,1.060207901,"same"]' \
   "$("$ARBENCH" compare --format json "$TMP/u.jsonl" "$TMP/v.jsonl" | jq -c '.matches[] | [.ratio, .lo, .hi, .verdict]')"
 finish

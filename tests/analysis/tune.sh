@@ -3,32 +3,32 @@
 # variants for 8 ranks, the backend's reported algo/proto/channels for 4), env lines, thresholds.
 . "$(dirname "$0")/common.sh"
 T="$FIX/tune.jsonl"
-"$ARBENCH" tune "$T" -o "$TMP/out" >"$TMP/report" 2>"$TMP/err" || fail "tune exited $?"
+"$ARBENCH" tune "$T" -o "$TMP/out" >"$TMP/report" 2>"$TMP/err" || check_fail "tune exited $?"
 # nccl:algo=Ring,proto=LL128 (fastest at 32K..128K) forces LL128 on a path NCCL did not report as NVLink:
 # unsafe (doctor's rule), so it is never chosen, and the report says so once.
-eq "tuner CSV lines (LL128 excluded)" "allreduce,0,32768,tree,ll,2,1,8,-1,-1
+check_eq "tuner CSV lines (LL128 excluded)" "allreduce,0,32768,tree,ll,2,1,8,-1,-1
 allreduce,32769,1048576,ring,simple,-1,1,8,-1,-1
 allreduce,0,4096,tree,ll,2,1,4,-1,-1
 allreduce,4097,65536,ring,simple,4,1,4,-1,-1" "$(grep -v '^#' "$TMP/out/nccl_tuner.conf")"
-eq "tuner CSV: comments start at column 0 and lines fit the plugin's 256 bytes" 0 \
+check_eq "tuner CSV: comments start at column 0 and lines fit the plugin's 256 bytes" 0 \
   "$(awk 'length($0) > 255 || /^ +#/' "$TMP/out/nccl_tuner.conf" | wc -l)"
-eq "env exports (8 ranks live)" "export NCCL_ALGO=Ring
+check_eq "env exports (8 ranks live)" "export NCCL_ALGO=Ring
 export NCCL_PROTO=Simple" "$(grep '^export' "$TMP/out/nccl_env.sh")"
-eq "env: geometric mean stated" 1 "$(grep -c 'nccl:algo=Ring,proto=Simple, geometric-mean p50 28.56 us over 11 sizes' "$TMP/out/nccl_env.sh")"
-eq "env: defaults compared" 1 "$(grep -c 'NCCL defaults (nccl): 34.01 us, 1.19x the best' "$TMP/out/nccl_env.sh")"
-eq "env sources cleanly" "Ring Simple" "$(bash -c ". '$TMP/out/nccl_env.sh'; echo \$NCCL_ALGO \$NCCL_PROTO")"
-eq "unsafe: excluded once in the report, with why" 1 "$(grep -c '^Excluded: nccl:algo=Ring,proto=LL128 forces LL128 on a path without NVLink' "$TMP/report")"
-eq "unsafe: said in the CSV and env files" "1 1" "$(grep -c '^# Excluded: nccl:algo=Ring,proto=LL128' "$TMP/out/nccl_tuner.conf") $(grep -c '^# Excluded: nccl:algo=Ring,proto=LL128' "$TMP/out/nccl_env.sh")"
-eq "unsafe: no ll128 anywhere it could be used" 0 "$(grep -v '^#' "$TMP/out/nccl_tuner.conf" "$TMP/out/nccl_env.sh" | grep -ic ll128)"
+check_eq "env: geometric mean stated" 1 "$(grep -c 'nccl:algo=Ring,proto=Simple, geometric-mean p50 28.56 us over 11 sizes' "$TMP/out/nccl_env.sh")"
+check_eq "env: defaults compared" 1 "$(grep -c 'NCCL defaults (nccl): 34.01 us, 1.19x the best' "$TMP/out/nccl_env.sh")"
+check_eq "env sources cleanly" "Ring Simple" "$(bash -c ". '$TMP/out/nccl_env.sh'; echo \$NCCL_ALGO \$NCCL_PROTO")"
+check_eq "unsafe: excluded once in the report, with why" 1 "$(grep -c '^Excluded: nccl:algo=Ring,proto=LL128 forces LL128 on a path without NVLink' "$TMP/report")"
+check_eq "unsafe: said in the CSV and env files" "1 1" "$(grep -c '^# Excluded: nccl:algo=Ring,proto=LL128' "$TMP/out/nccl_tuner.conf") $(grep -c '^# Excluded: nccl:algo=Ring,proto=LL128' "$TMP/out/nccl_env.sh")"
+check_eq "unsafe: no ll128 anywhere it could be used" 0 "$(grep -v '^#' "$TMP/out/nccl_tuner.conf" "$TMP/out/nccl_env.sh" | grep -ic ll128)"
 J="$TMP/out/thresholds.json"
-eq "gpu custom_max_bytes" 131072 "$(jq '.groups[] | select(.family=="gpu") | .custom_max_bytes' "$J")"
-eq "gpu use ranges" "p2p-oneshot:pull 0 16384;p2p-twoshot:flat 16385 131072" \
+check_eq "gpu custom_max_bytes" 131072 "$(jq '.groups[] | select(.family=="gpu") | .custom_max_bytes' "$J")"
+check_eq "gpu use ranges" "p2p-oneshot:pull 0 16384;p2p-twoshot:flat 16385 131072" \
   "$(jq -r '[.groups[] | select(.family=="gpu") | .use[] | "\(.config) \(.min_bytes) \(.max_bytes)"] | join(";")' "$J")"
-eq "gpu oneshot wins 1K..32K (LL128 excluded from the baselines), 2x at 1K" "[[1024,32768]] 2" \
+check_eq "gpu oneshot wins 1K..32K (LL128 excluded from the baselines), 2x at 1K" "[[1024,32768]] 2" \
   "$(jq -c '.groups[] | select(.family=="gpu") | .custom[] | select(.config=="p2p-oneshot:pull") | .win_ranges, .speedup_at_smallest' "$J" | paste -sd' ')"
-eq "host custom_max_bytes" 8192 "$(jq '.groups[] | select(.family=="host") | .custom_max_bytes' "$J")"
+check_eq "host custom_max_bytes" 8192 "$(jq '.groups[] | select(.family=="host") | .custom_max_bytes' "$J")"
 # 64K: mpi and p2p-twoshot:flat have the same p50 (a tie): mpi, the previous size's choice, stays.
-eq "report: ranges and margins" "| 1K .. 8K | shm-oneshot | 1.00 .. 4.00 | mpi | +25% .. +200% | 0 |
+check_eq "report: ranges and margins" "| 1K .. 8K | shm-oneshot | 1.00 .. 4.00 | mpi | +25% .. +200% | 0 |
 | 16K .. 64K | mpi | 7.00 .. 16.00 | p2p-twoshot:flat | +0% .. +14% | 1 |
 | 128K | p2p-twoshot:flat | 20.00 | nccl:algo=Ring,proto=Simple | +40% | 0 |
 | 256K .. 1M | nccl:algo=Ring,proto=Simple | 36.00 .. 100.0 | nccl | +5% .. +11% | 0 |" \
@@ -38,23 +38,23 @@ eq "report: ranges and margins" "| 1K .. 8K | shm-oneshot | 1.00 .. 4.00 | mpi |
 { cat "$T"; for be in fused emu-p2p-oneshot; do
     jq -c --arg be "$be" 'select(.backend == "p2p-oneshot") | .backend = $be | .spec = $be + ":pull"
       | .time_us |= map_values(. / 4) | .samples_us |= map(. / 4)' "$T"; done; } >"$TMP/fused.jsonl"
-"$ARBENCH" tune "$TMP/fused.jsonl" --thresholds "$TMP/fused.json" >/dev/null 2>&1 || fail "tune with fused exited $?"
-eq "fused, emu: excluded, with why" "fused:pull fused does allreduce + residual add + RMSNorm;emu-p2p-oneshot:pull emu-* run the GPU kernels on CPU threads" \
+"$ARBENCH" tune "$TMP/fused.jsonl" --thresholds "$TMP/fused.json" >/dev/null 2>&1 || check_fail "tune with fused exited $?"
+check_eq "fused, emu: excluded, with why" "fused:pull fused does allreduce + residual add + RMSNorm;emu-p2p-oneshot:pull emu-* run the GPU kernels on CPU threads" \
   "$(jq -r '[.excluded[] | "\(.config) \(.why | split(", more")[0] | split(": a corr")[0])"] | join(";")' "$TMP/fused.json")"
-eq "fused, emu: gpu use ranges unchanged" "p2p-oneshot:pull 0 16384;p2p-twoshot:flat 16385 131072" \
+check_eq "fused, emu: gpu use ranges unchanged" "p2p-oneshot:pull 0 16384;p2p-twoshot:flat 16385 131072" \
   "$(jq -r '[.groups[] | select(.family=="gpu") | .use[] | "\(.config) \(.min_bytes) \(.max_bytes)"] | join(";")' "$TMP/fused.json")"
-eq "nothing excluded without them" "[]" "$(jq -c .excluded "$J")"
+check_eq "nothing excluded without them" "[]" "$(jq -c .excluded "$J")"
 # Only the nccl backend, 8 ranks: the forced variants alone decide.
-"$ARBENCH" tune "$T" --backend nccl --ranks 8 >"$TMP/r2" 2>&1 || fail "filtered tune exited $?"
-eq "nccl-only report" "| 1K .. 32K | nccl:algo=Tree,proto=LL,ctas=2 | 10.00 .. 20.00 | nccl:algo=Ring,proto=Simple | +10% .. +100% | 0 |
+"$ARBENCH" tune "$T" --backend nccl --ranks 8 >"$TMP/r2" 2>&1 || check_fail "filtered tune exited $?"
+check_eq "nccl-only report" "| 1K .. 32K | nccl:algo=Tree,proto=LL,ctas=2 | 10.00 .. 20.00 | nccl:algo=Ring,proto=Simple | +10% .. +100% | 0 |
 | 64K .. 1M | nccl:algo=Ring,proto=Simple | 24.00 .. 100.0 | nccl | +5% .. +21% | 0 |" \
   "$(grep -E '^\| [0-9]' "$TMP/r2")"
 # Results with no NCCL at all: the CSV says so instead of inventing lines.
-"$ARBENCH" tune "$T" --backend mpi,shm-oneshot --tuner-csv "$TMP/none.conf" >/dev/null 2>&1 || fail "mpi-only tune exited $?"
-eq "no nccl: no CSV lines" 0 "$(grep -vc '^#' "$TMP/none.conf")"
-bad "no files" "no results files given" "$ARBENCH" tune
-bad "unknown option" "unknown option '--bogus'" "$ARBENCH" tune --bogus "$T"
-bad "bad ranks" "bad --ranks value '0' (expected a positive integer)" "$ARBENCH" tune --ranks 0 "$T"
-bad "absent ranks" "--ranks 3: no results with that many ranks (present: 8, 4)" "$ARBENCH" tune --ranks 3 "$T"
-bad "unwritable output" "cannot write '/nonexistent/dir/x.conf'" "$ARBENCH" tune --tuner-csv /nonexistent/dir/x.conf "$T"
+"$ARBENCH" tune "$T" --backend mpi,shm-oneshot --tuner-csv "$TMP/none.conf" >/dev/null 2>&1 || check_fail "mpi-only tune exited $?"
+check_eq "no nccl: no CSV lines" 0 "$(grep -vc '^#' "$TMP/none.conf")"
+check_bad "no files" "no results files given" "$ARBENCH" tune
+check_bad "unknown option" "unknown option '--bogus'" "$ARBENCH" tune --bogus "$T"
+check_bad "bad ranks" "bad --ranks value '0' (expected a positive integer)" "$ARBENCH" tune --ranks 0 "$T"
+check_bad "absent ranks" "--ranks 3: no results with that many ranks (present: 8, 4)" "$ARBENCH" tune --ranks 3 "$T"
+check_bad "unwritable output" "cannot write '/nonexistent/dir/x.conf'" "$ARBENCH" tune --tuner-csv /nonexistent/dir/x.conf "$T"
 finish

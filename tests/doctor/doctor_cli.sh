@@ -7,12 +7,12 @@
 FX="$ARBENCH_SRC/tests/fixtures/sysfs"
 unset NCCL_P2P_DISABLE NCCL_P2P_LEVEL NCCL_PROTO NCCL_ALGO NCCL_MAX_NCHANNELS NCCL_IGNORE_DISABLED_P2P NCCL_SHM_DISABLE CUDA_DEVICE_ORDER
 has() { # has NAME FILE LINE: the exact line is in the output
-  if grep -Fxq -- "$3" "$2"; then echo "ok: $1"; else fail "$1: no line [$3]"; sed 's/^/    /' "$2" | head -60; fi
+  if grep -Fxq -- "$3" "$2"; then echo "ok: $1"; else check_fail "$1: no line [$3]"; sed 's/^/    /' "$2" | head -60; fi
 }
 
 "$ARBENCH" doctor --sysfs-root "$FX/switch-bad" >"$TMP/bad.txt" 2>"$TMP/bad.err"
-eq "switch-bad: exit 1 (problems found)" 1 $?
-eq "switch-bad: nothing on stderr" 0 "$(wc -c <"$TMP/bad.err")"
+check_eq "switch-bad: exit 1 (problems found)" 1 $?
+check_eq "switch-bad: nothing on stderr" 0 "$(wc -c <"$TMP/bad.err")"
 has "idle downtrained GPU" "$TMP/bad.txt" "[warn] link: GPU 0000:03:00.0: running at 16.0 GT/s of 32.0 GT/s (x16)"
 has "x4 GPU" "$TMP/bad.txt" "[warn] link: GPU 0000:04:00.0: trained at x4 of x16 (32.0 GT/s)"
 has "ACS redirect found past AER" "$TMP/bad.txt" "[warn] ACS: bridge 0000:02:00.0 (above GPU 0000:03:00.0): ACS P2P redirect on (control 0x001d: request-redirect completion-redirect)"
@@ -28,11 +28,11 @@ has "driver CUDA" "$TMP/bad.txt" "[ok  ] driver: driver 590.44.01 supports CUDA 
 has "old toolkit" "$TMP/bad.txt" "[warn] toolkits: cuda-12.6: CUDA 12.6.3, nvcc missing; cannot build sm_120"
 has "linked toolkit" "$TMP/bad.txt" "[ok  ] toolkits: cuda-12.8: CUDA 12.8.1 (the cuda link points here), nvcc present"
 has "stack verdict" "$TMP/bad.txt" "[info] verdict: driver supports CUDA 13.1, toolkit 12.8.1: a CUDA 13 stack runs here without a driver change"
-eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 4 skipped$' "$TMP/bad.txt")"
+check_eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 4 skipped$' "$TMP/bad.txt")"
 
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" >"$TMP/ok.txt" 2>&1
-eq "direct-ok: exit 1 (driver too old for the toolkit)" 1 $?
-eq "direct-ok: no PCI warning" 0 "$(sed -n '/== PCI/,/== P2P/p' "$TMP/ok.txt" | grep -c '^\[warn\]')"
+check_eq "direct-ok: exit 1 (driver too old for the toolkit)" 1 $?
+check_eq "direct-ok: no PCI warning" 0 "$(sed -n '/== PCI/,/== P2P/p' "$TMP/ok.txt" | grep -c '^\[warn\]')"
 has "no IOMMU" "$TMP/ok.txt" "[ok  ] IOMMU: no IOMMU enabled (sys/class/iommu empty); kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro"
 has "NUMA node 1" "$TMP/ok.txt" "[ok  ] NUMA: GPU 0000:81:00.0: NUMA node 1, local CPUs 32-63 (arbench run binds its rank there)"
 has "persistence daemon" "$TMP/ok.txt" "[ok  ] persistence: nvidia-persistenced runs (pid 2417): the GPUs stay in persistence mode (NVML not asked: a fixture root has no driver)"
@@ -55,7 +55,7 @@ has "rank on the other node" "$TMP/r.txt" "[warn] NUMA: rank 1 runs on NUMA node
 has "rank: what to do" "$TMP/r.txt" "$RANKW"
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --rank-cpus "0-31;32-47,60" >"$TMP/r2.txt" 2>&1
 has "both ranks local" "$TMP/r2.txt" "[ok  ] NUMA: rank 1 runs on NUMA node 1 (PUs 32-47,60), its GPU 0000:81:00.0 is on node 1"
-eq "both ranks local: no ranks warning" 0 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r2.txt" | grep -c '^\[warn\]')"
+check_eq "both ranks local: no ranks warning" 0 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r2.txt" | grep -c '^\[warn\]')"
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --rank-cpus "0-63;40-47;0" >"$TMP/r3.txt" 2>&1
 has "unbound rank" "$TMP/r3.txt" "[info] NUMA: rank 0 may run on NUMA nodes 0,1 (PUs 0-63: not bound to one node), its GPU 0000:01:00.0 is on node 0"
 has "third rank wraps to GPU 0" "$TMP/r3.txt" "[ok  ] NUMA: rank 2 runs on NUMA node 0 (PUs 0), its GPU 0000:01:00.0 is on node 0"
@@ -70,12 +70,12 @@ has "GPU node from local CPUs" "$TMP/r4.txt" "[warn] NUMA: rank 1 runs on NUMA n
   echo '{"type":"run","run_id":"new","rank_map":[{"rank":0,"host":"gpu1","local_rank":0,"device":0},{"rank":1,"host":"gpu1","local_rank":1,"device":1},{"rank":2,"host":"gpu1","local_rank":2,"device":-1},{"rank":3,"host":"gpu1","local_rank":3,"device":1}],"binding":["gpu1 local rank 0 of 4 -> PUs 0-15 (NUMA 0, local cores of GPU 0000:01:00.0)","gpu1 local rank 1 of 4 -> PUs 16-31 (NUMA 0, local cores of GPU 0000:81:00.0)","rank 2: not bound (--no-bind)","rank 3: not bound (--no-bind) -> PUs 0-7 (as launched)"],"topology":{"gpus":[{"busid":"0000:01:00.0","cuda":0},{"busid":"0000:81:00.0","cuda":1}]}}'
 } >"$TMP/runs.jsonl"
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/runs.jsonl" >"$TMP/r5.txt" 2>&1
-eq "results: exit 1 (a rank far from its GPU)" 1 $?
+check_eq "results: exit 1 (a rank far from its GPU)" 1 $?
 has "results: rank 0 bound locally" "$TMP/r5.txt" "[ok  ] NUMA: rank 0 on gpu1 runs on NUMA node 0 (PUs 0-15), its GPU 0000:01:00.0 is on node 0"
 has "results: rank 1 bound far" "$TMP/r5.txt" "[warn] NUMA: rank 1 on gpu1 runs on NUMA node 0 (PUs 16-31), its GPU 0000:81:00.0 is on node 1"
 has "results: unbound rank not recorded" "$TMP/r5.txt" "[skip] NUMA: rank 2 on gpu1: where it ran is not recorded (run record: rank 2: not bound (--no-bind))"
 has "results: unbound rank where launched" "$TMP/r5.txt" "[warn] NUMA: rank 3 on gpu1 runs on NUMA node 0 (PUs 0-7), its GPU 0000:81:00.0 is on node 1"
-eq "results: only the last run record" 4 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r5.txt" | grep -c '^\[')"
+check_eq "results: only the last run record" 4 "$(sed -n '/== ranks/,/== P2P/p' "$TMP/r5.txt" | grep -c '^\[')"
 
 # Live under mpirun: every rank's affinity gathered at rank 0 (taskset pins both ranks to CPU 0).
 if command -v mpirun >/dev/null && command -v taskset >/dev/null; then
@@ -83,7 +83,7 @@ if command -v mpirun >/dev/null && command -v taskset >/dev/null; then
   H=$(hostname)
   has "mpirun: rank 0 gathered" "$TMP/r6.txt" "[ok  ] NUMA: rank 0 on $H runs on NUMA node 0 (PUs 0), its GPU 0000:01:00.0 is on node 0"
   has "mpirun: rank 1 gathered" "$TMP/r6.txt" "[warn] NUMA: rank 1 on $H runs on NUMA node 0 (PUs 0), its GPU 0000:81:00.0 is on node 1"
-  eq "mpirun: one report (rank 0 only)" 1 "$(grep -c '^== ranks$' "$TMP/r6.txt")"
+  check_eq "mpirun: one report (rank 0 only)" 1 "$(grep -c '^== ranks$' "$TMP/r6.txt")"
 else
   echo "skip: mpirun or taskset missing: live rank gathering not tested"
 fi
@@ -97,26 +97,26 @@ has "LL128 on PCIe" "$TMP/env.txt" "[warn] NCCL_PROTO: NCCL_PROTO=LL128 allows L
 has "few channels" "$TMP/env.txt" "[warn] NCCL_MAX_NCHANNELS: NCCL_MAX_NCHANNELS=2 caps NCCL's bandwidth"
 NCCL_P2P_LEVEL=SYS NCCL_PROTO=^LL128 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" >"$TMP/env2.txt" 2>&1
 has "P2P level SYS is fine" "$TMP/env2.txt" "[ok  ] NCCL_P2P_LEVEL: NCCL_P2P_LEVEL=SYS"
-eq "LL128 excluded is not a warning" 0 "$(grep -c '^\[warn\] NCCL_PROTO' "$TMP/env2.txt")"
+check_eq "LL128 excluded is not a warning" 0 "$(grep -c '^\[warn\] NCCL_PROTO' "$TMP/env2.txt")"
 
 # JSON: every finding with group, check, level, found, todo.
 "$ARBENCH" doctor --sysfs-root "$FX/switch-bad" --format json >"$TMP/bad.json"
-eq "json: gpus and warnings" "2 9" "$(python3 -c "import json;d=json.load(open('$TMP/bad.json'));print(d['gpus'],sum(f['level']=='warn' for f in d['findings']))")"
+check_eq "json: gpus and warnings" "2 9" "$(python3 -c "import json;d=json.load(open('$TMP/bad.json'));print(d['gpus'],sum(f['level']=='warn' for f in d['findings']))")"
 
 # An empty root: everything skipped with a reason, exit 0.
 mkdir -p "$TMP/empty"
 "$ARBENCH" doctor --sysfs-root "$TMP/empty" >"$TMP/empty.txt" 2>&1
-eq "empty root: exit 0" 0 $?
+check_eq "empty root: exit 0" 0 $?
 has "empty root: PCI skipped" "$TMP/empty.txt" "[skip] GPUs: no NVIDIA GPU under $TMP/empty/sys/bus/pci/devices: PCI checks skipped"
 
-bad "--sysfs-root missing" "--sysfs-root $TMP/none: not a directory" "$ARBENCH" doctor --sysfs-root "$TMP/none"
-bad "--format bad" "--format xml: allowed text or json" "$ARBENCH" doctor --format xml
-bad "unknown option" "unknown option '--bogus'" "$ARBENCH" doctor --bogus
-bad "extra argument" "unexpected argument 'extra'" "$ARBENCH" doctor extra
-bad "--rank-cpus bad list" "--rank-cpus 0-15;x: 'x' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "0-15;x"
-bad "--rank-cpus reversed range" "--rank-cpus 7-3: '7-3' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "7-3"
-bad "--results missing" "--results $TMP/none.jsonl: cannot open" "$ARBENCH" doctor --results "$TMP/none.jsonl"
+check_bad "--sysfs-root missing" "--sysfs-root $TMP/none: not a directory" "$ARBENCH" doctor --sysfs-root "$TMP/none"
+check_bad "--format bad" "--format xml: allowed text or json" "$ARBENCH" doctor --format xml
+check_bad "unknown option" "unknown option '--bogus'" "$ARBENCH" doctor --bogus
+check_bad "extra argument" "unexpected argument 'extra'" "$ARBENCH" doctor extra
+check_bad "--rank-cpus bad list" "--rank-cpus 0-15;x: 'x' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "0-15;x"
+check_bad "--rank-cpus reversed range" "--rank-cpus 7-3: '7-3' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "7-3"
+check_bad "--results missing" "--results $TMP/none.jsonl: cannot open" "$ARBENCH" doctor --results "$TMP/none.jsonl"
 echo '{"type":"result"}' >"$TMP/norun.jsonl"
-bad "--results without run record" "--results $TMP/norun.jsonl: no run record (a results file of arbench run is needed)" "$ARBENCH" doctor --results "$TMP/norun.jsonl"
-bad "--rank-cpus with --results" "--rank-cpus and --results: give one of them" "$ARBENCH" doctor --rank-cpus 0 --results "$TMP/runs.jsonl"
+check_bad "--results without run record" "--results $TMP/norun.jsonl: no run record (a results file of arbench run is needed)" "$ARBENCH" doctor --results "$TMP/norun.jsonl"
+check_bad "--rank-cpus with --results" "--rank-cpus and --results: give one of them" "$ARBENCH" doctor --rank-cpus 0 --results "$TMP/runs.jsonl"
 finish

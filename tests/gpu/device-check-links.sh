@@ -33,20 +33,11 @@ step() {
   fi
 }
 
-# check NAME PYTHON: assertions over the step's records (recs: the link records, skips: the skip records)
+# check NAME PYTHON: assertions over the step's records (recs: the link records, skips: the skip records,
+# need(COND, WHAT)), run by the one report reader
 check() {
   local name=$1
-  if python3 - "$tmp/$name.jsonl" "$2" <<'PY'
-import json, math, sys
-recs, skips = [], []
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    (recs if r.get("type") == "link" else skips if r.get("type") == "skip" else []).append(r)
-def need(cond, what):
-    if not cond:
-        print("FAIL:", what); sys.exit(1)
-exec(sys.argv[2])
-PY
+  if python3 "$src/tests/gpu/device_check_report.py" --links "$tmp/$name.jsonl" "$2"
   then echo "   $name records: ok"
   else fails=$((fails + 1))
   fi

@@ -51,35 +51,4 @@ if [ "$gpus" -ge 4 ]; then
   step np4-dtypes 0 4 -- --backend "$ALL" --counts 1,1023,65536,1048577 -d $D -n 3 -w 1 -c 1 --inplace both -T 120
 fi
 
-python3 - "$tmp" <<'PY'
-import json, os, sys
-tmp = sys.argv[1]
-def recs(name):
-    p = os.path.join(tmp, name + ".jsonl")
-    out = []
-    for line in open(p) if os.path.exists(p) else []:
-        try: out.append(json.loads(line))
-        except ValueError: pass
-    return out
-def err(name):
-    p = os.path.join(tmp, name + ".err")
-    return open(p).read() if os.path.exists(p) else ""
-print("\n%-12s %5s %3s %7s %6s %5s %6s %5s  %s" % ("step", "want", "rc", "results", "wrong", "skips", "errors", "secs", "verdict"))
-bad = 0
-for line in open(os.path.join(tmp, "steps")):
-    name, want, rc, secs = line.split()
-    r = recs(name)
-    res = [x for x in r if x.get("type") == "result"]
-    wrong = sum(x.get("wrong", 0) for x in res)
-    skips = [x for x in r if x.get("type") == "skip"]
-    nerr = sum(1 for x in r if x.get("type") == "error")
-    if name == "np2-stall":  # the engine's watchdog ends the spinning barrier and names the phase
-        ok = rc == want and "timeout" in err(name) and "symm" in err(name)
-    else:
-        ok = rc == want and wrong == 0 and nerr == 0 and not skips and res and all(x["checked"] for x in res)
-    bad += not ok
-    print("%-12s %5s %3s %7d %6d %5d %6d %5s  %s" % (name, want, rc, len(res), wrong, len(skips), nerr, secs,
-                                                     "PASS" if ok else "FAIL"))
-print("\ndevice-check-symm: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
-sys.exit(1 if bad else 0)
-PY
+python3 "$(dirname "$0")/device_check_report.py" --suite symm "$tmp"

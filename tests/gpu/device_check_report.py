@@ -1,19 +1,65 @@
 #!/usr/bin/env python3
-"""device_check_report.py TMPDIR — device-check.sh's verdict: one row per step (exit status, results, wrong
-elements, skips, errors) from TMPDIR/steps and TMPDIR/NAME.jsonl|.err, a few reference numbers; exit 1 when
-a step failed. A step passes only on what it measured: skips alone never make it pass."""
+"""device_check_report.py — the one reader of the device-check scripts' results: a step's records
+(TMPDIR/NAME.jsonl), its stderr, the steps file ("NAME WANT RC SECS" lines), and each script's verdict.
+  device_check_report.py [--suite device-check|p2p|symm] TMPDIR   the step table; exit 1 when a step failed
+  device_check_report.py --links FILE PYTHON   assertions over `arbench links` records (recs, skips, need)
+A step passes only on what it measured: skips alone never make it pass."""
 import json, os, sys
-tmp = sys.argv[1]
-def recs(name):
-    p = os.path.join(tmp, name + ".jsonl")
+
+
+def records(path, strict=False):
+    """The JSON records of a results file, in order; a missing file has none. A line that does not parse is
+    dropped (a torn last line of a killed step); when strict, a missing file or a bad line is an error."""
     out = []
-    for line in open(p) if os.path.exists(p) else []:
-        try: out.append(json.loads(line))
-        except ValueError: pass
+    for line in open(path) if strict or os.path.exists(path) else []:
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            if strict:
+                raise
     return out
-def text(name, ext):
+
+
+def step_lines(tmp):
+    """(name, want, rc, secs) per line of TMPDIR/steps, as strings."""
+    return [tuple(line.split()) for line in open(os.path.join(tmp, "steps")) if line.strip()]
+
+
+def counts(r):
+    """What the step table shows of a step's records: results, wrong elements, skips, errors."""
+    res = [x for x in r if x.get("type") == "result"]
+    return res, sum(x.get("wrong", 0) for x in res), [x for x in r if x.get("type") == "skip"], \
+        sum(1 for x in r if x.get("type") == "error")
+
+
+def table(tmp, width, judge):
+    """Print one row per step with judge(name, want, rc, recs, err)'s verdict; returns the failed steps."""
+    recs = lambda name: records(os.path.join(tmp, name + ".jsonl"))
+    print("\n%-*s %5s %3s %7s %6s %5s %6s %5s  %s" % (width, "step", "want", "rc", "results", "wrong", "skips",
+                                                      "errors", "secs", "verdict"))
+    bad = 0
+    for name, want, rc, secs in step_lines(tmp):
+        r = recs(name)
+        res, wrong, skips, nerr = counts(r)
+        ok = bool(judge(name, want, rc, r, text(tmp, name, "err")))
+        bad += not ok
+        print("%-*s %5s %3s %7d %6d %5d %6d %5s  %s" % (width, name, want, rc, len(res), wrong, len(skips), nerr,
+                                                        secs, "PASS" if ok else "FAIL"))
+    return bad
+
+
+def text(tmp, name, ext):
     p = os.path.join(tmp, name + "." + ext)
     return open(p).read() if os.path.exists(p) else ""
+
+
+def measured_ok(want, rc, r):
+    """The usual step: the expected exit, every record a checked result, nothing wrong, skipped or failed."""
+    res, wrong, skips, nerr = counts(r)
+    return rc == want and wrong == 0 and nerr == 0 and not skips and res and all(x["checked"] for x in res)
+
+
+# --- device-check.sh (NCCL engine, graphs, watchdog, variants)
 # Variant steps of device-check.sh: every variant measured and checked (skips alone are not a pass). NVLS
 # is left out: on PCIe it is a recorded skip by design.
 VARIANTS = {
@@ -43,14 +89,10 @@ extra = {
                                and any(x.get("type") in ("skip", "result") for x in r),
     "multi-pertask": lambda r, e: len([x for x in r if x.get("type") == "result"]) == 2,
 }
-print("\n%-12s %5s %3s %7s %6s %5s %6s %5s  %s" % ("step", "want", "rc", "results", "wrong", "skips", "errors", "secs", "verdict"))
-bad = 0
-for line in open(os.path.join(tmp, "steps")):
-    name, want, rc, secs = line.split()
-    r, e = recs(name), text(name, "err")
-    res = [x for x in r if x.get("type") == "result"]
-    wrong = sum(x.get("wrong", 0) for x in res)
-    nerr = sum(1 for x in r if x.get("type") == "error")
+
+
+def device_check_judge(name, want, rc, r, e):
+    res, wrong, skips, nerr = counts(r)
     ok = rc == want and (wrong == 0 or name == "watchdog") and extra.get(name, lambda r, e: True)(r, e)
     if name in ("sizes", "graph", "loop", "loop-graph", "cold", "multi-sizes", "multi-graph", "multi-pertask") \
             or name.startswith("op-"):
@@ -58,32 +100,114 @@ for line in open(os.path.join(tmp, "steps")):
     if name in VARIANTS:
         specs = {x.get("spec") for x in res if x.get("checked")}
         ok = ok and nerr == 0 and all(v in specs for v in VARIANTS[name])
-    bad += not ok
-    print("%-12s %5s %3s %7d %6d %5d %6d %5s  %s" % (name, want, rc, len(res), wrong,
-          sum(1 for x in r if x.get("type") == "skip"), nerr, secs, "PASS" if ok else "FAIL"))
-print("\nnccl, 1 rank (no NCCL algorithm runs: a device copy), float out-of-place:")
-for x in recs("sizes"):
-    if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
-        print("  %10d B  p50 %9.2f us  algbw %8.2f GB/s  algo %s" % (x["size"], x["time_us"]["p50"], x["algbw_p50_gbs"], x.get("nccl", {}).get("algo")))
-for x in recs("graph"):
-    if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] == 8:
-        print("  graph -G 10, 8 B: p50 %.2f us per allreduce" % x["time_us"]["p50"])
-hot = {x["size"]: x["time_us"]["p50"] for x in recs("sizes") if x.get("type") == "result" and x["dtype"] == "float"
-       and x["placement"] == "out"}
-for x in recs("cold"):
-    if x.get("type") == "result" and x["repeat"] == 0 and x["size"] in hot:
-        print("  %10d B  p50 cold %9.2f us, hot %9.2f us (cold/hot %.2f)" % (x["size"], x["time_us"]["p50"],
-              hot[x["size"]], x["time_us"]["p50"] / hot[x["size"]]))
-for x in recs("loop"):
-    if x.get("type") == "result" and x["size"] in hot:
-        print("  %10d B  loop mean %9.2f us, iter p50 %9.2f us" % (x["size"], x["time_us"]["p50"], hot[x["size"]]))
-for x in recs("multi-sizes"):
-    if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
-        n = x.get("nccl", {})
-        print("  %d ranks %10d B  p50 %9.2f us  busbw %8.2f GB/s  %s/%s/%s ch" % (x["ranks"], x["size"], x["time_us"]["p50"],
-              x["busbw_p50_gbs"], n.get("algo"), n.get("proto"), n.get("channels")))
-print("\ncoverage: %s" % ("1 rank only: engine, checks, graphs, watchdog; NCCL's algorithms and variants untested"
-                          if not os.path.exists(os.path.join(tmp, "multi-sizes.jsonl"))
-                          else "1 rank and multi-rank NCCL"))
-print("\ndevice-check: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
-sys.exit(1 if bad else 0)
+    return ok
+
+
+def device_check(tmp):
+    recs = lambda name: records(os.path.join(tmp, name + ".jsonl"))
+    bad = table(tmp, 12, device_check_judge)
+    print("\nnccl, 1 rank (no NCCL algorithm runs: a device copy), float out-of-place:")
+    for x in recs("sizes"):
+        if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
+            print("  %10d B  p50 %9.2f us  algbw %8.2f GB/s  algo %s" % (x["size"], x["time_us"]["p50"], x["algbw_p50_gbs"], x.get("nccl", {}).get("algo")))
+    for x in recs("graph"):
+        if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] == 8:
+            print("  graph -G 10, 8 B: p50 %.2f us per allreduce" % x["time_us"]["p50"])
+    hot = {x["size"]: x["time_us"]["p50"] for x in recs("sizes") if x.get("type") == "result" and x["dtype"] == "float"
+           and x["placement"] == "out"}
+    for x in recs("cold"):
+        if x.get("type") == "result" and x["repeat"] == 0 and x["size"] in hot:
+            print("  %10d B  p50 cold %9.2f us, hot %9.2f us (cold/hot %.2f)" % (x["size"], x["time_us"]["p50"],
+                  hot[x["size"]], x["time_us"]["p50"] / hot[x["size"]]))
+    for x in recs("loop"):
+        if x.get("type") == "result" and x["size"] in hot:
+            print("  %10d B  loop mean %9.2f us, iter p50 %9.2f us" % (x["size"], x["time_us"]["p50"], hot[x["size"]]))
+    for x in recs("multi-sizes"):
+        if x.get("type") == "result" and x["dtype"] == "float" and x["placement"] == "out" and x["size"] in (8, 65536, 1 << 20, 1 << 28):
+            n = x.get("nccl", {})
+            print("  %d ranks %10d B  p50 %9.2f us  busbw %8.2f GB/s  %s/%s/%s ch" % (x["ranks"], x["size"], x["time_us"]["p50"],
+                  x["busbw_p50_gbs"], n.get("algo"), n.get("proto"), n.get("channels")))
+    print("\ncoverage: %s" % ("1 rank only: engine, checks, graphs, watchdog; NCCL's algorithms and variants untested"
+                              if not os.path.exists(os.path.join(tmp, "multi-sizes.jsonl"))
+                              else "1 rank and multi-rank NCCL"))
+    print("\ndevice-check: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
+    return bad
+
+
+# --- device-check-p2p.sh (custom P2P one-shot/two-shot kernels, fused residual-add + RMSNorm)
+# fused steps may skip only for these reasons, and must show the ones listed per step
+FUSED_SKIPS = ("is not a whole number of rows", "fused works on bfloat16 only", "fused reduces with sum only",
+               "NCCL refuses two ranks on one GPU")
+WANT_SKIPS = {"np2-fused": FUSED_SKIPS[:2], "np4-fused": FUSED_SKIPS[:1], "np2-fused-max": FUSED_SKIPS[2:3],
+              "np2-fused-nccl": FUSED_SKIPS[3:]}
+NO_RESULTS = ("np2-fused-max", "np2-fused-nccl")
+
+
+def p2p_judge(name, want, rc, r, e):
+    res, wrong, skips, nerr = counts(r)
+    reasons = [x.get("reason", "") for x in skips]
+    if name.endswith("stall"):  # the live rank must name the stalled one, within -T
+        return rc == want and "timeout after 3.6 s" in e and "waiting for rank 1" in e
+    if "fused" in name:  # checked against the fp64 reference within the bf16 tolerances
+        return (rc == want and wrong == 0 and nerr == 0 and all(x["checked"] == "tolerance" for x in res)
+                and all(any(k in why for k in FUSED_SKIPS) for why in reasons)
+                and all(any(k in why for why in reasons) for k in WANT_SKIPS.get(name, ()))
+                and (not res if name in NO_RESULTS else len(res) > 0))
+    return measured_ok(want, rc, r)
+
+
+def p2p(tmp):
+    bad = table(tmp, 16, p2p_judge)
+    notes = os.path.join(tmp, "notes")
+    for line in open(notes) if os.path.exists(notes) else []:
+        print("note: " + line.rstrip())
+    print("\ndevice-check-p2p: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
+    return bad
+
+
+# --- device-check-symm.sh (symmetric-memory allreduce)
+def symm_judge(name, want, rc, r, e):
+    if name == "np2-stall":  # the engine's watchdog ends the spinning barrier and names the phase
+        return rc == want and "timeout" in e and "symm" in e
+    return measured_ok(want, rc, r)
+
+
+def symm(tmp):
+    bad = table(tmp, 12, symm_judge)
+    print("\ndevice-check-symm: %s" % ("PASS" if not bad else "FAIL (%d steps)" % bad))
+    return bad
+
+
+# --- device-check-links.sh: assertions (PYTHON) over a step's link records
+def links(path, code):
+    recs, skips = [], []
+    for r in records(path, strict=True):
+        (recs if r.get("type") == "link" else skips if r.get("type") == "skip" else []).append(r)
+
+    def need(cond, what):
+        if not cond:
+            print("FAIL:", what)
+            sys.exit(1)
+    exec(code, {"recs": recs, "skips": skips, "need": need, "json": json, "math": __import__("math"),
+                "sys": sys})
+    return 0
+
+
+SUITES = {"device-check": device_check, "p2p": p2p, "symm": symm}
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "--links":
+        return links(argv[1], argv[2])
+    suite = "device-check"
+    if len(argv) == 3 and argv[0] == "--suite":
+        suite, argv = argv[1], argv[2:]
+    if len(argv) != 1 or suite not in SUITES:
+        sys.stderr.write("usage: device_check_report.py [--suite %s] TMPDIR | --links FILE PYTHON\n"
+                         % "|".join(SUITES))
+        return 2
+    return 1 if SUITES[suite](argv[0]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -3,16 +3,15 @@
 # each, compare as "same" (runs resampled as well as iterations; see the 95% caveat below); with one launch per
 # side a difference beyond the iteration interval is "unresolved", never a claimed winner.
 . "$(dirname "$0")/../lib/common.sh"
-eq() { [ "$2" = "$3" ] || fail "$1: expected [$2], got [$3]"; echo "ok: $1"; }
 run() { ar_mpirun 2 run --backend mpi --sizes 8,4K,64K,1M -n 50 -w 5 --quiet -J "$1" >/dev/null || fail "run exited $?"; }
 for i in 1 2 3; do run "$TMP/a.jsonl"; run "$TMP/b.jsonl"; done
 "$ARBENCH" compare --format json "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/c.json" || fail "compare exited $?"
 jq -r '.matches[] | "\(.size) B/A \(.ratio) [\(.lo), \(.hi)] \(.verdict)"' "$TMP/c.json"
-eq "three runs per side" "3" "$(jq -r '[.matches[].runs_a, .matches[].runs_b] | unique | map(tostring) | join(" ")' "$TMP/c.json")"
+expect_eq "three runs per side" "3" "$(jq -r '[.matches[].runs_a, .matches[].runs_b] | unique | map(tostring) | join(" ")' "$TMP/c.json")"
 # An A/A comparison at 95% per size may still flag one size in twenty: at most one size may differ from
 # "same", and only as a borderline call, its interval ending within 5% of 1 (a CI run under ASan saw 8 B
 # at 1.25 [1.0007, 1.80]); a real difference, or intervals that ignore the run-to-run spread, lie further.
-eq "same, but for at most one borderline difference" "ok" "$(jq -r '[.matches[] | select(.verdict != "same")] as $d
+expect_eq "same, but for at most one borderline difference" "ok" "$(jq -r '[.matches[] | select(.verdict != "same")] as $d
   | if ($d | length) <= 1 and all($d[]; .lo < 1.05 and .hi > 0.95) then "ok" else ($d | tostring) end' "$TMP/c.json")"
 # One launch per side: whatever the intervals say, no size is called faster or slower.
 for side in a b; do
@@ -20,6 +19,6 @@ for side in a b; do
     "$TMP/$side.jsonl" >"$TMP/${side}1.jsonl"
 done
 "$ARBENCH" compare --format json "$TMP/a1.jsonl" "$TMP/b1.jsonl" >"$TMP/c1.json" || fail "compare of single runs exited $?"
-eq "single runs: no faster/slower verdict" 0 "$(jq '[.matches[] | select(.verdict == "faster" or .verdict == "slower")] | length' "$TMP/c1.json")"
-eq "single runs: 1 run per side" "1" "$(jq -r '[.matches[].runs_a, .matches[].runs_b] | unique | map(tostring) | join(" ")' "$TMP/c1.json")"
+expect_eq "single runs: no faster/slower verdict" 0 "$(jq '[.matches[] | select(.verdict == "faster" or .verdict == "slower")] | length' "$TMP/c1.json")"
+expect_eq "single runs: 1 run per side" "1" "$(jq -r '[.matches[].runs_a, .matches[].runs_b] | unique | map(tostring) | join(" ")' "$TMP/c1.json")"
 echo "drift: ok"
