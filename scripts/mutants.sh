@@ -4,7 +4,7 @@
 set -euo pipefail
 usage() {
   cat <<'EOF'
-usage: scripts/mutants.sh [--only ID[,ID...]] [--file TSV] [--scratch DIR] [--no-baseline] [--list]
+usage: scripts/mutants.sh [--only ID[,ID...]] [--file TSV] [--scratch DIR] [--no-baseline] [--list] [--check BUILD]
 Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, TAB-separated,
   id  file  search  replace  tests
 (# starts a comment; search and replace may use \t \n \\; search must occur exactly once in file;
@@ -22,11 +22,14 @@ any mutant survived or could not be applied or built, 2 on bad usage or a bad en
   --scratch DIR      scratch directory (default: $TMPDIR or /tmp, arbench-mutants.UID/NAME-HASH)
   --no-baseline      do not run the tests on the unmutated copy first
   --list             print the entries and exit
+  --check BUILD      plant nothing: check that every entry still applies (its file exists, its search
+                     occurs once there, each test is one of BUILD's or of a tests/*/meson.build); one line
+                     per stale entry, exit 1 when any (the unit-mutant_lists test)
 EOF
 }
 die() { echo "mutants.sh: $*" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ONLY="" FILE="" SCRATCH="" BASELINE=1 LIST=0
+ONLY="" FILE="" SCRATCH="" BASELINE=1 LIST=0 CHECK=""
 while [ $# -gt 0 ]; do
   case $1 in
     --only) [ $# -ge 2 ] || die "--only needs an id"; ONLY=$2; shift 2 ;;
@@ -34,8 +37,9 @@ while [ $# -gt 0 ]; do
     --scratch) [ $# -ge 2 ] || die "--scratch needs a directory"; SCRATCH=$2; shift 2 ;;
     --no-baseline) BASELINE=0; shift ;;
     --list) LIST=1; shift ;;
+    --check) [ $# -ge 2 ] || die "--check needs a build directory"; CHECK=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) die "unknown argument '$1' (allowed: --only ID, --file TSV, --scratch DIR, --no-baseline, --list)" ;;
+    *) die "unknown argument '$1' (allowed: --only ID, --file TSV, --scratch DIR, --no-baseline, --list, --check BUILD)" ;;
   esac
 done
 if [ -n "$FILE" ]; then
@@ -132,6 +136,31 @@ def cmd_sync(root, tree, names):
             if rel not in keep:
                 os.remove(os.path.join(d, fn))
 
+def cmd_check(lists, root, build):
+    """Every entry still applies; names of tests from the build and from every tests/*/meson.build (another
+    build may define some: an ASan build has no TSan tests). Exit 1 with one line per stale entry."""
+    import glob, json, re
+    names = {t["name"] for t in json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))}
+    for mb in glob.glob(os.path.join(root, "tests", "*", "meson.build")):
+        names |= set(re.findall(r"test\('([A-Za-z0-9_-]+)'", open(mb, encoding="utf-8").read()))
+    rows, bad = entries(lists, root, ""), []
+    for ident, rel, search, _, tests, where in rows:
+        path = os.path.join(root, rel)
+        if not os.path.isfile(path):
+            bad.append("%s: %s: no such file %s" % (where, ident, rel))
+            continue
+        n = open(path, encoding="utf-8").read().count(unescape(search))
+        if n != 1:
+            bad.append("%s: %s: the search text occurs %d times in %s (must be once)" % (where, ident, n, rel))
+        for t in tests.split(","):
+            t = t[len("asan:"):] if t.startswith("asan:") else t
+            if t not in names:
+                bad.append("%s: %s: no test named %s" % (where, ident, t))
+    for b in bad:
+        print("mutants.sh: " + b)
+    print("%d planted bugs, %d stale" % (len(rows), len(bad)))
+    sys.exit(1 if bad else 0)
+
 def cmd_apply(lists, root, tree, ident, backup):
     r = [e for e in entries(lists, root, ident) if e[0] == ident][0]
     path = os.path.join(tree, r[1])
@@ -164,8 +193,14 @@ elif cmd == "apply":
     cmd_apply(sys.argv[6:], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
 elif cmd == "revert":
     cmd_revert(sys.argv[2])
+elif cmd == "check":
+    cmd_check(sys.argv[4:], sys.argv[2], sys.argv[3])
 PY
 PY=${PYTHON:-python3}
+if [ -n "$CHECK" ]; then
+  [ -f "$CHECK/meson-info/intro-tests.json" ] || die "--check '$CHECK': not a meson build directory"
+  exec "$PY" "$HELPER" check "$ROOT" "$CHECK" "${LISTS[@]}"
+fi
 ENTRIES=$("$PY" "$HELPER" list "$ROOT" "$ONLY" "${LISTS[@]}") || exit 2
 [ -n "$ENTRIES" ] || die "no entries in ${LISTS[*]}"
 if [ "$LIST" = 1 ]; then printf '%s\n' "$ENTRIES"; exit 0; fi
