@@ -342,7 +342,9 @@ int ar_cmd_run(int argc, char **argv) {
   }
   struct ar_stall stall;
   char serr[AR_ERRLEN] = "";
-  if (ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && !prc) {
+  if (!ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && stall.where == AR_STALL_PROBE)
+    snprintf(serr, sizeof serr, "bad ARBENCH_INJECT_STALL point 'probe' for run (it is arbench links' only)");
+  if (*serr && !prc) {
     prc = -AR_EINVAL;
     snprintf(err, sizeof err, "%s", serr);
   }
