@@ -117,6 +117,18 @@ struct ar_rotation ar_buffer_sets(int cold, size_t cache_bytes, size_t pool_byte
   return r;
 }
 
+void ar_cold_note(const struct ar_rotation *r, size_t cache_bytes, int inplace, char *buf, size_t len) {
+  if (r->cold_reached || r->nsets < 1) {
+    snprintf(buf, len, "%s", "");
+    return;
+  }
+  size_t bufs = inplace ? 1 : 2, per = (size_t)r->nsets * bufs;
+  size_t from = align_up((2 * cache_bytes + per - 1) / per, AR_ROTATION_LINE);
+  snprintf(buf, len, "not cold: --buffers cold, but its %d sets span %zu bytes, under 2 x the %zu-byte cache, so its "
+           "reads partly hit the cache; %d sets reach it %s from %zu bytes", r->nsets, r->span_bytes, cache_bytes,
+           r->nsets, inplace ? "in place" : "out of place", from);
+}
+
 /* Samples one timed loop returns: one interval (--timing loop), one per graph replay or iteration. */
 static int samples_per_loop(const struct bench *b, const struct ar_opts *o) {
   if (o->timing == AR_TIME_LOOP) return 1;
@@ -256,9 +268,14 @@ static void to_cell(const struct measured *m, size_t bytes, int nranks, struct a
   c->busbw = c->algbw * ar_busbw_factor(nranks);
 }
 
-/* How the numbers were taken: buffers, timing, how ranks combine, which repeat of how many. */
-static void add_method(json_t *rec, const struct ar_opts *o, int repeat) {
+/* How the numbers were taken: buffers (and, when cold fell short of the cache, that it did), timing, how ranks
+ * combine, which repeat of how many. */
+static void add_method(json_t *rec, const struct ar_opts *o, int repeat, const struct ar_rotation *rot,
+                       size_t cache_bytes, int inplace) {
+  char note[400] = "";
   json_object_set_new(rec, "buffers", json_string(ar_buffers_name(o->buffers)));
+  if (o->buffers == AR_BUF_COLD) ar_cold_note(rot, cache_bytes, inplace, note, sizeof note);
+  if (*note) json_object_set_new(rec, "buffers_note", json_string(note));
   json_object_set_new(rec, "timing", json_string(ar_timing_name(o->timing)));
   json_object_set_new(rec, "average", json_string(ar_average_name(o->average)));
   json_object_set_new(rec, "repeat", json_integer(repeat));
@@ -289,7 +306,7 @@ static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inp
       "busbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50) * bf);
   if (b->plat != &ar_host_platform && e->link_gbs > 0)
     json_object_set_new(rec, "efficiency", json_real(ar_efficiency(ar_algbw_gbs(bytes, m->st.mean) * bf, e->link_gbs)));
-  add_method(rec, o, m->repeat);
+  add_method(rec, o, m->repeat, &m->rot, b->cache_bytes, inplace);
   json_object_set_new(rec, "rotation_bytes", json_integer((json_int_t)m->rot.span_bytes));
   json_object_set_new(rec, "cache_bytes", json_integer((json_int_t)b->cache_bytes));
   json_object_set_new(rec, "cold_reached", json_boolean(m->rot.cold_reached));
