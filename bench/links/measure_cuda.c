@@ -38,6 +38,7 @@ struct hold_arg {
 struct ar_lgpu {
   MPI_Comm comm;
   int rank, n, device, sm_count, silent;
+  int opened;               /* ar_lgpu_open returned it (on every rank) */
   int self_stuck;           /* a wait on my GPU passed its bound: its work never ended */
   int staging_stuck;        /* that wait was a copy between my GPU and the host: the GPU, not a link */
   int *stuck_of;            /* every rank's self_stuck, as last agreed */
@@ -288,12 +289,14 @@ int ar_lgpu_open(struct ar_lgpu **out, MPI_Comm comm, int device, size_t max_byt
   }
   share(g, 1);
   MPI_Barrier(comm);
+  g->opened = 1;
   *out = g;
   return 0;
 }
 
 void ar_lgpu_close(struct ar_lgpu *g) {
   if (!g) return;
+  if (g->opened) agree_stuck(g); /* every rank takes the same branch below (a failed open: none is stuck) */
   /* A stuck GPU's work may still read or write any peer's buffers: nobody synchronizes, closes or frees (every
    * rank agrees, so none waits in the barrier below for one that skips it); the process's end reclaims them. */
   if (!ar_lgpu_stuck(g)) {

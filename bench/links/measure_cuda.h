@@ -23,7 +23,8 @@ int ar_lgpu_kernels(char *why, size_t len);
  * test. 0, or -AR_ERUNTIME with one line in err (on every rank). */
 int ar_lgpu_open(struct ar_lgpu **g, MPI_Comm comm, int device, size_t max_bytes, double timeout_s, int silent,
                  const struct ar_fault *fault, char *err, size_t len);
-/* Local. A GPU left with work that never ended is not touched (its memory is left to the process's end). */
+/* Collective. While any GPU is stuck (work that never ended) nothing is synchronized, closed or freed on any
+ * rank: the stuck work may still touch every peer's buffers; the process's end reclaims them. */
 void ar_lgpu_close(struct ar_lgpu *g);
 /* n x n verdicts (enum ar_lpair) of the ordered pairs, after the smoke test (NOIPC ones from the start). */
 const int *ar_lgpu_bad(const struct ar_lgpu *g);
