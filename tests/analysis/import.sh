@@ -18,7 +18,7 @@ check_eq "K80: last row in" "in 2147483648 1258876 1258876 2.56" \
 imp "$NT/pcie-2x2080ti.log" >"$TMP/pcie.jsonl" || check_fail "import 2080 Ti exited $?"
 p() { jq -r "$1" "$TMP/pcie.jsonl"; }
 check_eq "2080Ti: 56 results" 56 "$(p 'select(.type=="result") | 1' | wc -l)"
-check_eq "2080Ti: first record exact" '{"type":"result","backend":"nccl-tests","variant":"","spec":"nccl-tests","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"nodes":1,"iters":20,"warmup":5,"graph":0,"samples_n":0,"source":"nccl-tests","checked":true,"wrong":0,"time_us":{"mean":12.25,"p50":12.25},"algbw_gbs":0,"busbw_gbs":0,"log_line":11}' \
+check_eq "2080Ti: first record exact" '{"type":"result","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"iters":20,"warmup":5,"graph":0,"samples_n":0,"source":"nccl-tests","checked":true,"wrong":0,"time_us":{"mean":12.25,"p50":12.25},"algbw_gbs":0,"busbw_gbs":0,"repeat":0,"log_line":11,"backend":"nccl-tests","variant":"","spec":"nccl-tests","ranks":2,"nodes":1,"buffers":"hot","timing":"loop","average":"mean","repeats":1}' \
   "$(p 'select(.type=="result")' | jq -c 'del(.run_id, .algbw_p50_gbs, .busbw_p50_gbs)' | head -1)"
 check_eq "2080Ti: sizes 8 B .. 1 GiB sum" 2147483640 "$(p 'select(.type=="result" and .placement=="out") | .size' | paste -sd+ | bc)"
 check_eq "2080Ti: 1G out/in time" "268588 268461" "$(p 'select(.type=="result" and .size==1073741824) | .time_us.mean' | paste -sd' ')"
@@ -48,12 +48,13 @@ check_eq "names the line" 1 "$(grep -c 'short.log:15: malformed all_reduce_perf 
 sed '12s/11.77/11.x7/' "$NT/pcie-2x2080ti.log" >"$TMP/num.log"
 check_bad "bad number" "num.log:12: bad number '11.x7' in the time column" imp "$TMP/num.log"
 sed 's/sum      -1/sum       0/' "$NT/pcie-2x2080ti.log" >"$TMP/root.log"
-check_bad "root is not -1 (reduce output)" "root.log:11: root column is 0" imp "$TMP/root.log"
+check_bad "root is not -1 (reduce output)" "root.log:11: this row of an all_reduce_perf test is not allreduce output: root column 0" imp "$TMP/root.log"
 sed 's/Collective test starting: all_reduce_perf_mpi/Collective test starting: all_gather_perf/' "$NT/tagged-output-rtx5090.log" >"$TMP/ag.log"
-check_bad "all_gather log" "ag.log:6: this is all_gather_perf output" imp "$TMP/ag.log"
+check_bad "all_gather log" "ag.log: no all_reduce_perf test in it, only all_gather_perf (line 5)" imp "$TMP/ag.log"
 : >"$TMP/empty.log"
 check_bad "empty log" "empty.log: no all_reduce_perf result rows found" imp "$TMP/empty.log"
 check_bad "missing log" "cannot open nccl-tests log '$TMP/none.log'" imp "$TMP/none.log"
-check_bad "unknown format" "expected 'nccl-tests LOG'" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
+check_bad "unknown format" "unknown format 'osu-bench' (the only format imported is nccl-tests" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
+check_bad "no log" "expected 'nccl-tests LOG'" "$ARBENCH" import nccl-tests
 check_bad "unknown option" "unknown option '--bogus'" imp --bogus "$NT/pcie-2x2080ti.log"
 finish
