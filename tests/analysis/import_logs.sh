@@ -132,4 +132,19 @@ sed -n '1,39p;157,194p' "$NT/nccl-osx-five-collectives.log" | sed 's/===begin re
 check_eq "an unnamed reduce_scatter table after all_reduce: left out by its rows" \
   "left out 1 test of other collectives or without results: another collective's table (line 50: 1 elements of float are not 8 bytes: reduce_scatter or all_gather output)" \
   "$(imp "$TMP/ar_rs.log" 2>&1 >/dev/null | sed 's/.*ar_rs.log: //')"
+
+# compare matches an import (NCCL's defaults under nccl-tests) with arbench's nccl backend in nccl-tests' method
+# (the B side here: the same records as arbench's nccl would write them, 10% slower); another method: no match.
+imp "$NT/pcie-2x2080ti.log" >"$TMP/a.jsonl"
+nccl_side() { jq -c --arg t "$1" 'if .type=="result" then .backend="nccl" | .spec="nccl" | .timing=$t | .run_id="0123456789abcdef"
+  | .time_us.mean *= 1.1 | .time_us.p50 *= 1.1 elif .type=="run" then .run_id="0123456789abcdef" | .source="arbench" else . end' \
+  "$TMP/a.jsonl"; }
+nccl_side loop >"$TMP/b.jsonl"
+check_eq "compare: import against nccl in nccl-tests' method: 56 matches, ratio 1.1, nothing unmatched" "56 1.100 0 0" \
+  "$("$ARBENCH" compare "$TMP/a.jsonl" "$TMP/b.jsonl" --format json | jq -r '(.comparisons // [.])[0] |
+    "\(.matches | length) \([.matches[].ratio * 1000 | round / 1000] | unique | map(tostring + "00") | .[0][0:5]) \(.only_a | length) \(.only_b | length)"')"
+nccl_side iter >"$TMP/b.jsonl"
+check_eq "compare: nccl timed per iteration is another method: no match" "0 56 56" \
+  "$("$ARBENCH" compare "$TMP/a.jsonl" "$TMP/b.jsonl" --format json | jq -r '(.comparisons // [.])[0] |
+    "\(.matches | length) \(.only_a | map(.sizes | length) | add) \(.only_b | map(.sizes | length) | add)"')"
 finish
