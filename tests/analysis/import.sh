@@ -1,6 +1,7 @@
 #!/bin/bash
 # import.sh — `arbench import nccl-tests` on transcribed published logs (see
-# tests/fixtures/nccl-tests/README.md): exact records, preamble facts, determinism; malformed logs.
+# tests/fixtures/nccl-tests/README.md): exact records, preamble facts, determinism; malformed logs (one line,
+# exit 2) and layouts derived from them (per-iteration columns, cycles, #wrong in exponent form).
 . "$(dirname "$0")/common.sh"
 imp() { "$ARBENCH" import nccl-tests "$@"; }
 # Old format: 'error' column, no 'root', no 'Group', an NCCL INFO line inside the table.
@@ -57,4 +58,29 @@ check_bad "missing log" "cannot open nccl-tests log '$TMP/none.log'" imp "$TMP/n
 check_bad "unknown format" "unknown format 'osu-bench' (the only format imported is nccl-tests" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
 check_bad "no log" "expected 'nccl-tests LOG'" "$ARBENCH" import nccl-tests
 check_bad "unknown option" "unknown option '--bogus'" imp --bogus "$NT/pcie-2x2080ti.log"
+check_bad "bad --ranks" "bad --ranks '0' (expected an integer from 1 to 10000000)" imp --ranks 0 "$NT/pcie-2x2080ti.log"
+sed '12s/float/floatx/' "$NT/pcie-2x2080ti.log" >"$TMP/type.log"
+check_bad "unknown data type" "type.log:12: unknown data type 'floatx'" imp "$TMP/type.log"
+sed '11s/12.25/-12.25/' "$NT/pcie-2x2080ti.log" >"$TMP/neg.log"
+check_bad "negative time" "neg.log:11: negative value '-12.25' in the time column" imp "$TMP/neg.log"
+sed 's/ on autodl-container-xxxxx device/ device/' "$NT/pcie-2x2080ti.log" >"$TMP/dev.log"
+check_bad "device line without its host" "dev.log:5: malformed device line" imp "$TMP/dev.log"
+sed '9s/  time/  cputime/g' "$NT/pcie-2x2080ti.log" >"$TMP/cpu.log"
+check_bad "cputime columns (-C): launch times" "cpu.log:9: 'cputime' columns (nccl-tests -C) time the launch, not the allreduce" imp "$TMP/cpu.log"
+sed '11s/     0    12.00/  1e+06    12.00/' "$NT/pcie-2x2080ti.log" >"$TMP/wrong.log"
+check_eq "a #wrong count in %g's exponent form" "1000000 true" \
+  "$(imp "$TMP/wrong.log" | jq -r 'select(.type=="result" and .size==8 and .placement=="out") | "\(.wrong) \(.checked)"')"
+# nccl-tests 2.19.3+ per-iteration columns (-z 3 / its per-iteration report): time, algbw, busbw, #wrong found by name.
+{ sed -n '1,8p' "$NT/pcie-2x2080ti.log"
+  echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%"
+  echo "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)"
+  echo "     1048576        262144     float     sum      -1    279.5    3.75    3.75       0   270.10   290.20   289.90     1.20    280.2    3.74    3.74       0   271.00   291.00   290.50     1.10"
+} >"$TMP/periter.log"
+check_eq "per-iteration columns skipped by name" "279.5 3.75 0|280.2 3.74 0" \
+  "$(imp "$TMP/periter.log" | jq -r 'select(.type=="result") | "\(.time_us.mean) \(.busbw_gbs) \(.wrong)"' | paste -sd'|')"
+{ sed -n '1,19p' "$NT/pcie-2x2080ti.log"; sed -n '11,12p' "$NT/pcie-2x2080ti.log"; } >"$TMP/cycles.log"
+check_eq "rows starting over (nccl-tests -N): the next cycle" "0 0 0 0 0 0 0 0 0 1 1" \
+  "$(imp "$TMP/cycles.log" | jq -r 'select(.type=="result" and .placement=="out") | .repeat' | paste -sd' ')"
+{ sed -n '1,12p' "$NT/pcie-2x2080ti.log"; echo '          32             2     float     sum      -1    12.86    0.00    0.00      0    11.59    0.00    0.00      0'; } >"$TMP/mixed.log"
+check_bad "a table of two collectives" "mixed.log:13: this row of an all_reduce_perf test is not allreduce output: 2 elements of float are not 32 bytes" imp "$TMP/mixed.log"
 finish
