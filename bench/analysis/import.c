@@ -174,6 +174,44 @@ static void skip_test(struct nt *p, struct ar_nt_test *t) {
   json_array_append_new(p->skipped, json_string(s));
 }
 
+/* stack.name: --stack, an arbench log's own, nccl-<version> / rccl-<version> from the log, else unknown. */
+static void name_stack(struct nt *p, struct ar_nt_test *t) {
+  json_t *st = json_object_get(t->run, "stack"), *w = json_object_get(t->run, "written_by");
+  const char *ver = json_string_value(json_object_get(st, "nccl_loaded")), *lib = ar_rec_str(st, "library", "nccl");
+  char name[128];
+  if (p->stack) snprintf(name, sizeof name, "%s", p->stack);
+  else if (json_string_value(json_object_get(w, "stack"))) snprintf(name, sizeof name, "%s", ar_rec_str(w, "stack", ""));
+  else if (ver) snprintf(name, sizeof name, "%s-%s", lib, ver);
+  else snprintf(name, sizeof name, "unknown");
+  json_object_set_new(st, "name", json_string(name));
+}
+
+/* What every result of the test shares, known at its end: configuration, ranks, nodes, method, repeats. */
+static void stamp_rows(struct nt *p, struct ar_nt_test *t, int ranks, json_t *nodes) {
+  json_t *w = json_object_get(t->run, "written_by");
+  const char *buf, *tim, *avg, *spec = ar_rec_str(w, "spec", NT_BACKEND);
+  method_of(p, t, &buf, &tim, &avg);
+  char backend[256];
+  snprintf(backend, sizeof backend, "%s", spec);
+  char *colon = strchr(backend, ':');
+  if (colon) *colon = 0;
+  size_t i;
+  json_t *r;
+  json_int_t repeats = t->cycle + 1;
+  json_array_foreach(t->rows, i, r) {
+    json_object_set_new(r, "backend", json_string(backend));
+    json_object_set_new(r, "variant", json_string(colon ? colon + 1 : ""));
+    json_object_set_new(r, "spec", json_string(spec));
+    json_object_set_new(r, "ranks", json_integer(ranks));
+    json_object_set(r, "nodes", nodes);
+    json_object_set_new(r, "buffers", json_string(buf));
+    json_object_set_new(r, "timing", json_string(tim));
+    json_object_set_new(r, "average", json_string(avg));
+    json_object_set_new(r, "repeats", json_integer(repeats));
+    json_array_append(p->out, r);
+  }
+}
+
 static int flush(struct nt *p) {
   struct ar_nt_test *t = p->t;
   p->t = NULL;
@@ -202,38 +240,9 @@ static int flush(struct nt *p) {
   json_object_set(t->run, "nodes", nodes);
   json_object_set_new(t->run, "ranks_from", json_string(from));
   if (*t->name) json_object_set_new(t->run, "collective", json_string(t->name));
-  json_t *st = json_object_get(t->run, "stack"), *w = json_object_get(t->run, "written_by");
-  const char *ver = json_string_value(json_object_get(st, "nccl_loaded")), *lib = ar_rec_str(st, "library", "nccl");
-  char name[128];
-  if (p->stack) snprintf(name, sizeof name, "%s", p->stack);
-  else if (json_string_value(json_object_get(w, "stack"))) snprintf(name, sizeof name, "%s", ar_rec_str(w, "stack", ""));
-  else if (ver) snprintf(name, sizeof name, "%s-%s", lib, ver);
-  else snprintf(name, sizeof name, "unknown");
-  json_object_set_new(st, "name", json_string(name));
-  const char *buf, *tim, *avg, *spec = ar_rec_str(w, "spec", NT_BACKEND);
-  method_of(p, t, &buf, &tim, &avg);
-  char backend[256];
-  snprintf(backend, sizeof backend, "%s", spec);
-  char *colon = strchr(backend, ':');
-  if (colon) *colon = 0;
+  name_stack(p, t);
   json_array_append(p->out, t->run);
-  size_t i;
-  json_t *r;
-  json_int_t repeats = 1;
-  json_array_foreach(t->rows, i, r) if (json_integer_value(json_object_get(r, "repeat")) + 1 > repeats) repeats =
-      json_integer_value(json_object_get(r, "repeat")) + 1;
-  json_array_foreach(t->rows, i, r) {
-    json_object_set_new(r, "backend", json_string(backend));
-    json_object_set_new(r, "variant", json_string(colon ? colon + 1 : ""));
-    json_object_set_new(r, "spec", json_string(spec));
-    json_object_set_new(r, "ranks", json_integer(ranks));
-    json_object_set(r, "nodes", nodes);
-    json_object_set_new(r, "buffers", json_string(buf));
-    json_object_set_new(r, "timing", json_string(tim));
-    json_object_set_new(r, "average", json_string(avg));
-    json_object_set_new(r, "repeats", json_integer(repeats));
-    json_array_append(p->out, r);
-  }
+  stamp_rows(p, t, ranks, nodes);
   json_decref(nodes);
   test_free(t);
   return 0;
@@ -280,10 +289,12 @@ static int on_rank(struct nt *p, char *body, char **tok, int n) {
   }
   if (rank < 0 || rank > 10000000 || !host || dev < -1)
     return fail(p, "malformed device line (expected 'Rank N ... on HOST device D [BUS] NAME')%s%s", "", "");
-  const char *after = strstr(body, " device ");
-  after += strspn(after + 8, " ") + 8;
+  const char *after = strstr(body, host) + strlen(host); /* the bus id and name follow "device D" */
+  while ((after = strstr(after, "device")) && !(strchr(" \t", after[-1]) && strchr(" \t", after[6]))) after++;
+  after = after ? after + 6 : body + strlen(body);
+  after += strspn(after, " \t");
   after += strspn(after, "-0123456789");
-  after += strspn(after, " ");
+  after += strspn(after, " \t");
   char bus[64] = "";
   if (*after == '[' && strchr(after, ']')) {
     snprintf(bus, sizeof bus, "%.*s", (int)(strchr(after, ']') - after - 1), after + 1);
