@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "fault.h"
 #include "launch.h"
+#include "nt_log.h"
 #include "orphan.h"
 #include "device/gpu.h"
 #include "opts.h"
@@ -152,6 +153,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   if (check_same_options(&env)) return AR_EXIT_USAGE;
   if (!o->nbackends) default_backends(o);
   ar_watchdog_phase(dog, "%s", "");
+  int nrc = env.rank == 0 ? ar_nt_check(o, msg, sizeof msg) : 0; /* --format nccl-tests: its logs */
+  if (ar_agree_print(env.comm, nrc, msg)) return AR_EXIT_USAGE;
   for (int i = 0; i < o->nbackends; i++) {
     const struct ar_backend *be;
     const char *variant;
@@ -223,12 +226,17 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
   e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  struct ar_nt_run ntrun = {0};
+  if (o->format == AR_FMT_NCCL_TESTS) { /* out of memory: no logs, and the run fails */
+    if (!ar_nt_setup(&ntrun, &env, run_id, runrec)) ar_report_nccl_tests(&report, &ntrun);
+    else report.failed++;
+  }
   if (env.rank == 0) {
     if (!o->quiet) {
-      printf("# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
-             env.nnodes > 1 ? "s" : "", run_id);
+      fprintf(report.note, "# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
+              env.nnodes > 1 ? "s" : "", run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
-        printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+        fprintf(report.note, "# binding: %s\n", json_string_value(json_array_get(bindings, r)));
     }
     ar_engine_emit(&e, "run", runrec);
   }
@@ -243,12 +251,13 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
     ar_report_footer(&report);
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
   }
-  int fails[2] = {e.failures, report.measured}; /* rank 0's counts */
+  int fails[2] = {e.failures + report.failed, report.measured}; /* rank 0's counts */
   ar_watchdog_phase(dog, "teardown: result counts from rank 0");
   ar_stall_at(stall, env.rank, AR_STALL_BROADCAST);
   MPI_Bcast(fails, 2, MPI_INT, 0, env.comm);
   ar_watchdog_phase(dog, "%s", "");
   if (status == AR_EXIT_OK && (wrong || fails[0])) status = AR_EXIT_FAIL;
+  ar_nt_free(&ntrun);
   if (status == AR_EXIT_OK && !fails[1]) status = AR_EXIT_NOTHING; /* every configuration skipped */
   ar_writer_close(&writer);
   json_decref(bindings);

@@ -61,10 +61,10 @@ static void emit_note(struct ar_engine *e, const char *type, const struct bench 
   json_object_set_new(rec, !strcmp(type, "skip") ? "reason" : "message", json_string(what));
   ar_engine_emit(e, type, rec);
   if (e->env->rank == 0) {
-    if (!strcmp(type, "skip")) printf("# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
-                                      (int)dt >= 0 ? ar_dtype_name(dt) : "", what);
+    if (!strcmp(type, "skip")) fprintf(e->report->note, "# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
+                                       (int)dt >= 0 ? ar_dtype_name(dt) : "", what);
     else fprintf(stderr, "arbench: error: %s: %s\n", b->spec, what);
-    fflush(stdout);
+    fflush(e->report->note);
   }
   if (strcmp(type, "skip")) e->failures++;
 }
@@ -328,7 +328,7 @@ static int run_dtype(struct bench *b, enum ar_dtype dt) {
     emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", b, dt, 0, msg);
     return 0;
   }
-  if (e->env->rank == 0 && !o->quiet) ar_report_header(e->report, b->spec, dt, e->env->nranks);
+  if (e->env->rank == 0) ar_report_header(e->report, b->spec, dt, e->env->nranks); /* --quiet: no table header */
   for (int rep = 0; rep < o->repeat; rep++) run_sizes(b, dt, rep);
   return 0;
 }
@@ -339,7 +339,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
   const struct ar_opts *o = e->env->opts;
   char msg[AR_ERRLEN] = "";
   int rc;
-  if (e->env->rank == 0 && o->repeat > 1) printf("# repeat %d of %d\n", rep + 1, o->repeat);
+  if (e->env->rank == 0 && o->repeat > 1) fprintf(e->report->note, "# repeat %d of %d\n", rep + 1, o->repeat);
   for (int i = 0; i < o->nsizes && !ar_engine_stopped(e); i++) {
     size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
     size_t bytes = count * ar_dtype_size(dt);
@@ -364,7 +364,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
     }
     if (e->env->rank == 0) ar_report_row(e->report, bytes, count, dt, o->op, &cells[0], &cells[1]);
     if (e->env->rank == 0 && short_rot.nsets && !o->quiet)
-      fprintf(e->report->f, "# %zu B: not cold: %d sets span %zu bytes, under 2 x the %zu-byte cache (at most 4096 sets, 256 x K with -G K)\n",
+      fprintf(e->report->note, "# %zu B: not cold: %d sets span %zu bytes, under 2 x the %zu-byte cache (at most 4096 sets, 256 x K with -G K)\n",
               bytes, short_rot.nsets, short_rot.span_bytes, b->cache_bytes);
   }
 }
