@@ -49,6 +49,7 @@ struct ar_opts {
   int repeat;               /* --repeat N: measure every (dtype, size, placement) N times */
   int np;                   /* --np N: ranks when arbench launches mpirun itself (0 = one per GPU) */
   bool no_launch;           /* --no-launch: outside mpirun, run as this one process */
+  bool per_node;            /* --per-node: every node measures alone and at once (bench/pernode.h) */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */

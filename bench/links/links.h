@@ -34,6 +34,7 @@ struct ar_links_opts {
   int lat_iters;                    /* --lat-iters: ping-pongs per latency repeat, 0 = no latency */
   double smoke_timeout;             /* --smoke-timeout seconds per smoke-test transfer */
   bool bind, quiet;
+  bool per_node;         /* --per-node: every node probes its own ranks, all at once (bench/pernode.h) */
   char json[AR_NAMELEN]; /* -J */
   char calib[AR_NAMELEN]; /* --calib: link parameters of model --fit ("" = none: expected values null) */
 };
