@@ -219,7 +219,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   ar_make_run_id(run_id, sizeof run_id, env.comm);
   ar_watchdog_phase(dog, "%s", "");
   struct ar_report report;
-  ar_report_init(&report, stdout, o->quiet || (np && np->quiet));
+  FILE *out = np && np->quiet && env.rank == 0 ? fopen("/dev/null", "w") : NULL; /* --per-node: one node's table */
+  ar_report_init(&report, out ? out : stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
   ar_report_columns(&report, o->placement & AR_PLACE_OUT, o->placement & AR_PLACE_IN, o->timing != AR_TIME_LOOP);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
@@ -267,6 +268,7 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   if (status == AR_EXIT_OK && (wrong || fails[0])) status = AR_EXIT_FAIL;
   if (status == AR_EXIT_OK && !fails[1]) status = AR_EXIT_NOTHING; /* every configuration skipped */
   ar_writer_close(&writer);
+  if (out) fclose(out);
   json_decref(bindings);
   json_decref(point);
   if (env.topo) ar_topo_destroy(env.topo);

@@ -62,7 +62,7 @@ static void emit_note(struct ar_engine *e, const char *type, const struct bench 
   json_object_set_new(rec, !strcmp(type, "skip") ? "reason" : "message", json_string(what));
   ar_engine_emit(e, type, rec);
   if (e->env->rank == 0) {
-    if (!strcmp(type, "skip")) printf("# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
+    if (!strcmp(type, "skip")) fprintf(e->report ? e->report->f : stdout, "# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
                                       (int)dt >= 0 ? ar_dtype_name(dt) : "", what);
     else fprintf(stderr, "arbench: error: %s: %s\n", b->spec, what);
     fflush(stdout);
@@ -323,7 +323,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
   const struct ar_opts *o = e->env->opts;
   char msg[AR_ERRLEN] = "";
   int rc;
-  if (e->env->rank == 0 && o->repeat > 1) printf("# repeat %d of %d\n", rep + 1, o->repeat);
+  if (e->env->rank == 0 && o->repeat > 1) fprintf(e->report->f, "# repeat %d of %d\n", rep + 1, o->repeat);
   for (int i = 0; i < o->nsizes && !ar_engine_stopped(e); i++) {
     size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
     size_t bytes = count * ar_dtype_size(dt);

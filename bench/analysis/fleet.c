@@ -111,33 +111,40 @@ static int cmp_size(const void *x, const void *y, void *arg) {
   return a < b ? -1 : a > b;
 }
 
-/* "shm-oneshot float 2 ranks 38% below the fleet from 64K (worst 45% at 1M)": the slow cells of one label of
- * box b, whose measurements are idx[0..n) (all its cells of that label). Appends to buf. */
+/* How much slower a time ratio (box / fleet) is: "38% below the fleet" (speed), or "4.2x the fleet's time". */
+static void slower_text(double ratio, char *buf, size_t len) {
+  if (ratio < 2) snprintf(buf, len, "%.0f%% below the fleet", 100 * (1 - 1 / ratio));
+  else snprintf(buf, len, "%.1fx the fleet's time", ratio);
+}
+
+static int cmp_dbl(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* "shm-oneshot float 2 ranks 38% below the fleet from 64K (worst 45% below the fleet at 1M)": the slow cells of
+ * one label of a box, whose measurements are idx[0..n) (all its cells of that label). Appends to buf. */
 static void label_phrase(const struct ar_fleet *f, const struct ar_fl_verdict *v, int *idx, int n, char *buf, size_t len) {
   qsort_r(idx, (size_t)n, sizeof *idx, cmp_size, (void *)f);
   int first = -1, all_from = 1, nslow = 0, worst = -1;
-  double below[4096];
-  for (int k = 0; k < n; k++) {
+  double *ratio = malloc(sizeof *ratio * (size_t)(n + 1));
+  for (int k = 0; ratio && k < n; k++) {
     int i = idx[k];
     if (v[i].slow) {
       if (first < 0) first = k;
-      if (nslow < 4096) below[nslow] = 1 - 1 / v[i].ratio;
-      nslow++;
+      ratio[nslow++] = v[i].ratio;
       if (worst < 0 || v[i].ratio > v[worst].ratio) worst = i;
     } else if (first >= 0) all_from = 0;
   }
-  if (first < 0) return;
+  if (first < 0) return free(ratio);
+  qsort(ratio, (size_t)nslow, sizeof *ratio, cmp_dbl);
   const struct ar_fl_cell *c = &f->c[f->m[idx[first]].cell];
-  char s0[32], sw[32], out[400];
+  char s0[32], sw[32], med[64], wst[64], out[800];
   ar_size_format(c->size, s0, sizeof s0);
   ar_size_format(f->c[f->m[worst].cell].size, sw, sizeof sw);
-  int m = nslow < 4096 ? nslow : 4096;
-  for (int a = 1; a < m; a++) /* median of the slow sizes' shortfall */
-    for (int b = a; b > 0 && below[b] < below[b - 1]; b--) {
-      double t = below[b];
-      below[b] = below[b - 1], below[b - 1] = t;
-    }
-  double med = m % 2 ? below[m / 2] : (below[m / 2 - 1] + below[m / 2]) / 2;
+  slower_text(nslow % 2 ? ratio[nslow / 2] : (ratio[nslow / 2 - 1] + ratio[nslow / 2]) / 2, med, sizeof med);
+  slower_text(v[worst].ratio, wst, sizeof wst);
+  free(ratio);
   if (c->kind == AR_FL_LINK) {
     const struct ar_fl_verdict *w = &v[worst];
     double bytes = (double)f->c[f->m[worst].cell].size;
@@ -147,10 +154,10 @@ static void label_phrase(const struct ar_fleet *f, const struct ar_fl_verdict *v
     else
       snprintf(out, sizeof out, "its %s (%s) latency %.2f us vs fleet %.2f", c->what, c->path, w->box_us, w->ref_us);
   } else if (nslow == 1) {
-    snprintf(out, sizeof out, "%s %.0f%% below the fleet at %s", c->label, 100 * med, s0);
+    snprintf(out, sizeof out, "%s %s at %s", c->label, med, s0);
   } else {
-    snprintf(out, sizeof out, "%s %.0f%% below the fleet %s %s (worst %.0f%% at %s)", c->label, 100 * med,
-             all_from ? "from" : "at sizes from", s0, 100 * (1 - 1 / v[worst].ratio), sw);
+    snprintf(out, sizeof out, "%s %s %s %s (worst %s at %s)", c->label, med, all_from ? "from" : "at sizes from", s0,
+             wst, sw);
   }
   size_t l = strlen(buf);
   snprintf(buf + l, len - l, "%s%s", l ? "; " : "", out);

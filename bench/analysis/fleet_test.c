@@ -4,8 +4,8 @@
  * The test of one (box, cell) is ar_fleet_p() below, the one call site of the decision statistics: a box
  * with two or more runs is tested on its runs' log times (a t test whose spread is the larger of the box's
  * own and the pooled spread of the cell's boxes, plus the fleet median's own error); a box measured in one
- * run by the sign test on that run's samples (exact binomial: under "no slower", a sample exceeds
- * (1 + margin) x the fleet with probability at most 1/2). */
+ * run on that run's median, with the median's error from the run's samples plus the fleet median's (one run
+ * cannot show drift between runs: the margin has to cover it). */
 #include "analysis/analysis.h"
 #include "analysis/fleet.h"
 #include "ar.h"
@@ -41,33 +41,35 @@ struct cell_ref {
   int boxes;
 };
 
-/* P(X >= k) for X ~ Binomial(n, 1/2), summed in log space from k up until the terms vanish. */
-static double binom_upper(int n, int k) {
-  if (k <= 0) return 1;
-  if (k > n) return 0;
-  double lc = lgamma(n + 1.0) - n * log(2.0), sum = 0;
-  for (int j = k; j <= n; j++) {
-    double t = exp(lc - lgamma(j + 1.0) - lgamma(n - j + 1.0));
-    sum += t;
-    if (j > n / 2 && t < sum * 1e-17) break;
-  }
-  return sum > 1 ? 1 : sum;
-}
-
 /* One-sided upper-tail p of Student's t (df), from the library's two-sided one. */
 static double t_upper(double t, double df) {
   double p2 = ar_t_two_sided(t, df);
   return t > 0 ? p2 / 2 : 1 - p2 / 2;
 }
 
-/* Samples of a single-run measurement above and at-or-below us, as bounds the window allows: *above and
- * *below are lower bounds (samples outside the window are counted only when their side is certain). */
-static void sign_counts(const struct ar_fl_meas *m, double us, int *above, int *below) {
-  int in_above = 0;
-  for (int i = 0; i < m->nwin; i++) in_above += m->win[i] > us;
-  int lo_out = m->woff, hi_out = m->wn - m->woff - m->nwin;
-  *above = in_above + (us < m->win[m->nwin - 1] ? hi_out : 0) + (us < m->win[0] ? lo_out : 0);
-  *below = (m->nwin - in_above) + (us >= m->win[0] ? lo_out : 0) + (us >= m->win[m->nwin - 1] ? hi_out : 0);
+/* One run's level and its noise from the window of its samples: the median (log us) and its standard error,
+ * half the log distance between the ranks a median's order statistic falls on within one standard deviation
+ * (n/2 -+ sqrt(n)/2; the window keeps ten). */
+static double window_level(const struct ar_fl_meas *m, double *se) {
+  int n = m->wn, h = (int)ceil(sqrt((double)n) / 2), lo = n / 2 - h, hi = (n - 1) / 2 + h;
+  double med = (m->win[(n - 1) / 2 - m->woff] + m->win[n / 2 - m->woff]) / 2;
+  lo = lo < m->woff ? m->woff : lo;
+  hi = hi >= m->woff + m->nwin ? m->woff + m->nwin - 1 : hi;
+  *se = m->win[lo - m->woff] > 0 ? (log(m->win[hi - m->woff]) - log(m->win[lo - m->woff])) / 2 : NAN;
+  return log(med);
+}
+
+/* Both one-sided p-values of a level (log us) against the bound, with standard error se and df degrees of
+ * freedom: "no slower than the bound" (p_slow) and "as slow as the bound or slower" (p_within). */
+static void one_sided(double level, double bound, double se, double df, double *p_slow, double *p_within) {
+  if (isnan(se)) return;
+  if (!(se > 0)) { /* no spread anywhere: the values decide */
+    *p_slow = level > bound ? 0 : 1;
+    *p_within = level < bound ? 0 : 1;
+    return;
+  }
+  *p_slow = t_upper((level - bound) / se, df);
+  *p_within = t_upper((bound - level) / se, df);
 }
 
 /* THE test (see the header comment): p of "box no slower than (1 + margin) x the fleet" in *p_slow and p of
@@ -76,27 +78,14 @@ static void ar_fleet_p(const struct ar_fl_meas *m, const struct cell_ref *r, dou
                        double *p_within) {
   double bound = r->level + log1p(margin); /* log us of (1 + margin) x the fleet */
   *p_slow = *p_within = NAN;
-  if (m->nv >= 2) {
+  if (m->nv >= 2) { /* runs: their mean log time, the larger of their own and the pooled spread */
     double mean, var;
     mean_var(m->v, m->nv, &mean, &var);
     double s2 = var > r->pooled ? var : r->pooled, df = var > r->pooled ? m->nv - 1 : r->df;
-    double se = sqrt(s2 / m->nv + r->se2);
-    if (!(se > 0)) { /* no spread anywhere: the values decide */
-      *p_slow = mean > bound ? 0 : 1;
-      *p_within = mean < bound ? 0 : 1;
-      return;
-    }
-    *p_slow = t_upper((mean - bound) / se, df);
-    *p_within = t_upper((bound - mean) / se, df);
-  } else if (m->nwin > 0 && r->se2 == 0) { /* the fleet median's own error is not in a sign test: exact refs only */
-    int above, below;
-    sign_counts(m, exp(bound), &above, &below);
-    *p_slow = binom_upper(m->wn, above);
-    *p_within = binom_upper(m->wn, below);
-  } else if (m->nwin > 0) { /* one run, an uncertain fleet: the run's median against the fleet's interval */
-    double med = log(median_sorted(m->win, m->nwin)), se = sqrt(r->se2);
-    *p_slow = t_upper((med - bound) / se, r->boxes - 1);
-    *p_within = t_upper((bound - med) / se, r->boxes - 1);
+    one_sided(mean, bound, sqrt(s2 / m->nv + r->se2), df, p_slow, p_within);
+  } else if (m->nwin > 0) { /* one run: its median against the fleet, the run's own noise and the fleet's */
+    double se_run, med = window_level(m, &se_run);
+    one_sided(med, bound, sqrt(se_run * se_run + r->se2), r->boxes > 2 ? r->boxes - 1 : 1, p_slow, p_within);
   }
 }
 
