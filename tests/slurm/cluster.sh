@@ -6,6 +6,7 @@
 #
 #   slurm_start N    start munged, slurmctld and N slurmd (nodes arbsl1..N); skips (77) where it cannot
 #   on_head CMD...   run CMD on the head node (SLURM_CONF set)
+#   sl_node_procs    the processes left in the nodes' namespaces other than the daemons (job steps, ranks)
 #   slurm_stop       stop every daemon started here, remove the namespaces
 # Needs root (ip netns), util-linux's unshare and Debian's munge, slurmctld, slurmd and slurm-client
 # (scripts/setup-slurm.sh installs them). ARBENCH_REQUIRE_SLURM=1 (CI) turns every skip into a failure.
@@ -21,27 +22,32 @@ sl_skip() {
   exit 77
 }
 
-# sl_ns_run NODE CMD...: CMD in node NODE's network namespace with its own hostname, /etc/hosts and /tmp (a
-# mount namespace binds the nodes' names and a directory of the node's own over them, as separate hosts have:
-# Slurm's PMIx plugin names its per-step directories in /tmp by job and step only), environment for Slurm.
-# Not `ip netns exec`: it remounts /sys, where slurmd needs the cgroup mounts.
+# sl_node_cmd NODE: the command line (in SL_CMD) that runs a command in node NODE's network namespace with its
+# own hostname, /etc/hosts and /tmp (a mount namespace binds the nodes' names and a directory of the node's own
+# over them, as separate hosts have: Slurm's PMIx plugin names its per-step directories in /tmp by job and step
+# only), environment for Slurm. Not `ip netns exec`: it remounts /sys, where slurmd needs the cgroup mounts.
+sl_node_cmd() {
+  SL_CMD=(nsenter --net="/run/netns/${SL_NS[$1]}" unshare --uts --mount sh -c
+    'mount --bind "$1" /etc/hosts && mount --bind "$2" /tmp && hostname "$0" && shift 2 && exec "$@"'
+    "arbsl$1" "$SL_DIR/hosts" "$SL_DIR/tmp/arbsl$1" env SLURM_CONF="$SL_DIR/slurm.conf")
+}
+
 sl_ns_run() {
-  local i=$1
+  local SL_CMD
+  sl_node_cmd "$1"
   shift
-  nsenter --net="/run/netns/${SL_NS[$i]}" unshare --uts --mount sh -c \
-    'mount --bind "$1" /etc/hosts && mount --bind "$2" /tmp && hostname "$0" && shift 2 && exec "$@"' \
-    "arbsl$i" "$SL_DIR/hosts" "$SL_DIR/tmp/arbsl$i" env SLURM_CONF="$SL_DIR/slurm.conf" "$@"
+  "${SL_CMD[@]}" "$@"
 }
 
 on_head() { sl_ns_run 1 "$@"; }
 
-# sl_daemon NAME NODE CMD...: start CMD in the background on node NODE (0: outside the namespaces), log in SL_DIR.
+# sl_daemon NAME NODE CMD...: start CMD in the background on node NODE (0: outside the namespaces), log in SL_DIR;
+# its pid (every step of the node command execs the next, so it is the daemon's) in SL_PIDS.
 sl_daemon() {
-  local name=$1 node=$2
+  local name=$1 node=$2 SL_CMD=()
   shift 2
-  if [ "$node" = 0 ]; then "$@" >"$SL_DIR/$name.out" 2>&1 &
-  else sl_ns_run "$node" "$@" >"$SL_DIR/$name.out" 2>&1 &
-  fi
+  [ "$node" = 0 ] || sl_node_cmd "$node"
+  exec "${SL_CMD[@]}" "$@" >"$SL_DIR/$name.out" 2>&1 &
   SL_PIDS+=($!)
 }
 
@@ -101,7 +107,7 @@ MessageTimeout=20
 InactiveLimit=0
 MinJobAge=300
 NodeName=arbsl[1-$SL_N] NodeAddr=$SL_NET.[1-$SL_N] CPUs=$((cpus > 2 ? cpus : 2)) State=UNKNOWN
-PartitionName=arb Nodes=ALL Default=YES MaxTime=30 State=UP OverSubscribe=YES
+PartitionName=arb Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
   # NodeAddr with a range is not expanded by Slurm: one line per node
   sed -i '/^NodeName=/d' "$SL_DIR/slurm.conf"
@@ -140,6 +146,8 @@ slurm_start() {
   for ((i = 1; i <= SL_N; i++)); do mkdir -p "$SL_DIR/tmp/arbsl$i" && chmod 1777 "$SL_DIR/tmp/arbsl$i"; done
   chmod 700 "$SL_DIR/munge"
   trap slurm_stop EXIT
+  trap 'exit 143' TERM # meson's timeout: the EXIT trap still stops everything
+  trap 'exit 130' INT
   sl_net
   sl_conf
   mungekey --create --keyfile="$SL_DIR/munge/munge.key" >/dev/null 2>&1 \
@@ -158,8 +166,22 @@ slurm_start() {
   sl_wait_idle 60 || exit 1
 }
 
+sl_node_procs() {
+  local i pid d keep
+  for ((i = 1; i <= SL_N; i++)); do
+    for pid in $(ip netns pids "${SL_NS[$i]}" 2>/dev/null); do
+      keep=1
+      for d in "${SL_PIDS[@]}"; do [ "$pid" = "$d" ] && keep=0; done
+      [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmscriptd ] && keep=0 # slurmctld's own helper
+      [ $keep = 0 ] || echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    done
+  done
+  return 0
+}
+
 slurm_stop() {
   local rc=$? pid i
+  set +e # every step below runs, whatever the one before it did
   for pid in "${SL_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
   for ((i = 0; i < 50; i++)); do
     local alive=0
@@ -175,5 +197,6 @@ slurm_stop() {
     ip netns del "${SL_NS[$i]}" 2>/dev/null
   done
   [ -n "$SL_DIR" ] && [ "${ARBENCH_KEEP_SLURM:-0}" != 1 ] && rm -rf "$SL_DIR"
+  [ -n "${TMP:-}" ] && rm -rf "$TMP" # common.sh's, whose trap this one replaces
   return $rc
 }
