@@ -6,6 +6,8 @@
 #
 #   slurm_start N    start munged, slurmctld and N slurmd (nodes arbsl1..N); skips (77) where it cannot
 #   on_head CMD...   run CMD on the head node (SLURM_CONF set)
+#   sl_sbatch SECS ARGS...  sbatch ARGS on the head node, wait for the job (at most SECS) polling every 0.2 s (sbatch
+#                    --wait backs off to 30 s between polls); SL_JOB is its id; returns the batch script's exit status
 #   sl_node_procs    the processes left in the nodes' namespaces other than the daemons (job steps, ranks)
 #   slurm_stop       stop every daemon started here, remove the namespaces
 # Needs root (ip netns), util-linux's unshare and Debian's munge, slurmctld, slurmd and slurm-client
@@ -164,6 +166,26 @@ slurm_start() {
     sl_daemon "slurmd$i" "$i" slurmd -D -N "arbsl$i"
   done
   sl_wait_idle 60 || exit 1
+}
+
+sl_sbatch() {
+  local secs=$1 until state code
+  shift
+  SL_JOB=$(on_head sbatch --parsable "$@") || return 1
+  SL_JOB=${SL_JOB%%;*}
+  until=$((SECONDS + secs))
+  while [ $SECONDS -lt $until ]; do
+    state=$(on_head scontrol show job "$SL_JOB" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    case "$state" in
+      COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE) break ;;
+    esac
+    sleep 0.2
+  done
+  code=$(on_head scontrol show job "$SL_JOB" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*\):\([0-9]*\).*/\1 \2/p')
+  [ -n "$code" ] || { echo "sl_sbatch: job $SL_JOB: no exit code (state ${state:-?} after $secs s)" >&2; return 1; }
+  set -- $code
+  [ "$2" = 0 ] || return $((128 + $2)) # ended by a signal
+  return "$1"
 }
 
 sl_node_procs() {

@@ -15,10 +15,10 @@ left() { # nothing of a job may outlive it on the nodes
 
 # 1. sbatch: the sweep script, two points (an environment axis), each launched by srun in the allocation.
 rc=0
-on_head timeout 120 sbatch --wait -N 1 -n 2 -o "$W/sweep.out" -D "$W" "$ARBENCH_SRC/scripts/slurm/sweep.sbatch" \
-  "$W/sweep.jsonl" --env ARB_X=1,2 -- --backend mpi -b 8 -e 1K -f 8 -n 5 >"$TMP/sbatch.out" 2>&1 || rc=$?
-[ $rc = 0 ] || { cat "$TMP/sbatch.out" "$W/sweep.out"; fail "the sweep job exited $rc"; }
-job=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$TMP/sbatch.out")
+sl_sbatch 120 -N 1 -n 2 -o "$W/sweep.out" -D "$W" "$ARBENCH_SRC/scripts/slurm/sweep.sbatch" \
+  "$W/sweep.jsonl" --env ARB_X=1,2 -- --backend mpi -b 8 -e 1K -f 8 -n 5 || rc=$?
+[ $rc = 0 ] || { cat "$W/sweep.out"; fail "the sweep job exited $rc"; }
+job=$SL_JOB
 "$PY" - "$W/sweep.jsonl" "$job" <<'PY' || { cat "$W/sweep.out"; fail "sweep records"; }
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
