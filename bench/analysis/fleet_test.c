@@ -2,8 +2,9 @@
  * box the one-sided test "no slower than (1 + margin) x the fleet", Holm over every box x cell of the call.
  *
  * The test of one (box, cell) is ar_fleet_p() below, the one call site of the decision statistics: a box
- * with two or more runs is tested on its runs' log times (a t test whose spread is the larger of the box's
- * own and the pooled spread of the cell's boxes, plus the fleet median's own error); a box measured in one
+ * with two or more runs is tested on its runs' log times by a moderated t (Smyth 2004, limma's answer to
+ * thousands of parallel tests of three replicates each): the box's run variance shrunk toward the pooled
+ * variance of the cell's boxes, plus the fleet median's own error; a box measured in one
  * run on that run's median, with the median's error from the run's samples plus the fleet median's (one run
  * cannot show drift between runs: the margin has to cover it). */
 #include "analysis/analysis.h"
@@ -12,6 +13,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The weight (degrees of freedom) of the cell's pooled run variance in a box's moderated variance, at most:
+ * with three runs a box's own variance alone has 2 df, and Student's t with 2 df cannot reach the p-values a
+ * family of thousands of box x cell tests needs (t = 43 gives p = 3e-4); the cap keeps a box whose runs really
+ * are noisier than the fleet's from hiding behind the pool. */
+#define AR_FLEET_PRIOR_DF 10.0
 
 static int cmp_d(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
@@ -78,11 +85,11 @@ static void ar_fleet_p(const struct ar_fl_meas *m, const struct cell_ref *r, dou
                        double *p_within) {
   double bound = r->level + log1p(margin); /* log us of (1 + margin) x the fleet */
   *p_slow = *p_within = NAN;
-  if (m->nv >= 2) { /* runs: their mean log time, the larger of their own and the pooled spread */
-    double mean, var;
+  if (m->nv >= 2) { /* runs: their mean log time, their spread moderated by the cell's (see AR_FLEET_PRIOR_DF) */
+    double mean, var, d0 = r->df < AR_FLEET_PRIOR_DF ? r->df : AR_FLEET_PRIOR_DF, d = m->nv - 1;
     mean_var(m->v, m->nv, &mean, &var);
-    double s2 = var > r->pooled ? var : r->pooled, df = var > r->pooled ? m->nv - 1 : r->df;
-    one_sided(mean, bound, sqrt(s2 / m->nv + r->se2), df, p_slow, p_within);
+    double s2 = (d0 * r->pooled + d * var) / (d0 + d);
+    one_sided(mean, bound, sqrt(s2 / m->nv + r->se2), d0 + d, p_slow, p_within);
   } else if (m->nwin > 0) { /* one run: its median against the fleet, the run's own noise and the fleet's */
     double se_run, med = window_level(m, &se_run);
     one_sided(med, bound, sqrt(se_run * se_run + r->se2), r->boxes > 2 ? r->boxes - 1 : 1, p_slow, p_within);
