@@ -43,6 +43,17 @@ PY
 check_eq "--margin 70: exit" 0 "$(fleet --margin 70 "$TMP"/slow/*.jsonl >/dev/null 2>&1; echo $?)"
 check_eq "--margin 50: exit" 4 "$(fleet --margin 50 "$TMP"/slow/*.jsonl >/dev/null 2>&1; echo $?)"
 
+# Just beyond the margin (1.13x the fleet's time at every size): not beyond the noise of a family of 1040 tests
+# (one test alone would say so: p about 2e-4), so undecided and not named.
+"${GEN[@]}" --out "$TMP/near" --boxes 40 --slow box09:1.13:8 --seed 21
+rc=0; fleet "$TMP"/near/*.jsonl >"$TMP/near.txt" 2>&1 || rc=$?
+check_eq "1.13x: exit" 0 "$rc"
+check_eq "1.13x: its row" "| box09 | 26 | 1.141 | nccl bfloat16 8 ranks 512: 1.148 | undecided |" "$(grep '^| box09 ' "$TMP/near.txt")"
+
+# The same records twice (a file given twice, a job's file copied): each run counts once.
+fleet --format json "$TMP"/slow/*.jsonl "$TMP"/slow/box1*.jsonl >"$TMP/twice.json" 2>/dev/null || true
+check_eq "files given twice: the same verdicts" "" "$(diff "$TMP/slow.json" "$TMP/twice.json" | head -5)"
+
 # All healthy: no box named, three runs a box, one run a box, and 300 boxes (a family of 7800 tests).
 "${GEN[@]}" --out "$TMP/ok" --boxes 40 --seed 12
 rc=0; fleet "$TMP"/ok/*.jsonl >"$TMP/ok.txt" 2>&1 || rc=$?
