@@ -1,6 +1,7 @@
 # cluster.sh — a real Slurm on one machine, for the slurm suite (sourced): Debian's munged, slurmctld and one
 # slurmd per node, each node a network namespace (joined by a bridge in the first node's) with a UTS namespace
-# of its own, so every node has its own hostname and address as separate hosts have. The first node is also the
+# of its own, so every node has its own hostname and address as separate hosts have, and a mount namespace that
+# binds the nodes' names over /etc/hosts (the file system is shared). The first node is also the
 # head node: slurmctld and the clients (sbatch, srun, salloc) run there. Every daemon runs in the foreground
 # under this shell; slurm_stop (called by the EXIT trap) ends each by its pid, removes the namespaces and files.
 #
@@ -25,13 +26,14 @@ sl_skip() {
 }
 
 # sl_node_cmd NODE: the command line (in SL_CMD) that runs a command in node NODE's network namespace with its
-# own hostname, /etc/hosts and /tmp (a mount namespace binds the nodes' names and a directory of the node's own
-# over them, as separate hosts have: Slurm's PMIx plugin names its per-step directories in /tmp by job and step
-# only), environment for Slurm. Not `ip netns exec`: it remounts /sys, where slurmd needs the cgroup mounts.
+# own hostname and /etc/hosts (a mount namespace binds the nodes' names over it), environment for Slurm. Not
+# `ip netns exec`: it remounts /sys, where slurmd needs the cgroup mounts. The nodes share /tmp (and every path):
+# Slurm's PMIx plugin, which names its per-step directories by job and step only, gets a TmpFS per node
+# (slurm.conf's TmpFS with %n).
 sl_node_cmd() {
   SL_CMD=(nsenter --net="/run/netns/${SL_NS[$1]}" unshare --uts --mount sh -c
-    'mount --bind "$1" /etc/hosts && mount --bind "$2" /tmp && hostname "$0" && shift 2 && exec "$@"'
-    "arbsl$1" "$SL_DIR/hosts" "$SL_DIR/tmp/arbsl$1" env SLURM_CONF="$SL_DIR/slurm.conf")
+    'mount --bind "$1" /etc/hosts && hostname "$0" && shift && exec "$@"'
+    "arbsl$1" "$SL_DIR/hosts" env SLURM_CONF="$SL_DIR/slurm.conf")
 }
 
 sl_ns_run() {
@@ -86,6 +88,7 @@ CredType=cred/munge
 AuthInfo=socket=$SL_DIR/munge/munge.socket
 StateSaveLocation=$SL_DIR/ctld
 SlurmdSpoolDir=$SL_DIR/spool/%n
+TmpFS=$SL_DIR/tmp/%n
 SlurmctldPidFile=$SL_DIR/slurmctld.pid
 SlurmdPidFile=$SL_DIR/slurmd.%n.pid
 SlurmctldLogFile=$SL_DIR/slurmctld.log
@@ -142,7 +145,7 @@ slurm_start() {
     command -v "$p" >/dev/null || [ -x "/usr/sbin/$p" ] || sl_skip "no $p (scripts/setup-slurm.sh installs Debian's munge, slurmctld, slurmd and slurm-client)"
   done
   export PATH="$PATH:/usr/sbin"
-  SL_DIR=$(mktemp -d /var/tmp/arbench-slurm.XXXXXX) # not in /tmp: every node has a /tmp of its own
+  SL_DIR=$(mktemp -d /var/tmp/arbench-slurm.XXXXXX)
   chmod 755 "$SL_DIR"
   mkdir -p "$SL_DIR/munge" "$SL_DIR/ctld" "$SL_DIR/spool" "$SL_DIR/work"
   for ((i = 1; i <= SL_N; i++)); do mkdir -p "$SL_DIR/tmp/arbsl$i" && chmod 1777 "$SL_DIR/tmp/arbsl$i"; done
