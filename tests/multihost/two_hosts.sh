@@ -61,6 +61,9 @@ pernode() {
     -n 5 -w 1 -T 60 -J "$J"
 }
 expect_status 0 pernode
+# stdout: every node's header line, the first node's tables only (one per backend)
+expect_eq "per-node header lines" 2 "$(grep -c '^# arbench .*: per node: arbhost[12], node [12] of 2, 2 ranks, run ' "$TMP/out")"
+expect_eq "per-node tables" "1 1" "$(grep -c '^# backend mpi, int32, 2 ranks' "$TMP/out") $(grep -c '^# backend shm-oneshot, int32, 2 ranks' "$TMP/out")"
 "$PY" - "$J" "$H1" "$H2" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
