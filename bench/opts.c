@@ -271,7 +271,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH, OPT_FORMAT, OPT_NT_DIR, OPT_LAST
+  OPT_NP, OPT_NO_LAUNCH, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -309,6 +309,7 @@ static const struct option long_opts[] = {
   {"no-launch", no_argument, 0, OPT_NO_LAUNCH},
   {"format", required_argument, 0, OPT_FORMAT},
   {"nccl-tests-dir", required_argument, 0, OPT_NT_DIR},
+  {"per-node", no_argument, 0, OPT_PER_NODE},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -355,7 +356,9 @@ void ar_opts_usage(FILE *f) {
     "                        all_reduce_perf output for one backend and dtype; its method is nccl-tests'\n"
     "                        unless given: --buffers hot --timing loop -a 1 --inplace both\n"
     "  --nccl-tests-dir DIR  one nccl-tests log per backend x dtype in DIR (implies --format nccl-tests;\n"
-    "                        stdout keeps arbench's table)\n");
+    "                        stdout keeps arbench's table)\n"
+    "  --per-node            launched over many nodes: every node measures its own ranks alone, all nodes\n"
+    "                        at once; every record carries its host (arbench fleet compares the boxes)\n");
 }
 
 static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
@@ -526,6 +529,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case OPT_NO_LAUNCH: o->no_launch = true; break;
     case OPT_FORMAT: rc = parse_word2(optarg, "--format", "arbench", "nccl-tests", &o->format, err, errlen); break;
     case OPT_NT_DIR: rc = copy_str(o->nt_dir, sizeof o->nt_dir, optarg, "--nccl-tests-dir", err, errlen); break;
+    case OPT_PER_NODE: o->per_node = true; break;
     case 'h': return 1;
     case ':':
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
@@ -567,7 +571,8 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
       (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
   PUT(";xml=%s;devices=%s;point=%s", o->xml, o->devices, o->point);
-  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d", o->buffers, o->timing, o->average, o->repeat, o->format);
+  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d;per_node=%d", o->buffers, o->timing, o->average, o->repeat,
+      o->format, (int)o->per_node);
 #undef PUT
   return n < len ? 0 : -AR_EINVAL;
 }

@@ -54,6 +54,7 @@ struct ar_opts {
   int format;               /* enum ar_format; nccl-tests sets its method as defaults: --buffers hot
                                --timing loop -a 1 --inplace both */
   char nt_dir[AR_NAMELEN];  /* --nccl-tests-dir: one nccl-tests log per configuration there */
+  bool per_node;            /* --per-node: every node measures alone and at once (bench/pernode.h) */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */

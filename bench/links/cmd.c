@@ -8,6 +8,7 @@
 #include "links/measure_cuda.h"
 #include "links/watch.h"
 #include "orphan.h"
+#include "pernode.h"
 #include "model/linkfit.h"
 #include "provenance.h"
 #include "runenv.h"
@@ -16,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SMOKE_BYTES 4096
@@ -37,6 +39,8 @@ struct links_run {
   json_t *recs;        /* rank 0: every link record, for the report */
   json_t *calib;       /* --calib's "links" (model/linkfit.c: expected_gbs, ratio), or NULL */
   struct ar_links_watch *w; /* -T: every phase watched (links/watch.h) */
+  json_t *tag, *job;   /* --per-node: every record's host and Slurm ids, the run record's "per_node"; else NULL */
+  int quiet;           /* -q, or --per-node on every node but the first: no matrices */
   uint64_t wrong;
 };
 
@@ -401,13 +405,20 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   ar_links_watch_stall(L->w, AR_STALL_RUNID);
   ar_make_run_id(run_id, sizeof run_id, env->comm);
   ar_links_watch_phase(L->w, 0, "start-up: run record");
-  L->e = (struct ar_engine){.env = env, .writer = &writer, .run_id = run_id};
+  L->e = (struct ar_engine){.env = env, .writer = &writer, .run_id = run_id, .tag = L->tag};
   json_t *runrec = ar_run_record(env, argc, argv, run_id, bindings);
   gather_where(L);
   if (env->rank == 0) {
     json_object_set_new(runrec, "links", links_options(o));
     json_object_set_new(json_object_get(runrec, "links"), "calib", *o->calib ? json_string(o->calib) : json_null());
-    if (!o->quiet) {
+    if (L->job) {
+      json_object_set(runrec, "per_node", L->job);
+      printf("# arbench %s links: per node: %s, node %lld of %lld, %d ranks, run %s\n", AR_VERSION_STRING,
+             json_string_value(json_object_get(L->tag, "host")), json_integer_value(json_object_get(L->job, "node")) + 1,
+             json_integer_value(json_object_get(L->job, "nodes")), env->nranks, run_id);
+      fflush(stdout);
+    }
+    if (!L->quiet) {
       if (L->gpu)
         printf("# arbench %s links: %d ranks, one GPU each, on 1 node, run %s: copies through CUDA IPC\n",
                AR_VERSION_STRING, env->nranks, run_id);
@@ -455,7 +466,7 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
     if (o->lat_iters && status == AR_EXIT_OK) measure_latency(L);
     if (o->lat_iters && status == AR_EXIT_OK && L->gpu && measure_gpu_latency(L)) status = AR_EXIT_FAIL;
     ar_links_watch_phase(L->w, 0, "teardown: report and the wrong count from rank 0");
-    if (env->rank == 0 && !o->quiet) ar_links_report(stdout, L->recs, env->nranks);
+    if (env->rank == 0 && !L->quiet) ar_links_report(stdout, L->recs, env->nranks);
     uint64_t wrong = L->wrong;
     ar_links_watch_stall(L->w, AR_STALL_BROADCAST);
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, env->comm);
@@ -484,6 +495,42 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
 
 extern char **environ;
 
+/* --per-node: the probe runs on each node's own ranks, all nodes at once; the wait for the other nodes is watched
+ * by -T's watchdog (with -T 0 by run's default, 300 s) plus twice this node's time (pernode.h). */
+struct per_node {
+  json_t *tag, *job;
+  struct ar_watchdog dog;
+  struct timespec t0;
+};
+
+static void per_node_begin(struct per_node *pn, const struct ar_links_opts *o, struct ar_env *world, struct ar_env *env) {
+  *env = *world;
+  if (!o->per_node) return;
+  pn->tag = ar_pernode_tag(environ);
+  pn->job = ar_pernode_job(world);
+  ar_pernode_split(world, env);
+  clock_gettime(CLOCK_MONOTONIC, &pn->t0);
+}
+
+static int per_node_end(struct per_node *pn, struct ar_env *world, struct ar_env *env, int status,
+                        struct ar_watchdog *dog) {
+  if (!pn->job) return status;
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fflush(stdout);
+  if (!dog) { /* -T 0: the wait for the other nodes is still bounded, by run's default */
+    ar_watchdog_start(&pn->dog, 300, world->rank, NULL);
+    ar_watchdog_mpi(&pn->dog, 1, world->rank, NULL);
+  }
+  status = ar_pernode_finish(world, dog ? dog : &pn->dog, status,
+                             (double)(t1.tv_sec - pn->t0.tv_sec) + (t1.tv_nsec - pn->t0.tv_nsec) * 1e-9);
+  if (!dog) ar_watchdog_stop(&pn->dog);
+  ar_pernode_free(env);
+  json_decref(pn->tag);
+  json_decref(pn->job);
+  return status;
+}
+
 int ar_cmd_links(int argc, char **argv) {
   struct ar_links_opts *o = malloc(sizeof *o);
   struct ar_opts *ro = malloc(sizeof *ro);
@@ -508,24 +555,28 @@ int ar_cmd_links(int argc, char **argv) {
   int status = AR_EXIT_USAGE;
   if (!ar_agree_print(MPI_COMM_WORLD, prc, err)) {
     opts_for_record(o, ro);
-    struct ar_env env;
+    struct ar_env env, world;
     ar_links_watch_phase(&w, 0, "start-up: communicators");
-    ar_run_setup_env(&env, ro);
-    ar_links_watch_peers(&w, env.node_comm);
+    ar_run_setup_env(&world, ro);
+    ar_links_watch_peers(&w, world.node_comm);
+    struct per_node pn = {0};
+    per_node_begin(&pn, o, &world, &env);
     struct ar_fault fault;
     int silent = -1;
     ar_links_watch_phase(&w, 0, "start-up: option check and device selection");
     ar_links_watch_stall(&w, AR_STALL_OPTIONS);
     if (!checks(&env, &fault, &silent) && !(status = ar_links_gpu_setup(&env, o))) {
       status = AR_EXIT_USAGE;
-      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .calib = calib, .w = &w,
+      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .calib = calib, .w = &w, .tag = pn.tag,
+                            .job = pn.job, .quiet = o->quiet || (o->per_node && world.rank),
                             .host = !!(o->methods & AR_LM_HOST_SET), .gpu = !!(o->methods & (AR_LM_CE_SET | AR_LM_SM_SET))};
       status = probe(&L, argc, argv, silent, &fault);
       json_decref(L.recs);
     }
+    status = per_node_end(&pn, &world, &env, status, o->timeout > 0 ? &w.dog : NULL);
     if (env.topo) ar_topo_destroy(env.topo);
-    ar_links_watch_teardown(&w, env.comm);
-    MPI_Comm_free(&env.node_comm);
+    ar_links_watch_teardown(&w, world.comm);
+    MPI_Comm_free(&world.node_comm);
   }
   json_decref(calib);
   fflush(stdout);

@@ -58,7 +58,9 @@ void ar_links_usage(FILE *f) {
     "  --calib FILE           link parameters fitted by arbench model --fit LINKS.jsonl: the records get the\n"
     "                         model's expected_gbs (expected_us) and ratio = measured / expected\n"
     "  --no-bind              leave the ranks where mpirun put them\n"
-    "  -q, --quiet            no matrices or findings, records only\n");
+    "  -q, --quiet            no matrices or findings, records only\n"
+    "  --per-node             launched over many nodes: every node probes its own ranks alone, all nodes at\n"
+    "                         once; every record carries its host (arbench fleet compares the boxes)\n");
 }
 
 static int parse_list(const char *arg, const char *flag, const char *const *names, int n, unsigned *out, char *err,
@@ -129,7 +131,8 @@ static int devices_ok(const char *s) {
   }
 }
 
-enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED, OPT_CALIB };
+enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED, OPT_CALIB,
+       OPT_PER_NODE };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
   {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
@@ -139,7 +142,8 @@ static const struct option long_opts[] = {
   {"smoke-timeout", required_argument, 0, OPT_SMOKE}, {"json", required_argument, 0, 'J'},
   {"no-bind", no_argument, 0, OPT_NOBIND}, {"devices", required_argument, 0, OPT_DEVICES},
   {"shared-gpu", no_argument, 0, OPT_SHARED}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-  {"calib", required_argument, 0, OPT_CALIB}, {"timeout", required_argument, 0, 'T'}, {0, 0, 0, 0},
+  {"calib", required_argument, 0, OPT_CALIB}, {"timeout", required_argument, 0, 'T'},
+  {"per-node", no_argument, 0, OPT_PER_NODE}, {0, 0, 0, 0},
 };
 
 /* The sizes from -b/-e/-f: a transfer of at least 4 bytes, a multiple of 4 (the data check's words). */
@@ -204,6 +208,7 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
       } else snprintf(o->devices, sizeof o->devices, "%s", optarg);
       break;
     case 'q': o->quiet = true; break;
+    case OPT_PER_NODE: o->per_node = true; break;
     case 'h': return 1;
     case ':': snprintf(err, len, "option '%s' needs a value", argv[optind - 1]); return -AR_EINVAL;
     default:
