@@ -281,8 +281,18 @@ int ar_ana_nothing(const struct ar_ana *a, const char *cmd, int nfiles, char **p
     size_t l = strlen(names);
     snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", paths[i]);
   }
-  fprintf(stderr, "arbench %s: no result records in %s (%zu run record%s, %zu other): nothing to analyse\n", cmd, names,
-          json_object_size(a->runs), json_object_size(a->runs) == 1 ? "" : "s", json_array_size(a->notes));
+  json_t *r, *first = NULL; /* a failed launch's error record says why there is nothing: quote the first */
+  size_t i, nerr = 0;
+  json_array_foreach(a->notes, i, r) if (!strcmp(ar_rec_str(r, "type", ""), "error") && !nerr++) first = r;
+  char why[700];
+  const char *w = "";
+  if (first) {
+    ar_note_line(first, why, sizeof why);
+    w = strncmp(why, "error: ", 7) ? why : why + 7;
+  }
+  fprintf(stderr, "arbench %s: no result records in %s (%zu run record%s, %zu other): nothing to analyse%s%s\n", cmd,
+          names, json_object_size(a->runs), json_object_size(a->runs) == 1 ? "" : "s", json_array_size(a->notes),
+          !first ? "" : nerr > 1 ? "; the first error: " : "; error: ", w);
   return 1;
 }
 

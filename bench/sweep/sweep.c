@@ -104,7 +104,7 @@ static void record(struct sweep *s, const struct ar_launch *l, int repeat, off_t
   repair(s->cfg.json); /* a killed launch may have left half a line */
   if (ar_sweep_file_scan(s->cfg.json, start, &a, err, sizeof err)) fprintf(stderr, "arbench sweep: warning: %s\n", err);
   const char *status = ar_sweep_status(c);
-  char detail[256];
+  char detail[512];
   ar_sweep_outcome(c, s->cfg.point_timeout, detail, sizeof detail);
   int ok = !strcmp(status, "done");
   if (!ok) put(s, ar_point_error_record(s->id, l, c, &a, s->cfg.point_timeout));
