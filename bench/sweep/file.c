@@ -189,6 +189,7 @@ json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, c
                    strv_array(&c->launcher), "points", p->npoints, "launches", p->n, "to_run", todo,
                    "resume", c->resume, "point_timeout", c->point_timeout, "repeat", c->repeat);
   if (rec) json_object_update(rec, files_of);
+  if (rec && json_object_size(c->apply)) json_object_set(rec, "applies", c->apply); /* what table folds by */
   json_decref(files_of);
   return rec;
 }

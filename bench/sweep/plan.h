@@ -35,6 +35,8 @@ struct ar_sweep_cfg {
   struct ar_axis axes[AR_SWEEP_MAX_AXES]; /* axes[0] is np, --env axes in order, --nccl, --stacks */
   int naxes;
   struct ar_strv excludes; /* raw --exclude texts, resolved by the planner */
+  struct ar_strv applies;  /* raw --applies NAME=LIST texts */
+  json_t *apply;           /* env axis -> {backends, by}: the axes that do not apply to every backend (applies.c) */
   struct ar_strv launcher; /* launcher argv, e.g. {"mpirun", "--bind-to", "none"} */
   struct ar_strv run_args; /* run options after --, without --backend */
   struct ar_strv backends; /* backend specs from --backend (sweep's or the run options') */

@@ -185,6 +185,7 @@ static int sweep(struct sweep *s, int argc, char **argv) {
   if (!rc) rc = ar_sweep_plan(&s->cfg, environ, geteuid() == 0, &s->plan, err, sizeof err);
   if (!rc) rc = choose(s, err, sizeof err);
   if (rc) return say(rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL, err);
+  ar_sweep_applies_say(&s->cfg, s->cfg.apply, stderr);
   if (s->cfg.dry_run) {
     dry_run(s);
     return AR_EXIT_OK;
