@@ -34,6 +34,8 @@ struct ar_links_opts {
   int lat_iters;                    /* --lat-iters: ping-pongs per latency repeat, 0 = no latency */
   double smoke_timeout;             /* --smoke-timeout seconds per smoke-test transfer */
   bool bind, quiet;
+  int np;         /* --np N: started outside mpirun, relaunch under mpirun with N ranks (0 = not given) */
+  bool no_launch; /* --no-launch: never relaunch */
   char json[AR_NAMELEN]; /* -J */
   char calib[AR_NAMELEN]; /* --calib: link parameters of model --fit ("" = none: expected values null) */
 };
