@@ -31,7 +31,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 want = {"ar_fill_kernel", "ar_check_kernel"} | {"ar_p2p::p2p_kernel<%d>" % d for d in range(4)}
 want |= {"ar_p2p::fused_kernel<0>", "ar_p2p::fused_kernel<1>"}
-want |= {"ar_links_copy_kernel", "ar_links_pingpong_kernel"}  # bench/links/links_cuda.cu
+want |= {"ar_links_copy_kernel", "ar_links_pingpong_kernel", "ar_links_hold_kernel"}  # bench/links/links_cuda.cu
 if sys.argv[2] == "1":
     want |= {"ar_symm::symm_kernel<%d>" % d for d in range(4)}
 assert r["archs"], r
