@@ -72,14 +72,16 @@ static void decision_row(FILE *f, json_t *grid, size_t s, int extra) {
           ar_pj_num(k.cell, "busbw_gbs"));
   fprintf(f, "<td class=\"l verdict v-%s\" title=\"", k.verdict ? k.verdict : "none");
   ar_html_text(f, verdict_means(k.verdict));
+  if (!isnan(k.margin)) ar_html_printf(f, " (margin %.0f%%)", 100 * k.margin);
   fprintf(f, "\">%s", verdict_mark(k.verdict));
   ar_html_text(f, k.verdict ? k.verdict : "-");
   fprintf(f, "</td><td>%lld</td>", (long long)json_integer_value(json_object_get(k.cell, "runs")));
   if (extra) {
-    if (isnan(k.margin)) fputs("<td>-</td>", f);
-    else fprintf(f, "<td>%.1f%%</td>", 100 * k.margin);
-    if (k.runs_needed < 0) fputs("<td>-</td>", f);
-    else fprintf(f, "<td>%d</td>", k.runs_needed);
+    if (isnan(k.lead)) fputs("<td>-</td>", f);
+    else fprintf(f, "<td>%+.1f%%</td>", 100 * k.lead);
+    int undecided = k.verdict && !strcmp(k.verdict, "undecided");
+    if (undecided && k.runs_needed > 0) fprintf(f, "<td>%d</td>", k.runs_needed);
+    else fputs(undecided ? "<td class=\"l\">unknown: a side has one run</td>" : "<td>-</td>", f);
   }
   fputs("</tr>\n", f);
 }
@@ -105,6 +107,14 @@ static void crossovers(FILE *f, json_t *grid) {
   fputs("</p>\n", f);
 }
 
+/* A cell's standing at its size: table's "relation" (equivalent to the fastest, or not told apart from it), or
+ * from a table before relations its "tie". */
+static const char *relation_mark(json_t *cell) {
+  const char *rel = json_string_value(json_object_get(cell, "relation"));
+  if (rel) return !strcmp(rel, "equivalent") ? " \u2248" : !strcmp(rel, "open") ? " ?" : "";
+  return json_is_true(json_object_get(cell, "tie")) ? " ~" : "";
+}
+
 static void full_cell(FILE *f, json_t *grid, size_t s, int c, int pick, const char *label) {
   json_t *cell = ar_page_cell(grid, s, c);
   fputs("<td data-cfg=\"", f);
@@ -119,8 +129,8 @@ static void full_cell(FILE *f, json_t *grid, size_t s, int c, int pick, const ch
   fprintf(f, "\" class=\"%s%s\" data-p50=\"%.17g\" title=\"", c == pick ? "pick" : "", wrong ? " bad" : "",
           ar_pj_num(cell, "p50_us"));
   cell_title(f, cell);
-  fprintf(f, "\">%s%s%s%s%s</td>", c == pick ? "<strong>" : "", us, c == pick ? "</strong>" : "",
-          json_is_true(json_object_get(cell, "tie")) ? " ~" : "", wrong ? " !" : "");
+  fprintf(f, "\">%s%s%s%s%s</td>", c == pick ? "<strong>" : "", us, c == pick ? "</strong>" : "", relation_mark(cell),
+          wrong ? " !" : "");
 }
 
 static void full_table(FILE *f, json_t *grid) {
@@ -149,8 +159,9 @@ static void full_table(FILE *f, json_t *grid) {
     json_array_foreach(cfgs, i, c) full_cell(f, grid, s, (int)i, k.config, ar_pj_str(c, "label"));
     fputs("</tr>\n", f);
   }
-  fputs("</tbody></table></div>\n<p class=\"meta\">Bold: the pick; ~ tied with the fastest within the noise; ! wrong "
-        "results reported by the correctness check (never use those numbers).</p></details>\n", f);
+  fputs("</tbody></table></div>\n<p class=\"meta\">Bold: the pick; \u2248 shown equivalent to the fastest; ? not told "
+        "apart from the fastest; ~ tied with the fastest within the noise; ! wrong results reported by the correctness "
+        "check (never use those numbers).</p></details>\n", f);
 }
 
 /* Runs per cell over the grid: "3", or "1 to 3". */
@@ -184,7 +195,8 @@ static void group(FILE *f, json_t *grid) {
     ar_html_printf(f, " Link bound: %.1f GB/s (topology %s).", ar_pj_num(grid, "link_bound_gbs"), ar_pj_str(grid, "link_bound_from"));
   fputs("</p>\n<div class=\"scroll\"><table class=\"decide\"><thead><tr><th>size</th><th class=\"l\">pick</th>"
         "<th>p50 us</th><th>busbw GB/s</th><th class=\"l\">verdict</th><th>runs</th>", f);
-  if (extra) fputs("<th>margin</th><th>runs to decide</th>", f);
+  if (extra) fputs("<th title=\"how much slower the fastest configuration outside the equivalent set is\">lead</th>"
+                   "<th>runs to decide</th>", f);
   fputs("</tr></thead><tbody>\n", f);
   for (s = 0; s < n; s++) decision_row(f, grid, s, extra);
   fputs("</tbody></table></div>\n<p class=\"meta legend\">", f);

@@ -71,12 +71,14 @@ int ar_page_figure(struct ar_render *r, const char *name, const char *caption);
 struct ar_pick {
   int config;            /* index into the grid's configs, -1 when nothing was picked */
   json_t *cell;          /* the picked configuration's cell at this size (table's statistics), or NULL */
-  const char *verdict;   /* "clear", "equivalent", "undecided", "tie" (table before verdicts) */
-  double margin;         /* table's margin when it gives one, else NAN */
-  int runs_needed;       /* table's runs_needed when it gives one, else -1 */
-  json_t *equivalent;    /* table's equivalent configurations (array of indexes) or NULL */
+  const char *verdict;   /* "clear", "equivalent", "undecided"; "tie" from a table that marks ties only */
+  double margin;         /* the equivalence margin the decision used (0.05 = 5%), NAN when not given */
+  double lead;           /* the fastest configuration outside the equivalent set / the pick - 1, NAN: none */
+  int runs_needed;       /* runs per side that would decide an undecided size, 0 decided, -1 not known */
+  json_t *equivalent;    /* the equivalent set (configuration indexes) or NULL */
 };
-/* The pick at size index s of one grid of `table --format json`. */
+/* The pick at size index s of one grid of `table --format json`: its per-size "decisions" when the table
+ * has them (config -1 at a size without one), else the cells' "best" and "tie". */
 void ar_page_pick(json_t *grid, size_t s, struct ar_pick *out);
 /* The cell of configuration c at size index s, or NULL. */
 json_t *ar_page_cell(json_t *grid, size_t s, int c);
