@@ -120,12 +120,22 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return remove(path);
 }
 
-/* The page into a temporary file beside out, renamed over out when whole. 0, or -1 with one line in err. */
-static int write_page(const char *out, const struct ar_page *p, int *figures, char *err, size_t len) {
+/* The page is written into a temporary file beside it, renamed over it when whole (open_out, close_out). */
+struct out {
   char tmp[4200];
+  FILE *f;
+};
+
+/* Before any work: the temporary file, or one line in err (the place cannot be written). */
+static int open_out(const char *out, struct out *w, char *err, size_t len) {
+  struct stat st;
   const char *slash = strrchr(out, '/');
-  snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - out + 1) : 0, out, slash ? slash + 1 : out);
-  int fd = mkstemp(tmp);
+  if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
+    snprintf(err, len, "cannot write '%s': %s", out, strerror(EISDIR));
+    return -1;
+  }
+  snprintf(w->tmp, sizeof w->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - out + 1) : 0, out, slash ? slash + 1 : out);
+  int fd = mkstemp(w->tmp);
   if (fd < 0) {
     snprintf(err, len, "cannot write '%s': %s", out, strerror(errno));
     return -1;
@@ -133,24 +143,26 @@ static int write_page(const char *out, const struct ar_page *p, int *figures, ch
   mode_t um = umask(0);
   umask(um);
   fchmod(fd, 0666 & ~um);
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(tmp);
+  if (!(w->f = fdopen(fd, "w"))) {
     snprintf(err, len, "cannot write '%s': %s", out, strerror(errno));
-    return -1;
-  }
-  *figures = ar_page_render(f, p);
-  int bad = fflush(f) || ferror(f) || fsync(fileno(f));
-  int e = errno;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, out)) {
-    e = bad ? e : errno;
-    unlink(tmp);
-    snprintf(err, len, "cannot write '%s': %s", out, strerror(e ? e : EIO));
+    close(fd);
+    unlink(w->tmp);
     return -1;
   }
   return 0;
+}
+
+/* ok: flush, sync and rename over out; else (or when that fails) remove the temporary. 0, or -1 with one line
+ * in err. */
+static int close_out(const char *out, struct out *w, int ok, char *err, size_t len) {
+  int bad = fflush(w->f) || ferror(w->f) || fsync(fileno(w->f));
+  int e = errno;
+  bad |= fclose(w->f) != 0;
+  if (ok && !bad && !rename(w->tmp, out)) return 0;
+  e = bad ? e : errno;
+  unlink(w->tmp);
+  if (ok) snprintf(err, len, "cannot write '%s': %s", out, strerror(e ? e : EIO));
+  return -1;
 }
 
 /* Split argv's files into records files and doctor documents; 0 or exit status 2 (message printed). */
@@ -198,14 +210,18 @@ static int report(const struct report_opts *o, struct ar_page *p, struct ar_page
             json_object_size(a->runs), json_object_size(a->runs) == 1 ? "" : "s", json_array_size(a->notes));
     return AR_EXIT_NOTHING;
   }
-  snprintf(t->tmp, sizeof t->tmp, "%s/arbench-report.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(t->tmp)) {
-    fprintf(stderr, "arbench report: cannot make a scratch directory %s: %s\n", t->tmp, strerror(errno));
+  struct out w;
+  if (open_out(o->out, &w, err, sizeof err)) {
+    fprintf(stderr, "arbench report: %s\n", err);
     return AR_EXIT_FAIL;
   }
-  int figures = 0, rc = ar_page_gather(p, t, a->results, a->notes, ar_stack_count(a->results, a->runs), err, sizeof err);
-  if (!rc && write_page(o->out, p, &figures, err, sizeof err)) rc = -1;
-  nftw(t->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  snprintf(t->tmp, sizeof t->tmp, "%s/arbench-report.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  int scratch = mkdtemp(t->tmp) != NULL, figures = 0, rc = scratch ? 0 : -1;
+  if (!scratch) snprintf(err, sizeof err, "cannot make a scratch directory %.300s: %s", t->tmp, strerror(errno));
+  else rc = ar_page_gather(p, t, a->results, a->notes, ar_stack_count(a->results, a->runs), err, sizeof err);
+  if (!rc) figures = ar_page_render(w.f, p);
+  if (close_out(o->out, &w, !rc, err, sizeof err)) rc = -1;
+  if (scratch) nftw(t->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (rc) {
     fprintf(stderr, "arbench report: %s\n", err);
     return AR_EXIT_FAIL;
