@@ -88,7 +88,10 @@ static int gather_table(struct ar_page *p, const struct ar_page_tools *t, char *
   free(v);
   snprintf(path, sizeof path, "%s/table.out", t->tmp);
   p->table = rc == 0 ? load_json(path) : NULL;
-  if (!p->table) snprintf(err, len, "`arbench table --format json` %s", rc ? "failed (its message is above)" : "printed no JSON");
+  size_t nw = json_array_size(p->warnings); /* the command's last word: why it failed */
+  const char *why = nw ? json_string_value(json_array_get(p->warnings, nw - 1)) : "no message";
+  if (!p->table && rc) snprintf(err, len, "`arbench table --format json` failed: %s", why);
+  else if (!p->table) snprintf(err, len, "`arbench table --format json` printed no JSON");
   return p->table ? 0 : -1;
 }
 

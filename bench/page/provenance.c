@@ -27,6 +27,14 @@ static void vcell(FILE *f, const char *cls, json_t *o, const char *key) {
   cell(f, cls, buf);
 }
 
+/* One cell per key of o, in order; a key "l:K" is K in a left-aligned (text) cell. */
+static void vcells(FILE *f, json_t *o, const char *const keys[], size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int left = !strncmp(keys[i], "l:", 2);
+    vcell(f, left ? "l" : "", o, keys[i] + (left ? 2 : 0));
+  }
+}
+
 static void join(json_t *arr, const char *sep, char *buf, size_t len) {
   size_t i, n = 0;
   json_t *x;
@@ -99,7 +107,8 @@ static void path_matrix(FILE *f, json_t *topo) {
     }
     fputs("</tr>\n", f);
   }
-  fputs("</table></div>\n", f);
+  fputs("</table></div>\n<p class=\"meta\">PIX: through one PCIe switch; PXB: several switches; PHB: through the "
+        "host bridge; NODE: between host bridges of one NUMA node; SYS: across sockets. Darker is farther.</p>\n", f);
 }
 
 static void machine(struct ar_render *r, json_t *run, int nruns) {
@@ -157,14 +166,10 @@ static void stack_row(FILE *f, json_t *run, const char *id) {
   json_t *s = json_object_get(run, "stack"), *a = json_object_get(run, "arbench");
   char ver[160];
   snprintf(ver, sizeof ver, "%s (git %s)", *ar_pj_str(a, "version") ? ar_pj_str(a, "version") : "?", ar_pj_str(a, "git"));
+  static const char *const keys[] = {"l:name", "cuda_compiled", "cuda_runtime", "cuda_driver", "nccl_compiled",
+                                     "nccl_loaded", "l:archs"};
   fputs("<tr>", f);
-  vcell(f, "l", s, "name");
-  vcell(f, "", s, "cuda_compiled");
-  vcell(f, "", s, "cuda_runtime");
-  vcell(f, "", s, "cuda_driver");
-  vcell(f, "", s, "nccl_compiled");
-  vcell(f, "", s, "nccl_loaded");
-  vcell(f, "l", s, "archs");
+  vcells(f, s, keys, sizeof keys / sizeof keys[0]);
   vcell(f, "l", json_object_get(run, "mpi"), "library");
   vcell(f, "", json_object_get(run, "hwloc"), "loaded");
   cell(f, "l", ver);
@@ -216,14 +221,9 @@ static void run_row(FILE *f, const char *id, json_t *run) {
   snprintf(buf, sizeof buf, "%lld / %lld", (long long)json_integer_value(json_object_get(run, "ranks")),
            (long long)json_integer_value(json_object_get(run, "nodes")));
   cell(f, "", buf);
+  static const char *const keys[] = {"iters", "warmup", "repeat", "buffers", "timing", "average", "check"};
   vcell(f, "l", json_object_get(run, "stack"), "name");
-  vcell(f, "", o, "iters");
-  vcell(f, "", o, "warmup");
-  vcell(f, "", o, "repeat");
-  vcell(f, "", o, "buffers");
-  vcell(f, "", o, "timing");
-  vcell(f, "", o, "average");
-  vcell(f, "", o, "check");
+  vcells(f, o, keys, sizeof keys / sizeof keys[0]);
   fputs("</tr>\n", f);
 }
 
