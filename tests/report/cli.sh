@@ -39,6 +39,11 @@ one_line "-o into a missing folder" 1 "$TMP/nodir/p.html" env ARBENCH_PLOT=/none
 mkdir -p "$TMP/w/isdir"
 one_line "-o is a folder" 1 "cannot write '$TMP/w/isdir'" env ARBENCH_PLOT=/nonexistent "$ARBENCH" report "$FIX/a.jsonl" -o "$TMP/w/isdir"
 check_eq "-o is a folder: no temporary left" "isdir" "$(ls -A "$TMP/w")"
+# A failure after the page's temporary file exists (here: no scratch directory) removes it.
+mkdir -p "$TMP/w2"
+one_line "no scratch directory" 1 "cannot make a scratch directory" env TMPDIR="$TMP/missing" ARBENCH_PLOT=/nonexistent \
+  "$ARBENCH" report "$FIX/a.jsonl" -o "$TMP/w2/p.html"
+check_eq "no scratch directory: no temporary left" "" "$(ls -A "$TMP/w2")"
 # A page replaces the old one whole: a new file renamed over it (another inode), no temporary left, the old one
 # kept when the new one cannot be made.
 echo "old page" >"$TMP/w/page.html"
