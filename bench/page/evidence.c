@@ -181,7 +181,7 @@ static void heatmap(FILE *f, json_t *m) {
   fprintf(f, "<div class=\"scroll\"><table class=\"heat\" data-method=\"%s\" data-direction=\"%s\"><caption>",
           ar_pj_str(m, "method"), ar_pj_str(m, "direction"));
   ar_html_text(f, title);
-  fputs("; row = source, column = destination, path class under the value</caption><tr><th>src \\ dst</th>", f);
+  fputs("</caption><tr><th>src \\ dst</th>", f);
   for (size_t d = 0; d < n; d++) fprintf(f, "<th>%zu</th>", d);
   fputs("</tr>\n", f);
   for (size_t s = 0; s < n; s++) {
@@ -248,10 +248,12 @@ static void links(struct ar_render *r) {
   if (!l) return;
   fputs("<section id=\"links\"><h3>Links: what every pair of ranks moves</h3>\n<p>From <code>arbench links</code> "
         "records: each pair alone at the largest size (the median over the files' records, as <code>arbench "
-        "table</code> computes it), shaded from 0 to the matrix's largest value, darker cells faster; a pair the smoke "
-        "test refused is <em>skipped</em>.</p>\n",
+        "table</code> computes it); row = source, column = destination, the path class under each value; shaded from 0 "
+        "to the matrix's largest value, darker cells faster; a pair the smoke test refused is <em>skipped</em>.</p>\n",
         r->f);
+  fputs("<div class=\"heats\">\n", r->f);
   json_array_foreach(json_object_get(l, "matrices"), i, m) heatmap(r->f, m);
+  fputs("</div>\n", r->f);
   fputs("<h4>Findings</h4>\n", r->f);
   json_array_foreach(r->p->findings, i, x) {
     fputs("<p>", r->f);
