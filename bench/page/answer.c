@@ -193,6 +193,12 @@ static void group(FILE *f, json_t *grid) {
                  json_array_size(json_object_get(grid, "configs")), json_array_size(json_object_get(grid, "configs")) == 1 ? "" : "s");
   if (!isnan(ar_pj_num(grid, "link_bound_gbs")))
     ar_html_printf(f, " Link bound: %.1f GB/s (topology %s).", ar_pj_num(grid, "link_bound_gbs"), ar_pj_str(grid, "link_bound_from"));
+  json_t *c;
+  size_t k;
+  json_array_foreach(json_object_get(grid, "configs"), k, c) /* sweep axes that do not apply: table's note */
+    if (*ar_pj_str(c, "pooled"))
+      ar_html_printf(f, " %s pools its runs of the sweep points %s (the sweep's \"applies\": the axis does not apply "
+                     "to it).", ar_pj_str(c, "label"), ar_pj_str(c, "pooled"));
   fputs("</p>\n<div class=\"scroll\"><table class=\"decide\"><thead><tr><th>size</th><th class=\"l\">pick</th>"
         "<th>p50 us</th><th>busbw GB/s</th><th class=\"l\">verdict</th><th>runs</th>", f);
   if (extra) fputs("<th title=\"how much slower the fastest configuration outside the equivalent set is\">lead</th>"
@@ -262,7 +268,12 @@ void ar_page_answer(struct ar_render *r) {
         "placement and operation. The pick at a size is <code>arbench table</code>'s: a configuration wins only when it "
         "is faster beyond the noise (its difference from the fastest survives the family-wise correction named under "
         "each table); otherwise the size is a tie and the choice is kept. Unsafe configurations and model predictions "
-        "are shown and never picked.</p>\n<p class=\"filter\"><label for=\"filter\">Filter configurations</label> "
+        "are shown and never picked.", f);
+  size_t nh = json_array_size(json_object_get(r->p->table, "hosts"));
+  if (nh > 1) /* table pools every host's runs of a configuration: say so (arbench fleet tells boxes apart) */
+    ar_html_printf(f, " These tables pool the runs of %zu hosts as arbench table does; arbench fleet compares the "
+                   "hosts with each other.", nh);
+  fputs("</p>\n<p class=\"filter\"><label for=\"filter\">Filter configurations</label> "
         "<input id=\"filter\" type=\"search\" placeholder=\"part of a label, e.g. nccl\" autocomplete=\"off\"> "
         "<span class=\"meta\">(hides other configurations' columns in the full tables and the compare rows)</span></p>\n", f);
   json_array_foreach(grids, i, g) group(f, g);

@@ -165,7 +165,8 @@ static void machines(struct ar_render *r) {
 static void stack_row(FILE *f, json_t *run, const char *id) {
   json_t *s = json_object_get(run, "stack"), *a = json_object_get(run, "arbench");
   char ver[160];
-  snprintf(ver, sizeof ver, "%s (git %s)", *ar_pj_str(a, "version") ? ar_pj_str(a, "version") : "?", ar_pj_str(a, "git"));
+  snprintf(ver, sizeof ver, "%s%s%s%s", *ar_pj_str(a, "version") ? ar_pj_str(a, "version") : "?",
+           *ar_pj_str(a, "git") ? " (git " : "", ar_pj_str(a, "git"), *ar_pj_str(a, "git") ? ")" : "");
   static const char *const keys[] = {"l:name", "cuda_compiled", "cuda_runtime", "cuda_driver", "nccl_compiled",
                                      "nccl_loaded", "l:archs"};
   fputs("<tr>", f);
@@ -207,6 +208,8 @@ static void run_row(FILE *f, const char *id, json_t *run) {
   json_t *v;
   size_t n = 0;
   join(json_object_get(run, "command"), " ", cmd, sizeof cmd);
+  if (!*cmd && *ar_pj_str(run, "imported_from")) /* an imported log (arbench import): where it came from */
+    snprintf(cmd, sizeof cmd, "arbench import %s %s", ar_pj_str(run, "source"), ar_pj_str(run, "imported_from"));
   json_object_foreach(pt, k, v) {
     value_text(v, buf, sizeof buf);
     n += (size_t)snprintf(point + n, n < sizeof point ? sizeof point - n : 0, "%s%s=%s", n ? ", " : "", k, buf);

@@ -69,13 +69,15 @@ static void head(FILE *f, const struct ar_page *p, const char *title) {
   fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", ar_page_css);
 }
 
+/* Runs of one kind: "links" (arbench links), "import" (a log arbench import read), "run" (every other). */
 static int count_runs(const struct ar_page *p, const char *kind) {
   json_t *run;
   const char *id;
   int n = 0;
   json_object_foreach(p->runs, id, run) {
     const char *c = json_string_value(json_array_get(json_object_get(run, "command"), 0));
-    n += c && !strcmp(c, kind);
+    const char *k = json_object_get(run, "imported_from") ? "import" : c && !strcmp(c, "links") ? "links" : "run";
+    n += !strcmp(k, kind);
   }
   return n;
 }
@@ -95,10 +97,11 @@ static void header(FILE *f, const struct ar_page *p, const char *title) {
     fputs("</code>", f);
   }
   if (json_array_size(p->doctor)) ar_html_printf(f, "; %zu doctor file%s", json_array_size(p->doctor), json_array_size(p->doctor) == 1 ? "" : "s");
-  ar_html_printf(f, ". Hosts: %s. %d measurement run%s, %d links run%s, %zu table%s (dtype x ranks x placement).",
-                 *hosts ? hosts : "none recorded", count_runs(p, "run"), count_runs(p, "run") == 1 ? "" : "s",
-                 count_runs(p, "links"), count_runs(p, "links") == 1 ? "" : "s", json_array_size(grids),
-                 json_array_size(grids) == 1 ? "" : "s");
+  int nrun = count_runs(p, "run"), nlinks = count_runs(p, "links"), nimp = count_runs(p, "import");
+  ar_html_printf(f, ". Hosts: %s. %d measurement run%s, %d links run%s, ", *hosts ? hosts : "none recorded", nrun,
+                 nrun == 1 ? "" : "s", nlinks, nlinks == 1 ? "" : "s");
+  if (nimp) ar_html_printf(f, "%d imported log%s, ", nimp, nimp == 1 ? "" : "s");
+  ar_html_printf(f, "%zu table%s (dtype x ranks x placement).", json_array_size(grids), json_array_size(grids) == 1 ? "" : "s");
   fputs("<br>", f);
   ar_html_printf(f, "Written by arbench %s (git %s) at %s. Every number on this page is arbench's own: table, tune, "
                  "compare, links and doctor computed it; the page only lays it out.", p->version, p->git, p->when);
