@@ -55,6 +55,7 @@ const char ar_page_css[] =
   ".tag.warn,.tag.skip{color:var(--warn);background:var(--warnbg)}\n"
   "ul.notes li,ul.findings li{margin:.2em 0}\n"
   ".heats{display:flex;flex-wrap:wrap;gap:0 28px;align-items:flex-start}\n"
+  "table.gpus td{white-space:nowrap}\n"
   "table.heat td.pair{text-align:center;min-width:4.5em}\n"
   "table.heat th{vertical-align:middle}\n"
   "table.heat td.self{background:var(--head);text-align:center;color:var(--muted)}\n"

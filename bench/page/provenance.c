@@ -60,7 +60,7 @@ static void gpu_table(FILE *f, json_t *run) {
     fputs("<p>No GPU: the ranks ran on CPU cores (host backends).</p>\n", f);
     return;
   }
-  fputs("<div class=\"scroll\"><table><caption>GPUs</caption><tr><th>#</th><th class=\"l\">name</th><th class=\"l\">PCI bus id</th>"
+  fputs("<div class=\"scroll\"><table class=\"gpus\"><caption>GPUs</caption><tr><th>#</th><th class=\"l\">name</th><th class=\"l\">PCI bus id</th>"
         "<th>compute capability</th><th>memory GiB</th><th>NUMA</th><th>socket</th><th>PCIe link GB/s</th></tr>\n", f);
   size_t n = json_array_size(gpus) > json_array_size(tg) ? json_array_size(gpus) : json_array_size(tg);
   for (i = 0; i < n; i++) {
