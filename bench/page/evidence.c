@@ -65,7 +65,8 @@ static const char *cmp_mark(const char *v) {
   if (!strcmp(v, "faster")) return "\u25bc ";
   if (!strcmp(v, "slower")) return "\u25b2 ";
   if (!strcmp(v, "same")) return "= ";
-  if (!strcmp(v, "unresolved")) return "? ";
+  if (!strcmp(v, "equivalent")) return "\u2248 ";
+  if (!strcmp(v, "unresolved") || !strcmp(v, "undecided")) return "? ";
   return "- ";
 }
 
@@ -111,16 +112,23 @@ static void comparison(FILE *f, json_t *c) {
   size_t i;
   fputs("<h4>", f);
   ar_html_printf(f, "B = %s against A = %s: p50(B) / p50(A), below 1 is B faster", b, a);
-  fputs("</h4>\n<div class=\"scroll\"><table><tr><th class=\"l\">backend</th><th>matches</th><th>geometric mean ratio</th>"
-        "<th>faster</th><th>slower</th><th>same</th><th>unresolved</th><th>no samples</th></tr>\n", f);
+  /* the summary's verdict counts as compare names them (same/unresolved, or equivalent/undecided: issue 34) */
+  static const char *const cols[][2] = {{"faster", "faster"}, {"slower", "slower"}, {"same", "same"},
+                                        {"equivalent", "equivalent"}, {"unresolved", "unresolved"},
+                                        {"undecided", "undecided"}, {"no_samples", "no samples"}};
+  json_t *s0 = json_array_get(json_object_get(c, "summary"), 0);
+  fputs("</h4>\n<div class=\"scroll\"><table><tr><th class=\"l\">backend</th><th>matches</th><th>geometric mean ratio</th>", f);
+  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+    if (json_object_get(s0, cols[k][0])) fprintf(f, "<th>%s</th>", cols[k][1]);
+  fputs("</tr>\n", f);
   json_array_foreach(json_object_get(c, "summary"), i, s) {
     fputs("<tr><td class=\"l\">", f);
     ar_html_text(f, ar_pj_str(s, "backend"));
-    fprintf(f, "</td><td>%lld</td><td>%.3f</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td></tr>\n",
-            (long long)json_integer_value(json_object_get(s, "matches")), ar_pj_num(s, "geomean_ratio"),
-            (long long)json_integer_value(json_object_get(s, "faster")), (long long)json_integer_value(json_object_get(s, "slower")),
-            (long long)json_integer_value(json_object_get(s, "same")), (long long)json_integer_value(json_object_get(s, "unresolved")),
-            (long long)json_integer_value(json_object_get(s, "no_samples")));
+    fprintf(f, "</td><td>%lld</td><td>%.3f</td>", (long long)json_integer_value(json_object_get(s, "matches")),
+            ar_pj_num(s, "geomean_ratio"));
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+      if (json_object_get(s0, cols[k][0])) fprintf(f, "<td>%lld</td>", (long long)json_integer_value(json_object_get(s, cols[k][0])));
+    fputs("</tr>\n", f);
   }
   fprintf(f, "</table></div>\n<details%s><summary>", json_array_size(ms) <= 30 ? " open" : "");
   ar_html_printf(f, "Every match (%zu): ratio, 95%% bootstrap interval, verdict", json_array_size(ms));
@@ -140,7 +148,8 @@ static void compare(struct ar_render *r) {
   fputs("<section id=\"compare\"><h3>Compare</h3>\n<p>", r->f);
   ar_html_text(r->f, !strcmp(r->p->compare_how, "stacks") ? "Every stack against the first (arbench compare --by stack)."
                                                            : "The two results files (arbench compare A B).");
-  fputs(" \u25bc faster, \u25b2 slower, = same (no significant difference), ? unresolved (a side has one run).</p>\n", r->f);
+  fputs(" \u25bc faster, \u25b2 slower, = same (no significant difference), \u2248 equivalent (within the margin), ? "
+        "unresolved or undecided (not told apart: a side has one run, or too few).</p>\n", r->f);
   if (comps) json_array_foreach(comps, i, x) comparison(r->f, x);
   else comparison(r->f, c);
   fputs("<p class=\"meta\">", r->f);

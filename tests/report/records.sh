@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # records.sh — `arbench report` on the records main's other commands write (issues 35, 41, 42): an nccl-tests log
 # through `arbench import` (counted as an imported log, its run row naming the log, every size's pick and p50 as
-# table's), a sweep whose axis does not apply to a backend (the pooled column named as table names it), and
+# table's), a real sweep whose axis does not apply to a backend (the pooled column named as table names it), and
 # `run --per-node` files of several hosts (the page says table pools their runs and points at arbench fleet).
 source "$(dirname "$0")/../lib/common.sh"
 ar_counting
@@ -25,27 +25,17 @@ want=$(jq -r '.grids[] | .sizes | map(tostring) | join(" ")' "$TMP/imp.json" | p
 got=$(awk '/<table class="decide">/{on=1; l=""} on && /<tr data-size=/{match($0, /data-size="[0-9]+"/); l=l (l ? " " : "") substr($0, RSTART + 11, RLENGTH - 12)}
   on && /<\/table>/{print l; on=0}' "$TMP/imp.html" | paste -sd'/')
 check_eq "import: a decision row per size of each table, table's sizes" "$want" "$got"
-# A sweep whose axis A applies to mpi only (the records fold.sh crafts): shm-oneshot's three points pooled.
-"$PY" - "$TMP/fold.jsonl" <<'PY'
-import json, sys
-out = [{"type": "sweep", "sweep_id": "s1", "axes": {"np": [2], "A": ["1", "2", "3"]}, "points": 3, "launches": 3,
-        "applies": {"A": {"backends": ["mpi"], "by": "test"}}}]
-for k, (m, s) in enumerate(((10.0, 5.0), (20.0, 7.0), (30.0, 6.0))):
-    rid, point = "r%d" % k, {"np": 2, "A": str(k + 1)}
-    out.append({"type": "run", "run_id": rid, "schema": 1, "ranks": 2, "nodes": 1, "stack": {"name": "s"}, "point": point})
-    for b, p in (("mpi", m), ("shm-oneshot", s)):
-        out.append({"type": "result", "run_id": rid, "backend": b, "variant": "", "spec": b, "dtype": "float",
-                    "op": "sum", "placement": "out", "size": 8, "count": 2, "ranks": 2, "nodes": 1, "point": point,
-                    "buffers": "hot", "timing": "iter", "average": "max", "iters": 5, "samples_n": 5, "wrong": 0,
-                    "time_us": {"min": p, "p10": p, "p50": p, "p90": p, "p99": p, "max": p, "mean": p},
-                    "samples_us": [p * (1 + 0.001 * i) for i in range(5)]})
-    out.append({"type": "point", "sweep_id": "s1", "point": point, "status": "done", "run_ids": [rid]})
-open(sys.argv[1], "w").write("".join(json.dumps(r) + "\n" for r in out))
-PY
+# A real sweep over Open MPI's allreduce algorithm (an axis that applies to mpi only, the sweep records it):
+# shm-oneshot's two points pooled into one column, named as table names it.
+"$ARBENCH" sweep --np 2 --env OMPI_MCA_coll_tuned_use_dynamic_rules=1 --env OMPI_MCA_coll_tuned_allreduce_algorithm=1,2 \
+  -J "$TMP/fold.jsonl" -- --backend mpi,shm-oneshot -b 8 -e 8 -n 2 -w 0 >/dev/null 2>"$TMP/sweep.err"
+check_eq "sweep: exit 0" 0 $?
 page fold "$TMP/fold.jsonl"
-check_eq "folded sweep: the pooled column named as table names it" 1 \
-  "$(grep -c 'shm-oneshot pools its runs of the sweep points A=1,2,3 (the sweep' "$TMP/fold.txt")"
-check_eq "folded sweep: shm-oneshot one column" 1 "$(grep -o '<th class="l label" data-cfg="[^"]*"' "$TMP/fold.html" | grep -c '"shm-oneshot"')"
+pooled="shm-oneshot pools its runs of the sweep points OMPI_MCA_coll_tuned_use_dynamic_rules=1; "
+pooled+="OMPI_MCA_coll_tuned_allreduce_algorithm=1,2 (the sweep"
+check_eq "folded sweep: the pooled column named as table names it" 1 "$(grep -cF "$pooled" "$TMP/fold.txt")"
+check_eq "folded sweep: shm-oneshot one column, mpi one per algorithm" "mpi mpi shm-oneshot" \
+  "$(grep -o '<th class="l label" data-cfg="[^"]*"' "$TMP/fold.html" | sed 's/.*data-cfg="//; s/[ "].*//' | sort | paste -sd' ')"
 # run --per-node files of two hosts (fleet_gen.py, as fleet.sh makes them): table pools them, the page says so.
 "$PY" "$ARBENCH_SRC/tests/analysis/fleet_gen.py" --out "$TMP/fleet" --boxes 2 --runs 2 --samples 5 --sizes 3 >/dev/null
 page fleet "$TMP"/fleet/*.jsonl
