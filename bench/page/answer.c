@@ -265,10 +265,9 @@ void ar_page_answer(struct ar_render *r) {
   size_t i;
   if (!json_array_size(grids)) return;
   fputs("<section id=\"answer\"><h2>The answer: what to use, per size</h2>\n<p>One table per dtype, rank count, "
-        "placement and operation. The pick at a size is <code>arbench table</code>'s: a configuration wins only when it "
-        "is faster beyond the noise (its difference from the fastest survives the family-wise correction named under "
-        "each table); otherwise the size is a tie and the choice is kept. Unsafe configurations and model predictions "
-        "are shown and never picked.", f);
+        "placement and operation. The pick at a size is <code>arbench table</code>'s, and so is its verdict: how sure "
+        "the pick is against the noise, under the family-wise correction named under each table (the legend under each "
+        "table says what each verdict means). Unsafe configurations and model predictions are shown and never picked.", f);
   size_t nh = json_array_size(json_object_get(r->p->table, "hosts"));
   if (nh > 1) /* table pools every host's runs of a configuration: say so (arbench fleet tells boxes apart) */
     ar_html_printf(f, " These tables pool the runs of %zu hosts as arbench table does; arbench fleet compares the "
