@@ -2,7 +2,7 @@
 # run.sh — the main job: set up and build what this machine can run (the local GPUs' archs, or the host
 # parts only), benchmark every backend that can run here (all local GPUs, or CPU ranks on the host
 # backends), then a short summary: what runs, one line per backend, the decision table, where the files
-# are. The raw per-run tables go to a log file next to the results. RESULTS_DIR (default results/local)
+# are, and last the HTML report's path. The raw per-run tables go to a log file next to the results. RESULTS_DIR (default results/local)
 # receives them; ARBENCH_ARGS adds run options (a default it gives again is dropped); MESON_OPTS overrides the build choice.
 # --print-build: print the meson options a fresh build would get here and exit.
 set -euo pipefail
@@ -145,9 +145,13 @@ tr=$SECONDS
 tune=""; "$A" tune "$out" -o "$R/tune" >>"$log" 2>&1 && tune=$R/tune || say "tune failed (its messages: $log)"
 plots=""; plots/arbench-plot "$out" -o "$R/plots" --arbench "$A" >>"$log" 2>&1 && plots=$R/plots \
   || say "plots failed (its messages: $log)"
+# the page to share: provenance, picks, charts (arbench report), beside the results and the plots
+html=""; "$A" report "$out" -o "${out%.jsonl}.html" >>"$log" 2>&1 && html=${out%.jsonl}.html \
+  || say "report failed (its messages: $log)"
 say "results in $out"
 say "raw tables in $log"
 [ -n "$tune" ] && say "tuning files in $tune"
 [ -n "$plots" ] && say "plots in $plots"
 say "done in $((SECONDS - t0)) s (build $((tb - t0)) s, benchmark $((tr - tb)) s, analysis $((SECONDS - tr)) s)$([ $rc = 0 ] || echo ", exit status $rc")"
+[ -z "$html" ] || say "report in $html"
 exit $rc

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 PKGS=(gcc g++ pkg-config meson ninja-build git libopenmpi-dev openmpi-bin libhwloc-dev hwloc
       libxml2-dev libjansson-dev libcmocka-dev python3 python3-pip python3-matplotlib graphviz procps jq bc iproute2)
+# SETUP_EXTRA_PKGS: more packages a caller needs (scripts/test.sh: the test-only ones)
+read -r -a extra_pkgs <<<"${SETUP_EXTRA_PKGS:-}"
+PKGS+=("${extra_pkgs[@]}")
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

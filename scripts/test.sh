@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 export BUILD_DIR
-scripts/setup.sh
+# Test-only packages, installed under CI (locally their tests skip and say what to install): chromium, the real
+# headless browser of tests/report (arbench report's pages).
+TEST_PKGS="chromium"
+if [ -n "${CI:-}" ]; then SETUP_EXTRA_PKGS="$TEST_PKGS" scripts/setup.sh; else scripts/setup.sh; fi
 rc=0
 meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild ${MESON_TEST_OPTS:-} "$@" || rc=$?
 scripts/test-summary.py "$BUILD_DIR" || rc=1

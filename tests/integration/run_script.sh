@@ -58,4 +58,8 @@ grep -qF "run: tuning files in $R/tune" "$TMP/err" || fail "tuning files not nam
 if python3 -c 'import matplotlib' 2>/dev/null; then
   ls "$R"/plots/latency_float_*r_out.png >/dev/null 2>&1 || fail "no latency plot in $R/plots"
 fi
+# The page to share, beside the results, its path the last line.
+html=${out%.jsonl}.html
+[ "$(tail -1 "$TMP/err")" = "run: report in $html" ] || { cat "$TMP/err"; fail "the report's path is not the last line"; }
+grep -q '<table class="decide">' "$html" || fail "the report $html has no decision table"
 echo "run_script: ok"

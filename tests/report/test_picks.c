@@ -1,0 +1,125 @@
+/* test_picks.c — bench/page/picks.c and the answer it feeds: the pick of each size from both forms of
+ * `table --format json` (cells marked best/tie; per-size decisions with verdict, lead, runs needed), the cell
+ * of (size, configuration) whatever the cells' order, and the decision table's columns for each form. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "page/page.h"
+
+static json_t *cell(long long size, int c, double p50, int best, int tie) {
+  return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:b, s:b}", "size", (json_int_t)size, "config",
+                   c, "p50_us", p50, "p10_us", p50 * 0.9, "p90_us", p50 * 1.1, "min_us", p50 * 0.8, "max_us", p50 * 1.2,
+                   "busbw_gbs", 8.0 / p50, "runs", 3, "samples", 60, "wrong", 0, "best", best, "tie", tie);
+}
+
+/* 2 configurations, sizes 8, 64, 512; the cells in an order unlike the sizes' (the page must match both keys). */
+static json_t *grid(void) {
+  json_t *cells = json_array();
+  json_array_append_new(cells, cell(512, 1, 30.0, 1, 0));
+  json_array_append_new(cells, cell(64, 1, 6.0, 0, 1));
+  json_array_append_new(cells, cell(8, 0, 2.0, 0, 0));
+  json_array_append_new(cells, cell(64, 0, 5.0, 1, 1));
+  json_array_append_new(cells, cell(8, 1, 1.0, 1, 0));
+  json_array_append_new(cells, cell(512, 0, 40.0, 0, 0));
+  return json_pack("{s:s, s:i, s:s, s:s, s:s, s:[{s:s}, {s:s}], s:[i, i, i], s:o, s:s}", "dtype", "float", "ranks", 4,
+                   "placement", "out", "op", "sum", "method", "buffers hot", "configs", "label", "mpi", "label",
+                   "shm-oneshot", "sizes", 8, 64, 512, "cells", cells, "correction", "Holm");
+}
+
+static void test_cells_form(void **st) {
+  (void)st;
+  json_t *g = grid();
+  struct ar_pick k;
+  ar_page_pick(g, 0, &k);
+  assert_int_equal(k.config, 1);
+  assert_string_equal(k.verdict, "clear");
+  assert_true(json_real_value(json_object_get(k.cell, "p50_us")) == 1.0);
+  ar_page_pick(g, 1, &k);
+  assert_int_equal(k.config, 0);
+  assert_string_equal(k.verdict, "tie");
+  assert_true(json_real_value(json_object_get(k.cell, "p50_us")) == 5.0);
+  assert_true(isnan(k.lead) && isnan(k.margin) && k.runs_needed == -1);
+  ar_page_pick(g, 2, &k);
+  assert_int_equal(k.config, 1);
+  assert_true(json_real_value(json_object_get(k.cell, "p50_us")) == 30.0);
+  assert_true(json_real_value(json_object_get(ar_page_cell(g, 2, 0), "p50_us")) == 40.0);
+  assert_null(ar_page_cell(g, 3, 0));
+  assert_null(ar_page_cell(g, 0, 2));
+  json_decref(g);
+}
+
+/* Issue 34's form: one decision per size that had a column in play (512 has none here). */
+static json_t *decided(void) {
+  json_t *g = grid();
+  json_object_set_new(g, "decisions",
+                      json_pack("[{s:I, s:i, s:s, s:f, s:f, s:i, s:[i]}, {s:I, s:i, s:s, s:f, s:n, s:i, s:[i, i]}]",
+                                "size", (json_int_t)8, "pick", 1, "verdict", "clear", "margin", 0.05, "lead", 1.0,
+                                "runs_needed", 0, "equivalent", 1, "size", (json_int_t)64, "pick", 1, "verdict",
+                                "undecided", "margin", 0.05, "lead", "runs_needed", 7, "equivalent", 0, 1));
+  return g;
+}
+
+static void test_decisions_form(void **st) {
+  (void)st;
+  json_t *g = decided();
+  struct ar_pick k;
+  ar_page_pick(g, 1, &k); /* the decision, not the cells' best (config 0) */
+  assert_int_equal(k.config, 1);
+  assert_string_equal(k.verdict, "undecided");
+  assert_int_equal(k.runs_needed, 7);
+  assert_true(isnan(k.lead));
+  assert_true(k.margin == 0.05);
+  assert_int_equal(json_array_size(k.equivalent), 2);
+  assert_true(json_real_value(json_object_get(k.cell, "p50_us")) == 6.0);
+  ar_page_pick(g, 0, &k);
+  assert_true(k.config == 1 && k.lead == 1.0 && k.runs_needed == 0);
+  assert_string_equal(k.verdict, "clear");
+  ar_page_pick(g, 2, &k);
+  assert_int_equal(k.config, -1);
+  assert_null(k.cell);
+  json_decref(g);
+}
+
+/* The answer section of a page holding one grid: its text. */
+static char *answer(json_t *g) {
+  struct ar_page p = {0};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  p.table = json_pack("{s:[O]}", "grids", g);
+  struct ar_render r = {f, &p, 0};
+  ar_page_answer(&r);
+  fclose(f);
+  json_decref(p.table);
+  return buf;
+}
+
+static void test_answer_rows(void **st) {
+  (void)st;
+  json_t *g = grid(), *d = decided();
+  char *a = answer(g), *b = answer(d);
+  assert_non_null(strstr(a, "<tr data-size=\"64\"><td>64</td><td class=\"l label pick\" data-config=\"0\">"));
+  assert_non_null(strstr(a, "data-p50=\"5\" title=\"3 runs (60 samples); p10-p90 4.50-5.50 us"));
+  assert_null(strstr(a, "runs to decide"));
+  assert_non_null(strstr(b, "runs to decide"));
+  assert_non_null(strstr(b, "<td>+100.0%</td><td>-</td></tr>"));        /* 8: lead 1.0, decided */
+  assert_non_null(strstr(b, "? undecided</td><td>3</td><td>-</td><td>7</td>")); /* 64: 7 runs would decide */
+  assert_non_null(strstr(b, "<tr data-size=\"512\"><td>512</td><td class=\"l\" colspan=\"4\">nothing eligible"));
+  assert_non_null(strstr(a, "Crossovers:</strong> shm-oneshot \u2192 mpi between 8 and 64; mpi \u2192 shm-oneshot between 64 and 512"));
+  assert_non_null(strstr(b, "Crossovers:</strong> none (shm-oneshot is picked at every size)"));
+  free(a);
+  free(b);
+  json_decref(g);
+  json_decref(d);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cells_form), cmocka_unit_test(test_decisions_form),
+                                     cmocka_unit_test(test_answer_rows)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
