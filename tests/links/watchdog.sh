@@ -11,7 +11,11 @@ case_() { # case_ WHERE LINE : LINE is the whole expected watchdog line of a liv
   ARBENCH_INJECT_STALL=1:$where timeout -k 5 60 mpirun -x ARBENCH_INJECT_STALL -q --oversubscribe -np 3 \
     "$ARBENCH" links "${SMALL[@]}" -T $T -J "$tag" >"$TMP/out" 2>"$TMP/err" || rc=$?
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  [ "$rc" = 1 ] || { cat "$TMP/err"; fail "$where: exit $rc, expected 1 from the watchdog (124: it hung)"; }
+  # At finalize the live ranks leave before PMIx_Finalize; the launcher (PRRTE) then sometimes segfaults in its
+  # PMIx event loop (openpmix/prrte#1065; seen once in CI under load): the launcher's crash, not arbench's, and
+  # the job still ended; everything below is checked as for exit 1.
+  [ "$rc" = 1 ] || { [ "$where" = finalize ] && [ "$rc" = 139 ] && grep -q "libpmix" "$TMP/err"; } ||
+    { cat "$TMP/err"; fail "$where: exit $rc, expected 1 from the watchdog (124: it hung)"; }
   grep -qxF "arbench: rank 1: ARBENCH_INJECT_STALL: stopping at $where" "$TMP/err" || { cat "$TMP/err"; fail "$where: not planted"; }
   local got
   got=$(grep -F ": timeout:" "$TMP/err" | sed -E 's/pid [0-9]+/pid PID/; s/^arbench: rank [02]: /arbench: rank N: /')
