@@ -125,6 +125,7 @@ int ar_grid_is_nccl(const struct ar_grid *g, int c);
 struct ar_cell_stats {
   double p50, p10, p90, p99, mean, min, max; /* us */
   double algbw, busbw;                       /* GB/s, from p50 */
+  double spread;                             /* sd of the runs' log p50s (~ run-to-run CV), NAN: < 2 runs */
   int runs, sampled;                         /* runs; runs with stored samples */
   long long samples, wrong;                  /* samples over runs; wrong elements summed over runs */
 };
@@ -233,7 +234,9 @@ struct ar_pair {
   double p_equiv;  /* p of "differ by the margin or more" (two one-sided tests, TOST): small = shown
                     * equivalent, ratio / shift inside [1/(1+margin), 1+margin]; 1 when it cannot be shown */
   double p_beyond; /* p of "within the margin": small = shown to differ by more than the margin */
-  double sd;       /* run-to-run sd of the log p50s, pooled over the sides with two or more runs; NAN: unknown */
+  double sd;       /* run-to-run sd of the log p50s, pooled over the sides with two or more runs; NAN when
+                    * neither has two */
+  double shift;    /* the "no change" ratio the tests took (as given) */
   int runs_a, runs_b; /* runs with samples */
 };
 /* 0, or -1 when a side has no samples (then every p is NAN, ratio and sd still set when they can be). */
@@ -248,7 +251,7 @@ const char *ar_pair_verdict_name(int v); /* "faster", "slower", "equivalent", "u
 /* Runs per side that give power AR_POWER to decide a comparison whose log ratio and run-to-run sd are
  * these: the fewer of what the difference test needs (two-sided, level alpha) and what the equivalence
  * test needs (TOST at alpha, margin); alpha is the per-comparison level (the family's over its size).
- * 2..AR_RUNS_NEEDED_MAX; -1 when sd is unknown (NAN, or a side with one run). */
+ * 2..AR_RUNS_NEEDED_MAX; -1 when sd is unknown (NAN: no side had two runs). */
 int ar_runs_needed(double log_ratio, double sd, double margin, double alpha);
 
 /* ---- the decision per size (decide.c): the one decider every output reads ---- */
@@ -272,7 +275,7 @@ struct ar_decision {
   int nopen;       /* columns not told apart from the fastest */
   int runs_needed; /* undecided: runs per side that give 80% power to decide every open comparison (--repeat
                     * N), capped at AR_RUNS_NEEDED_MAX; 0 when decided; -1 when no spread between runs was
-                    * measured (a side with one run, or no samples) */
+                    * measured (no side with two runs, or no samples) */
   int runs_min, runs_max; /* runs over the columns in play (a run killed mid-repeat shows here) */
 };
 struct ar_decisions {
@@ -311,9 +314,11 @@ const char *ar_range_verdict(const struct ar_range *r);
  * pick_label, fastest, verdict, equivalent (column indices, the pick's set), open, margin, runs,
  * runs_needed (null when unknown), lead. */
 json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, int s);
-/* One line naming the tests and families of a table (table's and tune's statistics paragraph, table
- * --format json's "correction"). */
+/* One line naming what a table's families tested (its legend, tune's header, table --format json's
+ * "correction"). */
 void ar_family_text(const struct ar_decisions *d, char *buf, size_t len);
+/* The statistics paragraph, once per command: the rule, the margin, the tests, the power. */
+void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len);
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);

@@ -12,6 +12,8 @@ struct ar_tune_range {
   int channels; /* -1: NCCL decides */
   int cfg;      /* grid column it came from (the first size's) */
   int sizes;    /* measured sizes in the range */
+  int clear, equivalent, undecided; /* its sizes' verdicts (ar_grid_decide) */
+  int runs_needed; /* the most runs per side its undecided sizes need (-1: unknown; 0: none undecided) */
 };
 
 /* Append group g's decisions (ranges from tune's rule) and, per measured size, where a custom GPU
