@@ -11,11 +11,15 @@ static int in_play(const struct ar_grid *g, const char *use, int s, int c) {
   return (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c));
 }
 
-/* Fastest column in play at s by p50 over runs (equal p50s: the earlier column), -1 when none. */
+/* Fastest column in play at s by p50 over runs (equal p50s: the simpler, then the earlier column), -1 when
+ * none. */
 static int fastest(const struct ar_grid *g, int s, const char *use) {
   int f = -1;
-  for (int c = 0; c < g->ncfg; c++)
-    if (in_play(g, use, s, c) && (f < 0 || ar_grid_p50(g, s, c) < ar_grid_p50(g, s, f))) f = c;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (!in_play(g, use, s, c)) continue;
+    double v = ar_grid_p50(g, s, c), b = f < 0 ? INFINITY : ar_grid_p50(g, s, f);
+    if (v < b || (v == b && ar_simplicity(g->cfgrec[c]) < ar_simplicity(g->cfgrec[f]))) f = c;
+  }
   return f;
 }
 

@@ -76,11 +76,12 @@ static void csv_field(const char *s) {
   putchar('"');
 }
 
-/* The most runs any cell of the grid has: a cell with fewer says so. */
+/* The most runs any measured cell of the grid has: a measured cell with fewer says so. */
 static int most_runs(const struct ar_grid *g) {
   int n = 0;
   for (int i = 0; i < g->nsize * g->ncfg; i++)
-    if (g->runs[i] && (int)json_array_size(g->runs[i]) > n) n = (int)json_array_size(g->runs[i]);
+    if (g->runs[i] && !g->predicted[i % g->ncfg] && (int)json_array_size(g->runs[i]) > n)
+      n = (int)json_array_size(g->runs[i]);
   return n;
 }
 
@@ -140,7 +141,8 @@ static void md_cell(const struct ar_grid *g, const struct ar_decisions *d, int s
     printf(" (%s..%s)", lo, hi);
   }
   if (o->spread && !isnan(st.spread)) printf(" n=%d ±%.0f%%", st.runs, st.spread * 100);
-  else if (o->spread || st.runs < most) printf(" n=%d%s", st.runs, st.runs < most ? " (fewer runs)" : "");
+  else if (o->spread || (st.runs < most && !g->predicted[c]))
+    printf(" n=%d%s", st.runs, st.runs < most && !g->predicted[c] ? " (fewer runs)" : "");
   if (o->busbw) printf(" / %.2f", st.busbw);
   printf("%s%s |", wrong ? " !" : "", warm ? " ^" : "");
 }
@@ -276,10 +278,12 @@ static void print_md(const struct ar_grid *g, const struct ar_decisions *d, cons
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
   print_method(g);
-  printf("p50 us%s%s%s. **bold** = the pick; = equivalent to it (within %.3g%%); ? = not told apart from the fastest "
-         "(%d comparisons, Holm at %.3g%% family-wise).\n\n| size |",
-         o->minmax ? " (min..max over runs)" : "", o->spread ? ", n=runs ±spread of their p50s" : "",
-         o->busbw ? " / busbw GB/s (from that p50)" : "", d->margin * 100, d->fam.tests, d->fam.alpha * 100);
+  printf("p50 us%s%s%s. **bold** = the pick", o->minmax ? " (min..max over runs)" : "",
+         o->spread ? ", n=runs ±spread of their p50s" : "", o->busbw ? " / busbw GB/s (from that p50)" : "");
+  if (g->ncfg > 1)
+    printf("; = equivalent to it (within %.3g%%); ? = not told apart from the fastest (%d comparisons, Holm at %.3g%% "
+           "family-wise)", d->margin * 100, d->fam.tests, d->fam.alpha * 100);
+  printf(".\n\n| size |");
   for (int c = 0; c < g->ncfg; c++) {
     pred += g->predicted[c];
     printf(" %s%s%s |", g->cfg[c], g->unsafe[c] ? " (UNSAFE)" : "", g->predicted[c] ? " (predicted)" : "");
@@ -507,7 +511,9 @@ int ar_cmd_table(int argc, char **argv) {
       json_decref(root);
     } else json_decref(jg);
     if (!o.csv && !o.json && !n && !links) printf("(no result records)\n\n");
-    if (!o.csv && !o.json && n) { /* the statistics paragraph, once per command */
+    int cmp = 0;
+    for (int k = 0; k < n; k++) cmp |= g[k].ncfg > 1;
+    if (!o.csv && !o.json && cmp) { /* the statistics paragraph, once per command */
       char rule[1400];
       ar_rule_text(&o.noise, rule, sizeof rule);
       printf("%s\n\n", rule);
