@@ -1,6 +1,6 @@
 #!/bin/bash
 # compare.sh — `arbench compare` on two fixtures whose samples have known medians: exact ratios,
-# degenerate (exact) intervals, verdicts, unmatched lists, per-backend geometric means; bad input.
+# degenerate (exact) intervals, verdicts, the launch shift, unmatched lists, per-backend geometric means; bad input.
 . "$(dirname "$0")/common.sh"
 A="$FIX/a.jsonl"; B="$FIX/b.jsonl"
 "$ARBENCH" compare --format json "$A" "$B" >"$TMP/c.json" 2>"$TMP/c.err" || check_fail "compare exited $?"
@@ -52,6 +52,22 @@ check_eq "runs: nccl faster, mpi undecided" "nccl 3 3 0.5 faster 0;mpi 3 3 1.02 
 check_eq "runs: the interval spans the runs' spread" true \
   "$(jq '.matches[] | select(.backend=="nccl") | .lo < 0.48 and .hi > 0.52' "$TMP/r.json")"
 check_eq "skip record of A listed" 1 "$(grep -c 'skip: shm-oneshot (8 ranks): not built' "$TMP/t1")"
+# Launch shift: an A/A pair (make_aa.py: 17 sizes x 2 backends, 3 runs, runs drift 2%) whose B launch ran 10% slower
+# everywhere, but for shm-oneshot from 64K up, 12% faster. Same stack, same hosts: the shift common to every
+# configuration (the median ratio) is the box, removed; only shm-oneshot's 9 sizes are called (faster).
+python3 "$FIX/make_aa.py" "$TMP" 1
+jq -c 'if .type == "result" then (if .backend == "shm-oneshot" and .size >= 65536 then 0.88 else 1.1 end) as $f
+  | .time_us |= map_values(. * $f) | .samples_us |= map(. * $f) else . end' "$TMP/b0.jsonl" >"$TMP/b0s.jsonl"
+"$ARBENCH" compare --format json "$TMP/a0.jsonl" "$TMP/b0s.jsonl" >"$TMP/ls.json" || check_fail "compare exited $?"
+check_eq "launch shift: found and removed" "1.094 true 2 34" \
+  "$(jq -r '.launch_shift | "\(.ratio * 1000 | round / 1000) \(.applied) \(.configurations) \(.matches)"' "$TMP/ls.json")"
+check_eq "launch shift: only the real change is called" "shm-oneshot 65536 faster;shm-oneshot 131072 faster;shm-oneshot 262144 faster;shm-oneshot 524288 faster;shm-oneshot 1048576 faster;shm-oneshot 2097152 faster;shm-oneshot 4194304 faster;shm-oneshot 8388608 faster;shm-oneshot 16777216 faster" \
+  "$(jq -r '[.matches[] | select(.verdict == "faster" or .verdict == "slower") | "\(.backend) \(.size) \(.verdict)"] | join(";")' "$TMP/ls.json")"
+check_eq "launch shift: said in the text" 1 "$("$ARBENCH" compare "$TMP/a0.jsonl" "$TMP/b0s.jsonl" | grep -c '^Launch shift: B/A = 1.094 over all 2 configurations (the median of 34 matches): the box between the launches')"
+check_eq "--shift off: the box's shift is called slower" 12 \
+  "$("$ARBENCH" compare --format json --shift off "$TMP/a0.jsonl" "$TMP/b0s.jsonl" | jq '[.matches[] | select(.verdict == "slower")] | length')"
+check_eq "one configuration: a shift cannot be told from a change" 1 \
+  "$("$ARBENCH" compare --backend mpi "$TMP/a0.jsonl" "$TMP/b0s.jsonl" | grep -c '^Launch shift: one configuration: a shift of the whole box between the launches cannot be told from a change')"
 # Filters apply to both sides.
 check_eq "filter --backend mpi" 2 "$("$ARBENCH" compare --format json --backend mpi "$A" "$B" 2>/dev/null | jq '.matches|length')"
 # --by stack on the two files (one stack each): the same matches, ratios and verdicts as A against B.
