@@ -830,6 +830,9 @@ int ar_cmd_tune(int argc, char **argv) {
     if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
     if (!status) print_excluded(stdout, "", g, n);
     for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
+    char rule[1400];
+    ar_rule_text(&o.noise, rule, sizeof rule);
+    if (!status && n) printf("%s\n", rule); /* the statistics paragraph, once */
   }
   ar_grids_free(g, n);
   ar_ana_free(&a);
