@@ -281,7 +281,7 @@ static void print_md(const struct ar_grid *g, const struct ar_decisions *d, cons
   printf("p50 us%s%s%s. **bold** = the pick", o->minmax ? " (min..max over runs)" : "",
          o->spread ? ", n=runs ±spread of their p50s" : "", o->busbw ? " / busbw GB/s (from that p50)" : "");
   if (g->ncfg > 1)
-    printf("; = equivalent to it (within %.3g%%); ? = not told apart from the fastest (%d comparisons, Holm at %.3g%% "
+    printf("; = shown within %.3g%% of the fastest (equivalent); ? = not told apart from the fastest (%d comparisons, Holm at %.3g%% "
            "family-wise)", d->margin * 100, d->fam.tests, d->fam.alpha * 100);
   printf(".\n\n| size |");
   for (int c = 0; c < g->ncfg; c++) {

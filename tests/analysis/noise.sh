@@ -35,7 +35,7 @@ check_eq "table: clear row unmarked" "| 8K | 20.00 | **16.00** | 19.70 | 50.00 |
 check_eq "table: crossovers of the picks, undecided sizes named" "Crossovers: shm-oneshot -> shm-twoshot between 1K and 2K (undecided at 2K); shm-twoshot -> shm-oneshot between 2K and 4K (undecided at 2K and 4K); shm-oneshot -> shm-twoshot between 4K and 8K (undecided at 4K); shm-twoshot -> shm-staged between 8K and 16K (undecided at 16K); shm-staged -> shm-twoshot between 32K and 64K (undecided at 32K and 64K)" \
   "$(grep '^Crossovers' "$TMP/table")"
 check_eq "table: verdicts counted" "Verdicts: 2 clear, 0 equivalent, 5 undecided; 5 with a single run a side need 2+ runs to measure their spread." "$(grep '^Verdicts' "$TMP/table")"
-check_eq "table: one legend line" 1 "$(grep -c '^p50 us. \*\*bold\*\* = the pick; = equivalent to it (within 5%); ? = not told apart from the fastest (21 comparisons, Holm at 5% family-wise).' "$TMP/table")"
+check_eq "table: one legend line" 1 "$(grep -c '^p50 us. \*\*bold\*\* = the pick; = shown within 5% of the fastest (equivalent); ? = not told apart from the fastest (21 comparisons, Holm at 5% family-wise).' "$TMP/table")"
 check_eq "table: the statistics paragraph once" 1 "$(grep -c '^Decisions: the pick at each size is the fastest' "$TMP/table")"
 check_eq "csv: relations at 16K" "shm-oneshot open;shm-twoshot open;shm-staged fastest;mpi slower" \
   "$("$ARBENCH" table --drift 0 --ranks 2 --format csv "$N" | awk -F, '$5 == 16384 { print $6, $(NF-1) }' | paste -sd';')"
