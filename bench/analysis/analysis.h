@@ -222,6 +222,34 @@ int ar_family_resamples(int asked, int m, double alpha);
  * islands, others: the order in which the preference goes to the simpler algorithm. */
 int ar_simplicity(json_t *rec);
 
+/* ---- the large-family test (noise.c): one set of runs against a reference level, fleet's test ---- */
+
+/* The largest weight (degrees of freedom) the prior variance gets in ar_moderated_p: with three runs a set's own
+ * variance has 2 df, and Student's t with 2 df cannot reach the p-values a family of thousands of tests needs
+ * (t = 43 gives p = 3e-4); the cap keeps a set whose runs really are noisier than the others' from hiding
+ * behind the pool. */
+#define AR_MODERATED_PRIOR_DF 10.0
+/* Mean and sample variance (n - 1; 0 for one value) of n values. */
+void ar_mean_var(const double *v, int n, double *mean, double *var);
+/* Both one-sided p-values of a level (log time) against the bound ref + log(1 + margin), with standard error
+ * se and df degrees of freedom (Student's t): *p_slow of "no slower than the bound" (small: shown slower than
+ * the reference by more than the margin) and *p_within of "as slow as the bound or slower" (small: shown
+ * within the margin). se NAN: both left as they are; se 0: the values decide (0 or 1). */
+void ar_bound_p(double level, double ref, double margin, double se, double df, double *p_slow, double *p_within);
+/* A reference level for ar_moderated_p: level (log time) and the variance of its estimate (se2), and the prior
+ * of the sets' run variance: prior_var pooled over the sets compared with it, prior_df its degrees of freedom. */
+struct ar_level_ref {
+  double level, se2, prior_var, prior_df;
+};
+/* The test of a large family (docs/analysis.md#the-large-family-test): n >= 2 runs' log times (logs) against
+ * the reference x (1 + margin), one-sided as ar_bound_p, on a moderated t (Smyth 2004, limma): the runs'
+ * variance shrunk toward ref->prior_var with weight min(prior_df, AR_MODERATED_PRIOR_DF), the reference's
+ * se2 added. ar_pair_test's bootstrap floor (~1 / resamples) cannot pass Holm over tens of thousands of
+ * tests, and its two-sample t has n_a + n_b - 2 df; this is for many sets of the same measurement (boxes of
+ * one cell), whose run variances share one prior. NAN p-values when n < 2. */
+void ar_moderated_p(const double *logs, int n, const struct ar_level_ref *ref, double margin, double *p_slow,
+                    double *p_within);
+
 /* ---- the two-sample tests (noise.c): what table, tune, compare and fleet decide with ---- */
 
 /* One comparison of the runs of B against the runs of A (each an array of run records as ar_runs_add

@@ -355,6 +355,38 @@ double ar_t_quantile(double q, double df) {
   return (lo + hi) / 2;
 }
 
+/* ---- the large-family test (analysis.h: ar_moderated_p) ---- */
+
+void ar_mean_var(const double *v, int n, double *mean, double *var) {
+  double s = 0, q = 0;
+  for (int i = 0; i < n; i++) s += v[i];
+  *mean = n > 0 ? s / n : NAN;
+  for (int i = 0; i < n; i++) q += (v[i] - *mean) * (v[i] - *mean);
+  *var = n > 1 ? q / (n - 1) : 0;
+}
+
+void ar_bound_p(double level, double ref, double margin, double se, double df, double *p_slow, double *p_within) {
+  double bound = ref + log1p(margin); /* log time of (1 + margin) x the reference */
+  if (isnan(se)) return;
+  if (!(se > 0)) { /* no spread anywhere: the values decide */
+    *p_slow = level > bound ? 0 : 1;
+    *p_within = level < bound ? 0 : 1;
+    return;
+  }
+  *p_slow = t_upper((level - bound) / se, df);
+  *p_within = t_upper((bound - level) / se, df);
+}
+
+void ar_moderated_p(const double *logs, int n, const struct ar_level_ref *ref, double margin, double *p_slow,
+                    double *p_within) {
+  *p_slow = *p_within = NAN;
+  if (n < 2) return;
+  double mean, var, d = n - 1, d0 = ref->prior_df < AR_MODERATED_PRIOR_DF ? ref->prior_df : AR_MODERATED_PRIOR_DF;
+  ar_mean_var(logs, n, &mean, &var);
+  double s2 = (d0 * ref->prior_var + d * var) / (d0 + d); /* the moderated variance */
+  ar_bound_p(mean, ref->level, margin, sqrt(s2 / n + ref->se2), d0 + d, p_slow, p_within);
+}
+
 /* Holm–Bonferroni: which of the m hypotheses with p-values p[] are rejected at family-wise error
  * alpha. Sorted ascending, the k-th (0-based) is rejected while p <= alpha / (m - k); the first that is
  * not stops the rest. Ties in p are ordered by index, so the result is deterministic. */

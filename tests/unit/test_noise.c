@@ -1,7 +1,7 @@
 /* test_noise.c — bench/analysis/noise.c: the simplicity order of the preference (a baseline by its table's
  * flag, then the custom algorithms from one-shot to islands), Student's t quantiles against published values,
  * the two-sample tests (difference, equivalence, beyond the margin) on runs with known spread, Holm's verdicts,
- * and the runs a power calculation asks for. */
+ * the runs a power calculation asks for, and the large-family test (moderated t) fleet uses. */
 #include "../lib/ar_cmocka.h"
 #include "analysis/analysis.h"
 #include <jansson.h>
@@ -149,9 +149,43 @@ static void test_runs_needed(void **st) {
   assert_int_equal(ar_runs_needed(log(1.05), 0.5, 0.05, 0.001), AR_RUNS_NEEDED_MAX);
 }
 
+/* The large-family test (fleet's), worked by hand with the closed form of Student's t for even df: runs' log
+ * times {0, 0.02, 0.04} (mean 0.02, variance 0.0004) against a reference level 0 with prior variance 0.0001:
+ * prior df 4 gives s2 = (4 x 0.0001 + 2 x 0.0004) / 6 = 0.0002, t = 0.02 / sqrt(0.0002 / 3) = sqrt(6), 6 df:
+ * p = 0.024913; prior df 100 is capped at 10: s2 = 0.00015, t = sqrt(8), 12 df: p = 0.007610; the reference's
+ * own variance 0.0002 / 3 halves t^2: t = sqrt(3), 6 df: p = 0.066987; a 2.02% margin puts the bound on the
+ * mean (p = 0.5). */
+static void test_moderated(void **st) {
+  (void)st;
+  const double v[3] = {0, 0.02, 0.04};
+  double mean, var, ps, pw;
+  ar_mean_var(v, 3, &mean, &var);
+  assert_true(fabs(mean - 0.02) < 1e-15 && fabs(var - 0.0004) < 1e-15);
+  struct ar_level_ref ref = {.level = 0, .se2 = 0, .prior_var = 0.0001, .prior_df = 4};
+  ar_moderated_p(v, 3, &ref, 0, &ps, &pw);
+  assert_true(fabs(ps - 0.024913) < 2e-6 && fabs(pw - (1 - 0.024913)) < 2e-6);
+  ref.prior_df = 100; /* capped at AR_MODERATED_PRIOR_DF */
+  ar_moderated_p(v, 3, &ref, 0, &ps, &pw);
+  assert_true(fabs(ps - 0.007610) < 2e-6);
+  ref = (struct ar_level_ref){.level = 0, .se2 = 0.0002 / 3, .prior_var = 0.0001, .prior_df = 4};
+  ar_moderated_p(v, 3, &ref, 0, &ps, &pw);
+  assert_true(fabs(ps - 0.066987) < 2e-6);
+  ar_moderated_p(v, 3, &ref, expm1(0.02), &ps, &pw);
+  assert_true(fabs(ps - 0.5) < 1e-9 && fabs(pw - 0.5) < 1e-9);
+  ar_moderated_p(v, 1, &ref, 0, &ps, &pw); /* one run: not this test */
+  assert_true(isnan(ps) && isnan(pw));
+  ar_bound_p(0.1, 0, 0.05, 0, 5, &ps, &pw); /* no spread: the values decide */
+  assert_true(ps == 0 && pw == 1);
+  ar_bound_p(0.01, 0, 0.05, 0, 5, &ps, &pw);
+  assert_true(ps == 1 && pw == 0);
+  ps = pw = 7;
+  ar_bound_p(0.01, 0, 0.05, NAN, 5, &ps, &pw); /* no error known: left as they were */
+  assert_true(ps == 7 && pw == 7);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_simplicity), cmocka_unit_test(test_t_quantile),
                                      cmocka_unit_test(test_pair), cmocka_unit_test(test_verdicts),
-                                     cmocka_unit_test(test_runs_needed)};
+                                     cmocka_unit_test(test_runs_needed), cmocka_unit_test(test_moderated)};
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
