@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # agree.py DIR — do the outputs of one set of results agree with table's decisions? DIR holds t.json (table
 # --format json), tn.json (the same with --backend nccl), t.md, t.csv, tune.md, tune/ (tune -o) and optionally
-# plots/ (arbench-plot): each pick read from them must be table's json pick (agree.sh; also run on real results).
+# plots/ (arbench-plot), run.md (the table scripts/run.sh prints), cmp.json with t2.json (compare of one
+# configuration's runs against another's relabelled, and table --format json of those two): each pick read from
+# them must be table's json pick, each compare verdict the two-column table's relation (agree.sh; also run on
+# real results).
 # One (dtype) group per table is assumed, out-of-place, every column of a group in its thresholds family.
 import csv, json, os, re, sys
 tmp = sys.argv[1]
@@ -28,29 +31,33 @@ fmt = lambda b: next(("%d%s" % (b // k, s) for k, s in ((1 << 30, "G"), (1 << 20
 for k, (lab, v, pp, fp) in P.items():
     if pp > fp * 1.05 or (v != "equivalent" and pp != fp):
         bad.append("rule: %s %s pick %s %.4g vs fastest %.4g" % (k + (v,), lab, pp, fp))
-# markdown: the bold cell's column, the mark, the decision column
-md, hdr, dt = {}, None, None
-for line in open(os.path.join(tmp, "t.md")):
-    m = re.match(r"## (\w+),", line)
-    if m:
-        dt = m.group(1)
-    if line.startswith("| size |"):
-        hdr = [c.strip() for c in line.strip().strip("|").split("|")]
-    elif re.match(r"\| \d", line):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        bold = [hdr[i] for i, c in enumerate(cells) if c.startswith("**")]
-        md[(dt, cells[0])] = (bold, cells[-1].split(" ")[0].rstrip(":"))
-for (d, s), (lab, v, _, _) in P.items():
-    if md.get((d, fmt(s))) != ([lab], v):
-        bad.append("markdown %s %s: %s, json %s %s" % (d, s, md.get((d, fmt(s))), lab, v))
-# crossovers: the picks' changes
-cross = [l for l in open(os.path.join(tmp, "t.md")) if l.startswith("Crossovers:")]
-for g, line in zip(t["grids"], cross):
-    seq = [(d["size"], d["pick_label"]) for d in g["decisions"]]
-    want = ["%s -> %s between %s and %s" % (a[1], b[1], fmt(a[0]), fmt(b[0])) for a, b in zip(seq, seq[1:]) if a[1] != b[1]]
-    got = [re.sub(r" \(undecided at [^)]*\)", "", x.strip()) for x in line[len("Crossovers:"):].split(";")]
-    if got != want:
-        bad.append("crossovers %s: %s, want %s" % (g["dtype"], got, want))
+# markdown (table's and the one run.sh prints): the bold cell's column, the mark, the decision column
+mds = [f for f in ("t.md", "run.md") if os.path.exists(os.path.join(tmp, f))]
+for mdf in mds:
+    md, hdr, dt = {}, None, None
+    for line in open(os.path.join(tmp, mdf)):
+        m = re.match(r"## (\w+),", line)
+        if m:
+            dt = m.group(1)
+        if line.startswith("| size |"):
+            hdr = [c.strip() for c in line.strip().strip("|").split("|")]
+        elif re.match(r"\| \d", line):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            bold = [hdr[i] for i, c in enumerate(cells) if c.startswith("**")]
+            md[(dt, cells[0])] = (bold, cells[-1].split(" ")[0].rstrip(":"))
+    for (d, s), (lab, v, _, _) in P.items():
+        if md.get((d, fmt(s))) != ([lab], v):
+            bad.append("%s %s %s: %s, json %s %s" % (mdf, d, s, md.get((d, fmt(s))), lab, v))
+    # crossovers: the picks' changes
+    cross = [l for l in open(os.path.join(tmp, mdf)) if l.startswith("Crossovers:")]
+    for g, line in zip(t["grids"], cross):
+        seq = [(d["size"], d["pick_label"]) for d in g["decisions"]]
+        want = ["%s -> %s between %s and %s" % (a[1], b[1], fmt(a[0]), fmt(b[0])) for a, b in zip(seq, seq[1:]) if a[1] != b[1]]
+        got = [re.sub(r" \(undecided at [^)]*\)", "", x.strip()) for x in line[len("Crossovers:"):].split(";")]
+        if got != want:
+            bad.append("%s crossovers %s: %s, want %s" % (mdf, g["dtype"], got, want))
+    if len(cross) != len(t["grids"]):
+        bad.append("%s: %d Crossovers lines for %d tables" % (mdf, len(cross), len(t["grids"])))
 # csv: best == 1 rows and the verdict column
 for r in csv.DictReader(open(os.path.join(tmp, "t.csv"))):
     k = (r["dtype"], int(r["size"]))
@@ -125,5 +132,21 @@ if os.path.exists(pj):
             c = cells.get("%d %d" % (g["ranks"], s))
             if not c or (c["best"], c["verdict"]) != P[(d, s)][:2]:
                 bad.append("best map %s %s: %s, table %s" % (d, s, c, P[(d, s)][:2]))
-print("\n".join(bad) if bad else "all outputs agree on %d sizes" % len(P))
+# compare: B (one configuration's runs, relabelled) against A, in the same family as the two-column table
+cj, t2j = os.path.join(tmp, "cmp.json"), os.path.join(tmp, "t2.json")
+ncmp = 0
+if os.path.exists(cj) and os.path.exists(t2j):
+    g2 = json.load(open(t2j))["grids"][0]
+    rel = {(c["size"], c["config"]): c for c in g2["cells"]}
+    for m in json.load(open(cj))["matches"]:
+        a, b = rel[(m["size"], 0)], rel[(m["size"], 1)]
+        if b["relation"] == "fastest":  # B is the table's fastest: A's relation, seen from B
+            want = {"slower": "faster", "equivalent": "equivalent", "open": "undecided"}[a["relation"]]
+        else:
+            want = {"slower": "slower", "equivalent": "equivalent", "open": "undecided"}[b["relation"]]
+        ncmp += 1
+        if m["verdict"] != want or abs(m["ratio"] / (b["p50_us"] / a["p50_us"]) - 1) > 1e-6:
+            bad.append("compare %s: %s ratio %.4g, table %s ratio %.4g" % (m["size"], m["verdict"], m["ratio"], want,
+                                                                         b["p50_us"] / a["p50_us"]))
+print("\n".join(bad) if bad else "all outputs agree on %d sizes (markdown: %s; compare: %d matches)" % (len(P), " ".join(mds), ncmp))
 sys.exit(1 if bad else 0)
