@@ -1008,6 +1008,20 @@ static double runs_median(json_t *runs, const char *q) {
 }
 
 
+/* The sd of the runs' log p50s (about the run-to-run coefficient of variation), NAN with fewer than 2. */
+static double runs_spread(json_t *runs) {
+  double sum = 0, sq = 0;
+  int n = 0;
+  for (size_t i = 0; i < json_array_size(runs); i++) {
+    double p = ar_rec_p50(json_array_get(runs, i));
+    if (!(p > 0)) continue;
+    sum += log(p);
+    sq += log(p) * log(p);
+    n++;
+  }
+  return n < 2 ? NAN : sqrt(fmax(0, (sq - sum * sum / n) / (n - 1)));
+}
+
 int ar_runs_stats(json_t *runs, struct ar_cell_stats *st) {
   memset(st, 0, sizeof *st);
   st->p50 = ar_runs_p50(runs);
@@ -1028,6 +1042,7 @@ int ar_runs_stats(json_t *runs, struct ar_cell_stats *st) {
     st->wrong += (long long)ar_rec_num(r, "wrong", 0);
   }
   st->sampled = ar_runs_sampled(runs);
+  st->spread = runs_spread(runs);
   double size = ar_rec_num(first, "size", NAN);
   st->algbw = st->p50 > 0 ? size / st->p50 / 1e3 : NAN; /* bytes per us / 1e3 = GB/s */
   st->busbw = st->algbw * ar_busbw_factor(ar_rec_ranks(first));

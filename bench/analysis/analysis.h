@@ -127,6 +127,7 @@ int ar_grid_is_nccl(const struct ar_grid *g, int c);
 struct ar_cell_stats {
   double p50, p10, p90, p99, mean, min, max; /* us */
   double algbw, busbw;                       /* GB/s, from p50 */
+  double spread;                             /* sd of the runs' log p50s (~ run-to-run CV), NAN: < 2 runs */
   int runs, sampled;                         /* runs; runs with stored samples */
   long long samples, wrong;                  /* samples over runs; wrong elements summed over runs */
 };
@@ -167,20 +168,27 @@ size_t ar_rec_nsamples(json_t *rec);
 #define AR_NOISE_RESAMPLES 2000
 #define AR_NOISE_SEED 0x61726265ull /* "arbe": fixed so the intervals are reproducible */
 #define AR_NOISE_DRIFT 0.05 /* default --drift: run-to-run drift allowed for single-run measurements */
+#define AR_MARGIN_DEFAULT 0.05 /* default --margin: the practical margin of equivalence (5%) */
+#define AR_POWER 0.80          /* the power runs_needed is computed for */
+#define AR_RUNS_NEEDED_MAX 1000 /* runs_needed is capped here ("1000 or more") */
 struct ar_noise {
   int resamples;
   unsigned long long seed;
-  double drift; /* when a side has one run: differences below this fraction are ties (its samples
-                 * cannot show drift between runs); with two or more runs per side the runs' spread does */
-  int grids;    /* tables one call decides on (ar_grid_choose): the family-wise error is split over them */
+  double drift;  /* when a side has one run its samples cannot show drift between runs: the tests widen
+                  * their null by this fraction (a difference must exceed it beyond the bootstrap's noise;
+                  * equivalence needs the interval inside the margin after allowing it) */
+  double margin; /* --margin: ratios inside [1/(1+margin), 1+margin] are practically equal (equivalence) */
+  int grids;     /* tables one call decides on (ar_grid_decide): the family-wise error is split over them */
 };
-/* What one ar_grid_choose tested: the comparisons with samples (Holm's m), the level each table got. */
+/* What one family tested: the comparisons with samples (Holm's m), the level each table got. */
 struct ar_family {
   int tests;
   double alpha;
 };
 /* Parse a --drift PCT value (0..100) into nz->drift; -AR_EINVAL with one line in err. */
 int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len);
+/* Parse a --margin PCT value (0 < PCT <= 100) into nz->margin; -AR_EINVAL with one line in err. */
+int ar_noise_margin_parse(struct ar_noise *nz, const char *arg, char *err, size_t len);
 void ar_noise_defaults(struct ar_noise *nz);
 /* 95% bootstrap interval of median(B)/median(A): each resample draws runs with replacement, then
  * each drawn run's samples with replacement (one run: its samples only). key seeds the draws.
@@ -192,6 +200,8 @@ int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct a
                  double *hi, double *p);
 /* Two-sided p of Student's t with df degrees of freedom. */
 double ar_t_two_sided(double t, double df);
+/* The t quantile: the x with P(T <= x) = q for T Student's t with df degrees of freedom (0 < q < 1). */
+double ar_t_quantile(double q, double df);
 /* The p-value of "same level" between two sides of two or more runs each: a t test on the runs' log
  * p50s (the runs' spread, drift between runs included, is the noise): Student's pooled t when both sides
  * have as many runs (df = 2n - 2: with 3 runs Welch's df falls to ~2 and no family could call a 4x
@@ -202,29 +212,143 @@ double ar_runs_welch_p(json_t *runs_a, json_t *runs_b);
  * padj[i] (NULL: not wanted) the adjusted p-values. 0, or -AR_ERUNTIME when out of memory. */
 #define AR_FAMILY_ALPHA 0.05
 int ar_holm(const double *p, int m, double alpha, char *reject, double *padj);
-/* The p-value of "same level" for one comparison, as compare and the tables' ties use it: the larger of
- * the bootstrap's (ar_boot_test) and, with two or more runs a side, Welch's (ar_runs_welch_p); NAN when a
- * side has no samples. lo, hi: the bootstrap 95% interval of median(B)/median(A). */
+/* The p-value of "same level" for one comparison: ar_pair_test's p_diff (shift 1); NAN when a side has no
+ * samples. lo, hi: the bootstrap 95% interval of median(B)/median(A). */
 double ar_pair_p(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo, double *hi);
 /* Resamples for a family of m tests at level alpha: enough that the smallest bootstrap p, 2 / (R + 1),
  * clears Holm's first threshold alpha / m, so a real difference can still be called in a large family. */
 int ar_family_resamples(int asked, int m, double alpha);
 /* 0 for a baseline (mpi, nccl defaults, nccl-tests), then nccl variants, one-shot, two-shot, staged,
- * islands, others: the order in which ties go to the simpler algorithm. */
+ * islands, others: the order in which the preference goes to the simpler algorithm. */
 int ar_simplicity(json_t *rec);
-/* Per size index: choice[s] = the configuration to use among columns with use[c] (NULL: all), -1
- * when none; tied[s * ncfg + c] = 1 for the columns whose difference from the fastest is within
- * the noise (the fastest included). The family is every comparison of the table (each column against
- * its size's fastest): Holm–Bonferroni over their ar_pair_p at AR_FAMILY_ALPHA / nz->grids, so an A/A
- * table names a false winner in at most 5% of calls; a single run within --drift is a tie untested. A
- * size with one tied column has a clear winner; at a tie the previous size's choice stays when tied,
- * else the next clear winner's, else the simplest. fam (NULL: not wanted) says what was tested. */
-int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied,
-                   struct ar_family *fam);
-int ar_grid_ties(const struct ar_grid *g, const char *tied, int s); /* tied columns at s */
-/* One line naming the correction the ties of a table were tested with (table's legend, tune's header,
- * table --format json's "correction"). */
-void ar_family_text(const struct ar_family *fam, char *buf, size_t len);
+
+/* ---- the large-family test (noise.c): one set of runs against a reference level, fleet's test ---- */
+
+/* The largest weight (degrees of freedom) the prior variance gets in ar_moderated_p: with three runs a set's own
+ * variance has 2 df, and Student's t with 2 df cannot reach the p-values a family of thousands of tests needs
+ * (t = 43 gives p = 3e-4); the cap keeps a set whose runs really are noisier than the others' from hiding
+ * behind the pool. */
+#define AR_MODERATED_PRIOR_DF 10.0
+/* Mean and sample variance (n - 1; 0 for one value) of n values. */
+void ar_mean_var(const double *v, int n, double *mean, double *var);
+/* Both one-sided p-values of a level (log time) against the bound ref + log(1 + margin), with standard error
+ * se and df degrees of freedom (Student's t): *p_slow of "no slower than the bound" (small: shown slower than
+ * the reference by more than the margin) and *p_within of "as slow as the bound or slower" (small: shown
+ * within the margin). se NAN: both left as they are; se 0: the values decide (0 or 1). */
+void ar_bound_p(double level, double ref, double margin, double se, double df, double *p_slow, double *p_within);
+/* A reference level for ar_moderated_p: level (log time) and the variance of its estimate (se2), and the prior
+ * of the sets' run variance: prior_var pooled over the sets compared with it, prior_df its degrees of freedom. */
+struct ar_level_ref {
+  double level, se2, prior_var, prior_df;
+};
+/* The test of a large family (docs/analysis.md#the-large-family-test): n >= 2 runs' log times (logs) against
+ * the reference x (1 + margin), one-sided as ar_bound_p, on a moderated t (Smyth 2004, limma): the runs'
+ * variance shrunk toward ref->prior_var with weight min(prior_df, AR_MODERATED_PRIOR_DF), the reference's
+ * se2 added. ar_pair_test's bootstrap floor (~1 / resamples) cannot pass Holm over tens of thousands of
+ * tests, and its two-sample t has n_a + n_b - 2 df; this is for many sets of the same measurement (boxes of
+ * one cell), whose run variances share one prior. NAN p-values when n < 2. */
+void ar_moderated_p(const double *logs, int n, const struct ar_level_ref *ref, double margin, double *p_slow,
+                    double *p_within);
+
+/* ---- the two-sample tests (noise.c): what table, tune, compare and fleet decide with ---- */
+
+/* One comparison of the runs of B against the runs of A (each an array of run records as ar_runs_add
+ * builds it). Every p-value is the larger of the bootstrap's (over runs and samples) and, when both sides
+ * have two or more runs, a t test on the runs' log p50s (Student's pooled at equal run counts, else
+ * Welch's): both must reject. shift is the ratio the tests take as "no change" (1; compare passes the
+ * launch shift). A side with one run widens each null by nz->drift. */
+struct ar_pair {
+  double ratio;    /* p50(B) / p50(A), each the median over its side's runs */
+  double lo, hi;   /* bootstrap 95% interval of the ratio (one comparison, not family-corrected) */
+  double p_diff;   /* p of "same level" (ratio = shift), two-sided: small = a difference beyond the noise */
+  double p_equiv;  /* p of "differ by the margin or more" (two one-sided tests, TOST): small = shown
+                    * equivalent, ratio / shift inside [1/(1+margin), 1+margin]; 1 when it cannot be shown */
+  double p_beyond; /* p of "within the margin": small = shown to differ by more than the margin */
+  double sd;       /* run-to-run sd of the log p50s, pooled over the sides with two or more runs; NAN when
+                    * neither has two */
+  double shift;    /* the "no change" ratio the tests took (as given) */
+  int runs_a, runs_b; /* runs with samples */
+};
+/* 0, or -1 when a side has no samples (then every p is NAN, ratio and sd still set when they can be). */
+int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
+                 struct ar_pair *t);
+/* Verdicts of m comparisons, B against A: Holm–Bonferroni at family-wise error alpha over their p_diff,
+ * and separately over their p_equiv. equivalent when shown equivalent (within the margin); else faster /
+ * slower when shown different; else undecided; no samples when the p-values are NAN. */
+enum { AR_PV_NOSAMPLES, AR_PV_FASTER, AR_PV_SLOWER, AR_PV_EQUIVALENT, AR_PV_UNDECIDED };
+int ar_pair_verdicts(const struct ar_pair *t, int m, double alpha, int *verdict, double *padj_diff);
+const char *ar_pair_verdict_name(int v); /* "faster", "slower", "equivalent", "undecided", "no samples" */
+/* Runs per side that give power AR_POWER to decide a comparison whose log ratio and run-to-run sd are
+ * these: the fewer of what the difference test needs (two-sided, level alpha) and what the equivalence
+ * test needs (TOST at alpha, margin); alpha is the per-comparison level (the family's over its size).
+ * 2..AR_RUNS_NEEDED_MAX; -1 when sd is unknown (NAN: no side had two runs). */
+int ar_runs_needed(double log_ratio, double sd, double margin, double alpha);
+
+/* ---- the decision per size (decide.c): the one decider every output reads ---- */
+
+/* The verdict of one size. */
+enum { AR_V_NONE, AR_V_CLEAR, AR_V_EQUIVALENT, AR_V_UNDECIDED };
+/* Where column c stands against the fastest at one size. */
+enum {
+  AR_REL_OUT,     /* not in play: not measured, not eligible (unsafe, predicted) or not in use */
+  AR_REL_FASTEST, /* the point-best: lowest p50 (median over runs) */
+  AR_REL_SLOWER,  /* slower beyond the noise (family-wise) and not shown equivalent */
+  AR_REL_EQUIV,   /* shown equivalent to the fastest within the margin (family-wise) */
+  AR_REL_OPEN     /* neither: the data cannot tell it from the fastest */
+};
+struct ar_decision {
+  int pick;        /* the column to use, -1 when none is in play */
+  int fastest;     /* the point-best column */
+  int verdict;     /* AR_V_*: clear (every other slower beyond the noise), equivalent (every other shown
+                    * equivalent or slower, at least one equivalent), undecided (some other open) */
+  int nequiv;      /* the equivalent set's size: the fastest and the columns shown equivalent to it */
+  int nopen;       /* columns not told apart from the fastest */
+  int runs_needed; /* undecided: runs per side that give 80% power to decide every open comparison (--repeat
+                    * N), capped at AR_RUNS_NEEDED_MAX; 0 when decided; -1 when no spread between runs was
+                    * measured (no side with two runs, or no samples) */
+  int runs_min, runs_max; /* runs over the columns in play (a run killed mid-repeat shows here) */
+};
+struct ar_decisions {
+  int nsize, ncfg;
+  double margin;          /* the equivalence margin (fraction) */
+  struct ar_decision *at; /* per size index */
+  char *rel;              /* rel[s * ncfg + c]: AR_REL_* */
+  struct ar_pair *pair;   /* pair[s * ncfg + c]: c against the fastest at s (B = c, A = the fastest); NAN
+                           * p-values where not tested */
+  struct ar_family fam;   /* the difference family: Holm over its p_diff */
+  struct ar_family efam;  /* the equivalence family: Holm over its p_equiv (same comparisons, same level) */
+};
+/* Decide every size of g among the columns with use[c] (NULL: all); eligible columns only. At each size
+ * the pick is the fastest (lowest p50) unless other columns are shown equivalent to it, when the
+ * preference picks among that equivalent set: the previous size's pick, else the next clear size's pick,
+ * else the simplest (ar_simplicity), else the faster. Both families are every comparison of the table
+ * (each column in play against its size's fastest) at AR_FAMILY_ALPHA / nz->grids. 0, or -AR_ERUNTIME
+ * (then d holds nothing to free). */
+int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct ar_decisions *d);
+void ar_decisions_free(struct ar_decisions *d);
+static inline int ar_decision_rel(const struct ar_decisions *d, int s, int c) { return d->rel[(size_t)s * d->ncfg + c]; }
+const char *ar_verdict_name(int v); /* "clear", "equivalent", "undecided"; "" for AR_V_NONE */
+/* Adjacent sizes with the same pick, merged (tune's rows, the tuner CSV, tuner.json, thresholds.json). */
+struct ar_range {
+  int from, to;      /* size indices, inclusive */
+  int pick;          /* the column */
+  int clear, equivalent, undecided; /* sizes of each verdict in the range */
+  int runs_needed;   /* the largest over its undecided sizes (-1: one of them unknown; 0: none undecided) */
+};
+/* Ranges of the sizes with a pick (sizes without one are skipped, not merged across); count, or -1. out
+ * is malloc'd (free it). */
+int ar_decision_ranges(const struct ar_grid *g, const struct ar_decisions *d, struct ar_range **out);
+/* "clear", "equivalent" (all decided, some equivalent) or "undecided" (any undecided size). */
+const char *ar_range_verdict(const struct ar_range *r);
+/* One size's decision as table --format json writes it (and report, serving, fleet read): size, pick,
+ * pick_label, fastest, verdict, equivalent (column indices, the pick's set), open, margin, runs,
+ * runs_needed (null when unknown), lead. */
+json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, int s);
+/* One line naming what a table's families tested (its legend, tune's header, table --format json's
+ * "correction"). */
+void ar_family_text(const struct ar_decisions *d, char *buf, size_t len);
+/* The statistics paragraph, once per command: the rule, the margin, the tests, the power. */
+void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len);
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);

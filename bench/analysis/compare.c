@@ -1,5 +1,6 @@
 /* compare.c — `arbench compare A B`: match results on (backend, variant, point, dtype, size, ranks,
- * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict; unmatched.
+ * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict (faster, slower,
+ * equivalent, undecided; relative to a launch shift common to every configuration); unmatched.
  * `--by stack` (several stacks in any files): each stack against one baseline, side by side. */
 #include "analysis/analysis.h"
 #include "analysis/compare_links.h"
@@ -19,8 +20,13 @@
 #define AR_CMP_RESAMPLES AR_NOISE_RESAMPLES
 #define AR_CMP_SEED AR_NOISE_SEED
 
+/* --shift: remove a launch shift common to every configuration (auto: when both sides are the same stack
+ * on the same hosts, two launches of one command). */
+enum { SHIFT_AUTO, SHIFT_ON, SHIFT_OFF };
+
 struct cmp_opts {
-  int json, resamples;
+  int json, resamples, shift;
+  double margin, drift; /* --margin, --drift (compare: none assumed by default: one run a side decides nothing) */
   unsigned long long seed;
   struct ar_filter filter;
   const char *a, *b;
@@ -39,10 +45,15 @@ static void usage(FILE *f) {
           "p50 is then the median of the runs' p50s. 95%% interval: bootstrap over runs and over the\n"
           "stored per-iteration samples (samples_us): each resample draws runs with replacement, then\n"
           "each drawn run's samples with replacement, and takes the ratio of the two sides' medians;\n"
-          "%d resamples by default, a fixed seed, so the output is reproducible. Verdict: 'faster'\n"
-          "(B faster: interval below 1), 'slower' (above 1), 'same' (interval contains 1), 'unresolved'\n"
-          "(interval excludes 1 but a side has one run: its iterations cannot tell the stacks from\n"
-          "run-to-run drift; measure several runs per side), 'no samples' (e.g. imported nccl-tests).\n"
+          "%d resamples by default, a fixed seed, so the output is reproducible. Verdicts, after\n"
+          "Holm-Bonferroni over every match of the call (5%% family-wise): 'equivalent' (shown within\n"
+          "--margin by two one-sided tests), else 'faster' / 'slower' (B differs beyond the noise), else\n"
+          "'undecided' (the data cannot tell: 'repeat N' is the runs per side that would decide, by a power\n"
+          "calculation on the measured spread; a side with one run cannot show drift between runs and decides\n"
+          "nothing unless --drift allows for it), 'no samples' (e.g. imported nccl-tests).\n"
+          "Launch shift: when the files hold several configurations, a shift common to all of them (the median\n"
+          "ratio) is the box between the two launches, not a change of any one configuration: verdicts are\n"
+          "relative to it. With one configuration a launch shift cannot be told from a change.\n"
           "Then what exists in only one file, and per backend the geometric mean ratio and counts.\n"
           "With --by stack the results of all FILEs are grouped by stack (the sweep's point key stack of\n"
           "sweep --stacks, else the stack the run records), and every other stack is compared with one\n"
@@ -51,6 +62,11 @@ static void usage(FILE *f) {
           "  --baseline NAME      the group the others are divided by (default: the first in the files);\n"
           "                       implies --by stack. More or fewer than two files imply --by stack too\n"
           "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
+          "  --margin PCT         the practical margin of equivalence (default 5)\n"
+          "  --drift PCT          run-to-run drift to allow for when a side has one run (default: none\n"
+          "                       assumed, so such a match is undecided)\n"
+          "  --shift auto|on|off  remove the launch shift (auto: when both sides are the same stack on the\n"
+          "                       same hosts; never with --by)\n"
           "  --resamples N        bootstrap resamples (100..100000, default %d)\n"
           "  --seed N             bootstrap seed (default %llu)\n"
           "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n",
@@ -128,7 +144,7 @@ static json_t *last_of(json_t *runs) { return json_array_get(runs, json_array_si
 
 struct summary {
   char backend[64];
-  int n, faster, slower, same, unresolved, nosamples;
+  int n, v[AR_PV_UNDECIDED + 1]; /* matches, and per verdict (AR_PV_*) */
   double logsum;
 };
 
@@ -140,26 +156,16 @@ static struct summary *summary_of(struct summary *s, int *ns, const char *backen
   return &s[(*ns)++];
 }
 
-/* With one run on a side a difference may be drift between runs: say so instead of a direction. */
-/* Verdicts after the family's correction: a difference only where Holm–Bonferroni rejects "ratio = 1". */
-static const char *verdict(int have, int rejected, double ratio, int runs_a, int runs_b) {
-  if (!have) return "no samples";
-  if (!rejected) return "same";
-  if (runs_a < 2 || runs_b < 2) return "unresolved";
-  return ratio < 1.0 ? "faster" : "slower";
-}
-
 static void count(struct summary *s, const char *v, double ratio) {
   s->n++;
   s->logsum += log(ratio);
-  if (!strcmp(v, "faster")) s->faster++;
-  else if (!strcmp(v, "slower")) s->slower++;
-  else if (!strcmp(v, "same")) s->same++;
-  else if (!strcmp(v, "unresolved")) s->unresolved++;
-  else s->nosamples++;
+  for (int k = 0; k <= AR_PV_UNDECIDED; k++)
+    if (!strcmp(v, ar_pair_verdict_name(k))) s->v[k]++;
 }
 
-static json_t *match_json(json_t *a, json_t *b, double ratio, int have, double lo, double hi, double p) {
+static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int have) {
   json_t *ra = last_of(a);
   char point[200], meth[80];
   const char *v = have ? "" : "no samples"; /* set by the family's correction (finish_family) */
@@ -170,12 +176,16 @@ static json_t *match_json(json_t *a, json_t *b, double ratio, int have, double l
                         ar_rec_str(ra, "spec", ar_rec_str(ra, "backend", "")), "point", point, "dtype",
                         ar_rec_str(ra, "dtype", ""), "ranks", ar_rec_ranks(ra), "placement", ar_rec_placement(ra),
                         "op", ar_rec_str(ra, "op", "sum"), "size", json_integer_value(json_object_get(ra, "size")),
-                        "a_p50_us", ar_runs_p50(a), "b_p50_us", ar_runs_p50(b), "ratio", ratio, "verdict", v);
+                        "a_p50_us", ar_runs_p50(a), "b_p50_us", ar_runs_p50(b), "ratio", t->ratio, "verdict", v);
   json_object_set_new(m, "runs_a", json_integer(ar_runs_sampled(a)));
   json_object_set_new(m, "runs_b", json_integer(ar_runs_sampled(b)));
-  json_object_set_new(m, "lo", have ? json_real(lo) : json_null());
-  json_object_set_new(m, "hi", have ? json_real(hi) : json_null());
-  json_object_set_new(m, "p", have ? json_real(p) : json_null());
+  json_object_set_new(m, "lo", have ? json_real(t->lo) : json_null());
+  json_object_set_new(m, "hi", have ? json_real(t->hi) : json_null());
+  json_object_set_new(m, "shift", json_real(t->shift));
+  json_object_set_new(m, "relative", json_real(t->ratio / t->shift));
+  json_object_set_new(m, "p", have ? json_real(t->p_diff) : json_null());
+  json_object_set_new(m, "p_equiv", have ? json_real(t->p_equiv) : json_null());
+  json_object_set_new(m, "run_spread", num_or_null(t->sd));
   json_object_set_new(m, "method", json_string(meth));
   return m;
 }
@@ -253,27 +263,78 @@ static int family_size(struct ar_ana *A, struct ar_ana *B) {
   return m;
 }
 
+static int cmp_dbl(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The launch shift: the median over the matches with samples on both sides of their ratio, and how many
+ * configurations (match keys without the size) they cover. NAN when none. */
+static double launch_shift(json_t *ia, json_t *ib, json_t *oa, int *nconf, int *nmatch) {
+  double *lr = calloc(json_array_size(oa) + 1, sizeof *lr);
+  json_t *confs = json_object(), *k;
+  size_t i;
+  int n = 0;
+  json_array_foreach(oa, i, k) {
+    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
+    if (!lr || !rb || !ar_runs_sampled(ra) || !ar_runs_sampled(rb)) continue;
+    char ck[512];
+    match_key(last_of(ra), ck, sizeof ck, 0);
+    json_object_set_new(confs, ck, json_true());
+    lr[n++] = log(ar_runs_p50(rb) / ar_runs_p50(ra));
+  }
+  *nconf = (int)json_object_size(confs);
+  *nmatch = n;
+  json_decref(confs);
+  double med = NAN;
+  if (n) {
+    qsort(lr, (size_t)n, sizeof *lr, cmp_dbl);
+    med = exp(n % 2 ? lr[n / 2] : (lr[n / 2 - 1] + lr[n / 2]) / 2);
+  }
+  free(lr);
+  return med;
+}
+
+/* Is the launch shift removed? --shift on/off, else (auto) when the two sides are the same stacks on the
+ * same hosts (two launches of one command) and not grouped by stack. Several configurations are needed:
+ * with one, a shift cannot be told from a change. */
+static int shift_applies(const struct cmp_opts *o, json_t *sa, json_t *sb, int nconf) {
+  if (nconf < 2 || o->shift == SHIFT_OFF) return 0;
+  if (o->shift == SHIFT_ON) return 1;
+  return !o->by && json_equal(json_object_get(sa, "stacks"), json_object_get(sb, "stacks")) &&
+         json_equal(json_object_get(sa, "hosts"), json_object_get(sb, "hosts"));
+}
+
 static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts *o) {
   json_t *oa = json_array(), *ob = json_array();
-  int da = 0, db = 0;
+  int da = 0, db = 0, nconf = 0, nmatch = 0;
   json_t *ia = index_by_key(A->results, oa, &da), *ib = index_by_key(B->results, ob, &db);
+  json_t *sa = side_json(o->a, A, da), *sb = side_json(o->b, B, db);
+  double shift = launch_shift(ia, ib, oa, &nconf, &nmatch);
+  int applied = shift_applies(o, sa, sb, nconf);
   json_t *matches = json_array();
   size_t i;
   json_t *k;
   json_array_foreach(oa, i, k) {
     json_t *ra = json_object_get(ia, json_string_value(k)), *rb = matching(ib, json_string_value(k), ra);
     if (!rb) continue;
-    double ratio = ar_runs_p50(rb) / ar_runs_p50(ra), lo = NAN, hi = NAN, p = NAN;
-    struct ar_noise nz = {.resamples = o->resamples, .seed = o->seed};
+    struct ar_noise nz;
+    ar_noise_defaults(&nz);
+    nz.resamples = o->resamples;
+    nz.seed = o->seed;
+    nz.margin = o->margin;
+    nz.drift = o->drift;
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
-    p = ar_pair_p(ra, rb, sk, &nz, &lo, &hi);
-    int have = !isnan(p);
-    json_array_append_new(matches, match_json(ra, rb, ratio, have, lo, hi, p));
+    struct ar_pair t;
+    int have = !ar_pair_test(ra, rb, sk, &nz, applied ? shift : 1, &t);
+    json_array_append_new(matches, match_json(ra, rb, &t, have));
   }
-  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o}", "a", side_json(o->a, A, da), "b",
-                          side_json(o->b, B, db), "ratio", "p50(B)/p50(A)", "resamples", o->resamples, "seed",
-                          (json_int_t)o->seed, "matches", matches, "only_a", only_in(oa, ia, ib), "only_b",
+  json_t *ls = json_pack("{s:o, s:b, s:i, s:i}", "ratio", num_or_null(shift), "applied", applied, "configurations",
+                         nconf, "matches", nmatch);
+  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:f, s:o, s:o, s:o, s:o}", "a", sa, "b", sb, "ratio",
+                          "p50(B)/p50(A)", "resamples", o->resamples, "seed", (json_int_t)o->seed, "margin", o->margin,
+                          "launch_shift", ls, "matches", matches, "only_a", only_in(oa, ia, ib), "only_b",
                           only_in(ob, ib, ia));
   json_decref(ia);
   json_decref(ib);
@@ -293,45 +354,58 @@ static json_t *summary_json(json_t *matches) {
   for (int s = 0; s < ns; s++)
     json_array_append_new(summ, json_pack("{s:s, s:i, s:f, s:i, s:i, s:i, s:i, s:i}", "backend", sum[s].backend,
                                           "matches", sum[s].n, "geomean_ratio", exp(sum[s].logsum / sum[s].n),
-                                          "faster", sum[s].faster, "slower", sum[s].slower, "same", sum[s].same,
-                                          "unresolved", sum[s].unresolved, "no_samples", sum[s].nosamples));
+                                          "faster", sum[s].v[AR_PV_FASTER], "slower", sum[s].v[AR_PV_SLOWER],
+                                          "equivalent", sum[s].v[AR_PV_EQUIVALENT], "undecided",
+                                          sum[s].v[AR_PV_UNDECIDED], "no_samples", sum[s].v[AR_PV_NOSAMPLES]));
   free(sum);
   return summ;
 }
 
-/* The family of one call: every match of every comparison in comps. Holm–Bonferroni over their
- * bootstrap p-values at family-wise error 5%, then verdicts, adjusted p and summaries. */
-static int finish_family(json_t *comps, json_t *top) {
+/* The family of one call: every match of every comparison in comps. Holm–Bonferroni at family-wise
+ * error 5% over their p-values of a difference and, separately, of an equivalence (ar_pair_verdicts),
+ * then verdicts, adjusted p, the runs an undecided match needs, and summaries. */
+static int finish_family(json_t *comps, json_t *top, double margin) {
   int m = 0;
   size_t i, j;
   json_t *c, *x;
-  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, x) m += json_is_number(json_object_get(x, "p"));
-  double *p = calloc((size_t)m + 1, sizeof *p), *padj = calloc((size_t)m + 1, sizeof *padj);
-  char *rej = calloc((size_t)m + 1, 1);
-  int k = 0, rc = p && padj && rej ? 0 : -1;
-  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, x) if (!rc && json_is_number(json_object_get(x, "p")))
-    p[k++] = json_number_value(json_object_get(x, "p"));
-  if (!rc) rc = ar_holm(p, m, AR_FAMILY_ALPHA, rej, padj);
+  json_array_foreach(comps, i, c) m += (int)json_array_size(json_object_get(c, "matches"));
+  struct ar_pair *t = calloc((size_t)m + 1, sizeof *t);
+  double *padj = calloc((size_t)m + 1, sizeof *padj);
+  int *v = calloc((size_t)m + 1, sizeof *v), k = 0, rc = t && padj && v ? 0 : -1, tested = 0;
+  json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, x) if (!rc) {
+    json_t *p = json_object_get(x, "p");
+    t[k] = (struct ar_pair){.ratio = ar_rec_num(x, "ratio", NAN), .shift = ar_rec_num(x, "shift", 1),
+                            .p_diff = json_is_number(p) ? json_number_value(p) : NAN,
+                            .p_equiv = ar_rec_num(x, "p_equiv", NAN), .sd = ar_rec_num(x, "run_spread", NAN)};
+    tested += json_is_number(p);
+    k++;
+  }
+  if (!rc) rc = ar_pair_verdicts(t, m, AR_FAMILY_ALPHA, v, padj);
   k = 0;
   json_array_foreach(comps, i, c) {
     json_array_foreach(json_object_get(c, "matches"), j, x) {
-      int have = !rc && json_is_number(json_object_get(x, "p")), r = have && rej[k];
-      json_object_set_new(x, "p_holm", have ? json_real(padj[k]) : json_null());
-      json_object_set_new(x, "verdict", json_string(verdict(have, r, ar_rec_num(x, "ratio", NAN),
-                                                           (int)ar_rec_num(x, "runs_a", 0), (int)ar_rec_num(x, "runs_b", 0))));
-      k += have;
+      if (rc) break;
+      json_object_set_new(x, "p_holm", num_or_null(padj[k]));
+      json_object_set_new(x, "verdict", json_string(ar_pair_verdict_name(v[k])));
+      int need = v[k] != AR_PV_UNDECIDED ? 0
+                                        : ar_runs_needed(log(t[k].ratio / t[k].shift), t[k].sd, margin,
+                                                         AR_FAMILY_ALPHA / (tested > 1 ? tested : 1));
+      json_object_set_new(x, "runs_needed", need < 0 ? json_null() : json_integer(need));
+      k++;
     }
     json_object_set_new(c, "summary", summary_json(json_object_get(c, "matches")));
   }
-  char how[400];
-  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%): a match is "
-           "faster/slower only when its p-value survives the correction (the larger of the bootstrap's and, with two or "
-           "more runs a side, a t test on the runs' log p50s: Student's pooled at equal run counts, else Welch's)", m, AR_FAMILY_ALPHA * 100);
+  char how[600];
+  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%), for the "
+           "differences and, separately, for the equivalences: a match is equivalent when shown within %.3g%% by two "
+           "one-sided tests, else faster/slower when its difference survives the correction, else undecided (p: the "
+           "larger of the bootstrap's and, with two or more runs a side, a t test on the runs' log p50s: Student's "
+           "pooled at equal run counts, else Welch's)", tested, AR_FAMILY_ALPHA * 100, margin * 100);
   json_object_set_new(top, "correction", json_string(how));
-  json_object_set_new(top, "family", json_integer(m));
-  free(p);
+  json_object_set_new(top, "family", json_integer(tested));
+  free(t);
   free(padj);
-  free(rej);
+  free(v);
   return rc;
 }
 
@@ -364,6 +438,17 @@ static int methods_vary(json_t *matches) {
   return 0;
 }
 
+/* A match's verdict as the text tables show it: an undecided one says what would decide it. */
+static void print_verdict(json_t *m) {
+  const char *v = ar_rec_str(m, "verdict", "");
+  json_t *need = json_object_get(m, "runs_needed");
+  printf("%s", v);
+  if (strcmp(v, "undecided")) return;
+  if (!json_is_integer(need)) printf(" (measure 2+ runs a side)");
+  else printf(" (repeat %lld%s)", (long long)json_integer_value(need),
+              json_integer_value(need) >= AR_RUNS_NEEDED_MAX ? "+" : "");
+}
+
 static void print_matches(json_t *matches) {
   int mv = methods_vary(matches);
   printf("\n| backend | variant%s | point | dtype | ranks | place | size | runs A/B | A p50 us | B p50 us | B/A | 95%% interval | verdict |\n",
@@ -385,7 +470,9 @@ static void print_matches(json_t *matches) {
       print_ratio(json_object_get(m, "lo"), "[%.3f, ");
       print_ratio(json_object_get(m, "hi"), "%.3f]");
     } else printf("-");
-    printf(" | %s |\n", ar_rec_str(m, "verdict", ""));
+    printf(" | ");
+    print_verdict(m);
+    printf(" |\n");
   }
 }
 
@@ -424,6 +511,25 @@ static int count_verdict(json_t *matches, const char *v) {
   return n;
 }
 
+/* The launch shift line: removed, not removed and why, or not told from a change. */
+static void print_shift(json_t *r, const char *who) {
+  json_t *ls = json_object_get(r, "launch_shift");
+  int nconf = (int)ar_rec_num(ls, "configurations", 0), applied = json_is_true(json_object_get(ls, "applied"));
+  double x = ar_rec_num(ls, "ratio", NAN);
+  if (isnan(x)) return;
+  if (nconf < 2)
+    printf("Launch shift: one configuration: a shift of the whole box between the launches cannot be told from a change "
+           "of it (measure several configurations in each launch to tell them apart).\n");
+  else if (applied)
+    printf("Launch shift: %s = %.3f over all %d configurations (the median of %d matches): the box between the "
+           "launches, not a change of one configuration; the verdicts are relative to it.\n", who, x, nconf,
+           (int)ar_rec_num(ls, "matches", 0));
+  else
+    printf("Launch shift: not removed (the sides differ in stack or hosts, or --by / --shift off: a change common to "
+           "every configuration may be theirs); the median ratio over all %d configurations is %.3f (--shift on "
+           "removes it).\n", nconf, x);
+}
+
 static void print_text(json_t *r) {
   print_side("A", json_object_get(r, "a"));
   print_side("B", json_object_get(r, "b"));
@@ -432,27 +538,29 @@ static void print_text(json_t *r) {
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
+  print_shift(r, "B/A");
   json_t *matches = json_object_get(r, "matches");
   if (json_array_size(matches)) print_matches(matches);
   else printf("\nNo matching configurations.\n");
-  if (count_verdict(matches, "unresolved"))
-    printf("\nunresolved: the interval excludes 1, but with one run on a side it resamples only that run's\n"
-           "iterations and cannot separate the two sides from run-to-run drift. Measure several runs per side\n"
-           "(arbench run --repeat N, better several launches appended to each file, A and B interleaved).\n");
+  if (count_verdict(matches, "undecided"))
+    printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
+           "side that would decide (80%% power); a side with one run cannot separate the two sides from run-to-run\n"
+           "drift: measure several runs per side (arbench run --repeat N, better several launches appended to each\n"
+           "file, A and B interleaved).\n");
   print_only("A", json_object_get(r, "only_a"));
   print_only("B", json_object_get(r, "only_b"));
   print_notes("A", json_object_get(r, "a"));
   print_notes("B", json_object_get(r, "b"));
   json_t *summ = json_object_get(r, "summary");
   if (!json_array_size(summ)) return;
-  printf("\nSummary per backend:\n\n| backend | matches | geomean B/A | faster | slower | same | unresolved | no samples |\n");
+  printf("\nSummary per backend:\n\n| backend | matches | geomean B/A | faster | slower | equivalent | undecided | no samples |\n");
   printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   size_t i;
   json_t *s;
   json_array_foreach(summ, i, s)
     printf("| %s | %d | %.3f | %d | %d | %d | %d | %d |\n", ar_rec_str(s, "backend", ""),
            (int)ar_rec_num(s, "matches", 0), ar_rec_num(s, "geomean_ratio", NAN), (int)ar_rec_num(s, "faster", 0),
-           (int)ar_rec_num(s, "slower", 0), (int)ar_rec_num(s, "same", 0), (int)ar_rec_num(s, "unresolved", 0),
+           (int)ar_rec_num(s, "slower", 0), (int)ar_rec_num(s, "equivalent", 0), (int)ar_rec_num(s, "undecided", 0),
            (int)ar_rec_num(s, "no_samples", 0));
 }
 
@@ -506,7 +614,7 @@ static json_t *compare_groups(const struct ar_by *b, int base, const struct cmp_
   json_t *top = json_pack("{s:s, s:s, s:O, s:o, s:i, s:s, s:i, s:I, s:o}", "by", o->by, "baseline", bname, "groups",
                           b->groups, "files", files, "without_key", b->without, "ratio", "p50(X)/p50(baseline)",
                           "resamples", resamples, "seed", (json_int_t)o->seed, "comparisons", comps);
-  finish_family(comps, top);
+  finish_family(comps, top, o->margin);
   return top;
 }
 
@@ -561,7 +669,9 @@ static void print_group_matches(json_t *r) {
         print_ratio(json_object_get(hit, "lo"), "[%.3f, ");
         print_ratio(json_object_get(hit, "hi"), "%.3f]");
       } else printf("-");
-      printf(" | %s |", ar_rec_str(hit, "verdict", ""));
+      printf(" | ");
+      print_verdict(hit);
+      printf(" |");
     }
     printf("\n");
   }
@@ -591,17 +701,20 @@ static void print_groups(json_t *r) {
          "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how X does against %s.\n",
          base, (int)ar_rec_num(r, "resamples", 0), (long long)json_integer_value(json_object_get(r, "seed")), base);
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
-  int unresolved = 0, any = 0;
+  int undecided = 0, any = 0;
   json_array_foreach(comps, i, c) {
-    unresolved += count_verdict(json_object_get(c, "matches"), "unresolved");
+    undecided += count_verdict(json_object_get(c, "matches"), "undecided");
     any += (int)json_array_size(json_object_get(c, "matches"));
+    char who[300];
+    snprintf(who, sizeof who, "%s/%s", ar_rec_str(c, "group", ""), base);
+    print_shift(c, who);
   }
   if (any) print_group_matches(r);
   else printf("\nNo matching configurations.\n");
-  if (unresolved)
-    printf("\nunresolved: the interval excludes 1, but with one run on a side it resamples only that run's\n"
-           "iterations and cannot separate the stacks from run-to-run drift. Measure several runs per stack\n"
-           "(arbench sweep --stacks ... --repeat N interleaves them).\n");
+  if (undecided)
+    printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
+           "side that would decide (80%% power); with one run on a side the stacks cannot be separated from run-to-run\n"
+           "drift: measure several runs per stack (arbench sweep --stacks ... --repeat N interleaves them).\n");
   json_array_foreach(comps, i, c) {
     char side[300];
     snprintf(side, sizeof side, "%s, not in %s", base, ar_rec_str(c, "group", ""));
@@ -609,13 +722,13 @@ static void print_groups(json_t *r) {
     snprintf(side, sizeof side, "%s, not in %s", ar_rec_str(c, "group", ""), base);
     print_only(side, json_object_get(c, "only_b"));
   }
-  printf("\nSummary per stack and backend:\n\n| %s | backend | matches | geomean X/%s | faster | slower | same | unresolved | no samples |\n",
+  printf("\nSummary per stack and backend:\n\n| %s | backend | matches | geomean X/%s | faster | slower | equivalent | undecided | no samples |\n",
          ar_rec_str(r, "by", ""), base);
   printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "summary"), j, v)
     printf("| %s | %s | %d | %.3f | %d | %d | %d | %d | %d |\n", ar_rec_str(c, "group", ""), ar_rec_str(v, "backend", ""),
            (int)ar_rec_num(v, "matches", 0), ar_rec_num(v, "geomean_ratio", NAN), (int)ar_rec_num(v, "faster", 0),
-           (int)ar_rec_num(v, "slower", 0), (int)ar_rec_num(v, "same", 0), (int)ar_rec_num(v, "unresolved", 0),
+           (int)ar_rec_num(v, "slower", 0), (int)ar_rec_num(v, "equivalent", 0), (int)ar_rec_num(v, "undecided", 0),
            (int)ar_rec_num(v, "no_samples", 0));
 }
 
@@ -683,6 +796,8 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
     {"format", required_argument, 0, 'F'}, {"resamples", required_argument, 0, 'R'},
     {"seed", required_argument, 0, 'S'},   AR_FILTER_OPTIONS,
     {"by", required_argument, 0, 'Y'},     {"baseline", required_argument, 0, 'L'},
+    {"margin", required_argument, 0, 'G'}, {"drift", required_argument, 0, 'D'},
+    {"shift", required_argument, 0, 'H'},
     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   long v;
   int c, f;
@@ -717,6 +832,22 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
       o->by = optarg;
     } else if (c == 'L') {
       o->baseline = optarg;
+    } else if (c == 'G' || c == 'D') {
+      char err[AR_ERRLEN];
+      struct ar_noise nz;
+      ar_noise_defaults(&nz);
+      if (c == 'G' ? ar_noise_margin_parse(&nz, optarg, err, sizeof err) : ar_noise_drift_parse(&nz, optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench compare: %s\n", err);
+        return -AR_EINVAL;
+      }
+      if (c == 'G') o->margin = nz.margin;
+      else o->drift = nz.drift;
+    } else if (c == 'H') {
+      if (strcmp(optarg, "auto") && strcmp(optarg, "on") && strcmp(optarg, "off")) {
+        fprintf(stderr, "arbench compare: bad --shift '%s' (expected auto, on or off)\n", optarg);
+        return -AR_EINVAL;
+      }
+      o->shift = !strcmp(optarg, "on") ? SHIFT_ON : !strcmp(optarg, "off") ? SHIFT_OFF : SHIFT_AUTO;
     } else if ((f = ar_filter_opt(&o->filter, "compare", c, optarg)) < 0) {
       return -AR_EINVAL;
     } else if (!f) return ar_ana_badopt("compare", c, argv[optind - 1]), -AR_EINVAL;
@@ -745,7 +876,8 @@ static int load_side(struct ar_ana *s, const char *path) {
 }
 
 int ar_cmd_compare(int argc, char **argv) {
-  struct cmp_opts o = {.resamples = AR_CMP_RESAMPLES, .seed = AR_CMP_SEED};
+  struct cmp_opts o = {.resamples = AR_CMP_RESAMPLES, .seed = AR_CMP_SEED, .margin = AR_MARGIN_DEFAULT,
+                       .drift = INFINITY};
   int rc = parse(argc, argv, &o);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   if (o.by) return cmd_by(&o);
@@ -803,7 +935,7 @@ int ar_cmd_compare(int argc, char **argv) {
   ar_filter_apply(&o.filter, B.results);
   o.resamples = ar_family_resamples(o.resamples, family_size(&A, &B), AR_FAMILY_ALPHA);
   json_t *r = compare(&A, &B, &o), *one = json_pack("[O]", r);
-  finish_family(one, r);
+  finish_family(one, r, o.margin);
   json_decref(one);
   int matched = json_array_size(json_object_get(r, "matches")) || lr; /* else nothing was compared: exit 3 */
   if (lr) json_object_set_new(r, "links", lr);

@@ -166,6 +166,7 @@ json_t *ar_links_compare(const struct ar_ana *a, const struct ar_ana *b, int res
   ar_noise_defaults(&nz);
   nz.resamples = ar_family_resamples(resamples, fam, alpha);
   nz.seed = seed;
+  nz.drift = 0; /* a single run's difference is tested as it is, and called "unresolved" (verdict()) */
   json_array_foreach(oa, i, k) {
     json_t *rb = json_object_get(ib, json_string_value(k));
     if (rb) json_array_append_new(matches, match(json_object_get(ia, json_string_value(k)), rb, json_string_value(k), &nz));

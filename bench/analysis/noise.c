@@ -1,5 +1,5 @@
-/* noise.c — what separates a real difference from noise: a bootstrap over runs and their samples
- * (ratio of medians), and per size the winner only when it is faster beyond that noise, else a tie. */
+/* noise.c — the two-sample tests every decision uses: a bootstrap over runs and their samples (ratio of
+ * medians) and a t test on the runs' log p50s, for a difference, an equivalence (TOST) and the power. */
 #include "analysis/analysis.h"
 #include "backend.h"
 #include "ar.h"
@@ -14,7 +14,19 @@ void ar_noise_defaults(struct ar_noise *nz) {
   nz->resamples = AR_NOISE_RESAMPLES;
   nz->seed = AR_NOISE_SEED;
   nz->drift = AR_NOISE_DRIFT;
+  nz->margin = AR_MARGIN_DEFAULT;
   nz->grids = 1;
+}
+
+int ar_noise_margin_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
+  char *end;
+  double v = strtod(arg, &end);
+  if (end == arg || *end || !(v > 0 && v <= 100)) {
+    snprintf(err, len, "bad --margin '%s' (expected a percentage above 0 and at most 100, e.g. 5)", arg);
+    return -AR_EINVAL;
+  }
+  nz->margin = v / 100;
+  return 0;
 }
 
 int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
@@ -26,11 +38,6 @@ int ar_noise_drift_parse(struct ar_noise *nz, const char *arg, char *err, size_t
   }
   nz->drift = v / 100;
   return 0;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
 }
 
 /* ---- bootstrap ---- */
@@ -166,34 +173,110 @@ static uint64_t fnv(const char *s) {
   return h;
 }
 
-int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
-                 double *hi, double *p) {
+/* The bootstrap's ratios median(B)/median(A), unsorted (a family's comparisons draw up to 200,000 each: the
+ * counts and percentiles below are linear, a sort took a quarter of a table's time), in *out (malloc'd, nz->resamples of them); 0, or -1
+ * when a side has no samples. */
+static int boot_ratios(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double **out) {
   struct side a, b;
+  *out = NULL;
   if (side_load(runs_a, &a)) return -1;
   if (side_load(runs_b, &b)) return side_free(&a), -1;
   double *ratio = malloc(sizeof *ratio * (size_t)nz->resamples);
-  int rc = ratio ? 0 : -1, below = 0, above = 0;
   uint64_t rng = nz->seed ^ fnv(key); /* per match: independent of file order */
-  for (int k = 0; !rc && k < nz->resamples; k++) {
+  for (int k = 0; ratio && k < nz->resamples; k++) {
     double ma = side_resample(&a, &rng), mb = side_resample(&b, &rng);
     ratio[k] = mb / ma;
-    below += ratio[k] <= 1.0;
-    above += ratio[k] >= 1.0;
   }
-  if (!rc) {
-    qsort(ratio, (size_t)nz->resamples, sizeof *ratio, cmp_double);
-    *lo = ar_percentile_sorted(ratio, nz->resamples, 0.025);
-    *hi = ar_percentile_sorted(ratio, nz->resamples, 0.975);
-    if (p) { /* two-sided bootstrap p of "ratio = 1": twice the smaller tail, +1 so it is never 0 by chance */
-      int tail = below < above ? below : above;
-      *p = fmin(1.0, 2.0 * (tail + 1) / (nz->resamples + 1.0));
-      if (*lo == *hi && *lo != 1.0) *p = 0; /* degenerate: every resample gives the same ratio, not 1 */
-    }
-  }
-  free(ratio);
   side_free(&a);
   side_free(&b);
-  return rc;
+  if (!ratio) return -1;
+  *out = ratio;
+  return 0;
+}
+
+/* Resamples at or below x, and at or above x, of the ratios. */
+static int count_le(const double *r, int n, double x) {
+  int k = 0;
+  for (int i = 0; i < n; i++) k += r[i] <= x;
+  return k;
+}
+
+static int count_ge(const double *r, int n, double x) {
+  int k = 0;
+  for (int i = 0; i < n; i++) k += r[i] >= x;
+  return k;
+}
+
+/* Do all n ratios have one value? */
+static int all_same(const double *r, int n) {
+  for (int i = 1; i < n; i++)
+    if (r[i] != r[0]) return 0;
+  return 1;
+}
+
+/* The k-th smallest (0-based) of r[0..n), moved to r[k] with every later one at least as large (Hoare's
+ * selection, median-of-three pivot; reorders r). */
+static double select_kth(double *r, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    double t;
+#define AR_SWAP(a, b) (t = r[a], r[a] = r[b], r[b] = t)
+    if (r[mid] < r[lo]) AR_SWAP(lo, mid);
+    if (r[hi] < r[lo]) AR_SWAP(lo, hi);
+    if (r[hi] < r[mid]) AR_SWAP(mid, hi);
+    double piv = r[mid];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (r[i] < piv) i++;
+      while (r[j] > piv) j--;
+      if (i <= j) AR_SWAP(i, j), i++, j--;
+    }
+#undef AR_SWAP
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break; /* between j and i: equal to the pivot, in place */
+  }
+  return r[k];
+}
+
+/* ar_percentile_sorted's value (linear interpolation between ranks) of the unsorted ratios. */
+static double boot_percentile(double *r, int n, double q) {
+  if (n <= 0) return NAN;
+  double pos = q * (n - 1);
+  int lo = (int)floor(pos);
+  if (q <= 0) lo = 0;
+  if (q >= 1 || lo + 1 >= n) lo = n - 1;
+  double v = select_kth(r, n, lo), next = INFINITY;
+  if (lo + 1 >= n || q <= 0) return v;
+  for (int i = lo + 1; i < n; i++) next = r[i] < next ? r[i] : next;
+  return v + (next - v) * (pos - lo);
+}
+
+/* Two-sided bootstrap p of "the ratio lies in [lo, hi]": twice the smaller tail beyond that interval, +1
+ * so it is never 0 by chance; 0 when every resample gives the same ratio outside it. */
+static double boot_p_in(const double *r, int n, double lo, double hi) {
+  if (all_same(r, n) && (r[0] < lo || r[0] > hi)) return 0;
+  int below = count_le(r, n, hi), above = count_ge(r, n, lo);
+  return fmin(1.0, 2.0 * ((below < above ? below : above) + 1) / (n + 1.0));
+}
+
+/* Bootstrap TOST p of "the ratio lies outside (lo, hi)": the larger one-sided tail beyond either end. */
+static double boot_p_out(const double *r, int n, double lo, double hi) {
+  if (!(lo < hi)) return 1;
+  int up = count_ge(r, n, hi), down = count_le(r, n, lo);
+  return fmin(1.0, ((up > down ? up : down) + 1) / (n + 1.0));
+}
+
+int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
+                 double *hi, double *p) {
+  double *r;
+  if (boot_ratios(runs_a, runs_b, key, nz, &r)) return -1;
+  *lo = boot_percentile(r, nz->resamples, 0.025);
+  *hi = boot_percentile(r, nz->resamples, 0.975);
+  if (p) *p = boot_p_in(r, nz->resamples, 1, 1);
+  free(r);
+  return 0;
 }
 
 int ar_boot_ratio(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo,
@@ -247,14 +330,25 @@ static int log_p50s(json_t *runs, double *v) {
   return k;
 }
 
-double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
+/* The t test's ingredients on the runs' log p50s: the difference of the means (B - A), its standard error
+ * and degrees of freedom, and the run-to-run sd (pooled over the sides with two or more runs). */
+struct tstat {
+  double d, se, df, sd;
+  int ok;      /* both sides have two or more runs: d, se and df are set */
+  int nospread; /* ok, but the runs do not vary at all */
+};
+
+static void runs_t(json_t *runs_a, json_t *runs_b, struct tstat *t) {
   double a[64], b[64], ma = 0, mb = 0, va = 0, vb = 0;
   int na = log_p50s(runs_a, a), nb = log_p50s(runs_b, b);
-  if (na < 2 || nb < 2) return NAN;
+  *t = (struct tstat){NAN, NAN, NAN, NAN, 0, 0};
   for (int i = 0; i < na; i++) ma += a[i] / na;
   for (int i = 0; i < nb; i++) mb += b[i] / nb;
-  for (int i = 0; i < na; i++) va += (a[i] - ma) * (a[i] - ma) / (na - 1);
-  for (int i = 0; i < nb; i++) vb += (b[i] - mb) * (b[i] - mb) / (nb - 1);
+  for (int i = 0; na > 1 && i < na; i++) va += (a[i] - ma) * (a[i] - ma) / (na - 1);
+  for (int i = 0; nb > 1 && i < nb; i++) vb += (b[i] - mb) * (b[i] - mb) / (nb - 1);
+  int fa = na > 1 ? na - 1 : 0, fb = nb > 1 ? nb - 1 : 0;
+  if (fa + fb) t->sd = sqrt((fa * va + fb * vb) / (fa + fb));
+  if (na < 2 || nb < 2) return;
   double sa = va / na, sb = vb / nb, se = sqrt(sa + sb), df;
   if (na == nb) { /* Student's pooled t: exact under the null of one distribution, robust to unequal spread at
                    * equal run counts, and with na + nb - 2 degrees of freedom where Welch's would fall to ~2 */
@@ -264,8 +358,66 @@ double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
   } else {
     df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
   }
-  if (!(se > 1e-12 * (fabs(ma) + fabs(mb) + 1))) return fabs(ma - mb) > 1e-12 ? 0 : 1; /* no spread at all */
-  return ar_t_two_sided((mb - ma) / se, df);
+  *t = (struct tstat){mb - ma, se, df, t->sd, 1, !(se > 1e-12 * (fabs(ma) + fabs(mb) + 1))};
+}
+
+double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
+  struct tstat t;
+  runs_t(runs_a, runs_b, &t);
+  if (!t.ok) return NAN;
+  if (t.nospread) return fabs(t.d) > 1e-12 ? 0 : 1; /* no spread at all */
+  return ar_t_two_sided(t.d / t.se, t.df);
+}
+
+/* P(T > x) for Student's t with df degrees of freedom. */
+static double t_upper(double x, double df) {
+  double two = ar_t_two_sided(x, df);
+  return x >= 0 ? two / 2 : 1 - two / 2;
+}
+
+double ar_t_quantile(double q, double df) {
+  if (!(q > 0 && q < 1) || !(df > 0)) return NAN;
+  double lo = -1, hi = 1;
+  while (1 - t_upper(lo, df) > q && lo > -1e12) lo *= 2;
+  while (1 - t_upper(hi, df) < q && hi < 1e12) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-10 * (1 + fabs(lo)); i++) {
+    double mid = (lo + hi) / 2;
+    if (1 - t_upper(mid, df) < q) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/* ---- the large-family test (analysis.h: ar_moderated_p) ---- */
+
+void ar_mean_var(const double *v, int n, double *mean, double *var) {
+  double s = 0, q = 0;
+  for (int i = 0; i < n; i++) s += v[i];
+  *mean = n > 0 ? s / n : NAN;
+  for (int i = 0; i < n; i++) q += (v[i] - *mean) * (v[i] - *mean);
+  *var = n > 1 ? q / (n - 1) : 0;
+}
+
+void ar_bound_p(double level, double ref, double margin, double se, double df, double *p_slow, double *p_within) {
+  double bound = ref + log1p(margin); /* log time of (1 + margin) x the reference */
+  if (isnan(se)) return;
+  if (!(se > 0)) { /* no spread anywhere: the values decide */
+    *p_slow = level > bound ? 0 : 1;
+    *p_within = level < bound ? 0 : 1;
+    return;
+  }
+  *p_slow = t_upper((level - bound) / se, df);
+  *p_within = t_upper((bound - level) / se, df);
+}
+
+void ar_moderated_p(const double *logs, int n, const struct ar_level_ref *ref, double margin, double *p_slow,
+                    double *p_within) {
+  *p_slow = *p_within = NAN;
+  if (n < 2) return;
+  double mean, var, d = n - 1, d0 = ref->prior_df < AR_MODERATED_PRIOR_DF ? ref->prior_df : AR_MODERATED_PRIOR_DF;
+  ar_mean_var(logs, n, &mean, &var);
+  double s2 = (d0 * ref->prior_var + d * var) / (d0 + d); /* the moderated variance */
+  ar_bound_p(mean, ref->level, margin, sqrt(s2 / n + ref->se2), d0 + d, p_slow, p_within);
 }
 
 /* Holm–Bonferroni: which of the m hypotheses with p-values p[] are rejected at family-wise error
@@ -296,7 +448,7 @@ int ar_holm(const double *p, int m, double alpha, char *reject, double *padj) {
   return 0;
 }
 
-/* ---- winners beyond the noise ---- */
+/* ---- the tests of one comparison ---- */
 
 int ar_simplicity(json_t *rec) {
   const char *be = ar_rec_str(rec, "backend", "");
@@ -309,11 +461,52 @@ int ar_simplicity(json_t *rec) {
   return 6;
 }
 
+/* The t test's three p-values on the log scale, x = d - log(shift), D = log(1 + margin). */
+static void t_ps(const struct tstat *t, double x, double D, double *pd, double *pe, double *pb) {
+  if (t->nospread) {
+    *pd = fabs(x) > 1e-12 ? 0 : 1;
+    *pe = fabs(x) < D ? 0 : 1;
+    *pb = fabs(x) > D ? 0 : 1;
+    return;
+  }
+  *pd = ar_t_two_sided(x / t->se, t->df);
+  *pe = fmax(t_upper((x + D) / t->se, t->df), t_upper((D - x) / t->se, t->df)); /* TOST: both sides */
+  *pb = fmin(1.0, 2 * t_upper((fabs(x) - D) / t->se, t->df)); /* beyond the margin, either direction */
+}
+
+int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
+                 struct ar_pair *t) {
+  struct tstat ts;
+  runs_t(runs_a, runs_b, &ts);
+  *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
+                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b)};
+  double *r;
+  if (boot_ratios(runs_a, runs_b, key, nz, &r)) return -1;
+  int n = nz->resamples;
+  /* a side with one run cannot show drift between runs: every null is widened by it */
+  double w = t->runs_a < 2 || t->runs_b < 2 ? 1 + nz->drift : 1, m = 1 + nz->margin;
+  t->lo = boot_percentile(r, n, 0.025);
+  t->hi = boot_percentile(r, n, 0.975);
+  t->p_diff = boot_p_in(r, n, shift / w, shift * w);
+  t->p_equiv = boot_p_out(r, n, shift * w / m, shift * m / w);
+  t->p_beyond = boot_p_in(r, n, shift / (m * w), shift * m * w);
+  free(r);
+  if (ts.ok) { /* two or more runs a side: the runs' spread counts too; both tests must reject */
+    double pd, pe, pb;
+    t_ps(&ts, ts.d - log(shift), log(m), &pd, &pe, &pb);
+    t->p_diff = fmax(t->p_diff, pd);
+    t->p_equiv = fmax(t->p_equiv, pe);
+    t->p_beyond = fmax(t->p_beyond, pb);
+  }
+  return 0;
+}
+
 double ar_pair_p(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double *lo, double *hi) {
-  double p = NAN;
-  if (ar_boot_test(runs_a, runs_b, key, nz, lo, hi, &p)) return NAN;
-  double pw = ar_runs_welch_p(runs_a, runs_b); /* two or more runs a side: the runs' spread counts too */
-  return isnan(pw) ? p : fmax(p, pw);          /* both tests must reject: conservative, each is valid */
+  struct ar_pair t;
+  if (ar_pair_test(runs_a, runs_b, key, nz, 1, &t)) return NAN;
+  *lo = t.lo;
+  *hi = t.hi;
+  return t.p_diff;
 }
 
 int ar_family_resamples(int asked, int m, double alpha) {
@@ -322,120 +515,71 @@ int ar_family_resamples(int asked, int m, double alpha) {
   return need > asked ? (int)need : asked;
 }
 
-/* One comparison of a table's family: column c against the fastest column f at size s. */
-struct pair {
-  int s, c, f;
-  double p;
-};
+/* The p-value a family is made of: the difference's or the equivalence's. */
+static double p_of(const struct ar_pair *t, int equiv) { return equiv ? t->p_equiv : t->p_diff; }
 
-/* A single run on a side cannot show drift between runs: within --drift it is a tie, untested. */
-static int drift_tie(const struct ar_grid *g, int s, int c, int f, const struct ar_noise *nz) {
-  int single = ar_runs_sampled(ar_grid_runs(g, s, f)) < 2 || ar_runs_sampled(ar_grid_runs(g, s, c)) < 2;
-  return single && ar_grid_p50(g, s, c) < ar_grid_p50(g, s, f) * (1 + nz->drift);
-}
-
-/* The family's p-values, then Holm over those with samples: tied = not rejected. A comparison without
- * samples on a side cannot be judged and is not a tie (the fastest by p50 stands). */
-static int test_family(const struct ar_grid *g, struct pair *pr, int m, const struct ar_noise *nz, char *tied,
-                       struct ar_family *fam) {
-  int grids = nz->grids > 1 ? nz->grids : 1, have = 0;
-  double alpha = AR_FAMILY_ALPHA / grids, lo, hi;
-  struct ar_noise fz = *nz;
-  fz.resamples = ar_family_resamples(nz->resamples, m, alpha);
-  double *p = malloc(sizeof *p * (size_t)(m + 1));
-  char *rej = malloc((size_t)m + 1);
-  if (!p || !rej) return free(p), free(rej), -AR_ERUNTIME;
-  for (int k = 0; k < m; k++) {
-    char key[600];
-    snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[pr[k].f], g->cfg[pr[k].c], g->size[pr[k].s]);
-    pr[k].p = ar_pair_p(ar_grid_runs(g, pr[k].s, pr[k].f), ar_grid_runs(g, pr[k].s, pr[k].c), key, &fz, &lo, &hi);
-    if (!isnan(pr[k].p)) p[have++] = pr[k].p;
+/* Holm over the non-NAN p-values (p_of(equiv)) of the m pairs: rej[i] for pair i. */
+static int holm_field(const struct ar_pair *t, int m, int equiv, double alpha, char *rej, double *padj) {
+  double *p = calloc((size_t)m + 1, sizeof *p), *adj = calloc((size_t)m + 1, sizeof *adj);
+  char *r = calloc((size_t)m + 1, 1);
+  int have = 0, rc = p && adj && r ? 0 : -AR_ERUNTIME;
+  for (int i = 0; !rc && i < m; i++)
+    if (!isnan(p_of(&t[i], equiv))) p[have++] = p_of(&t[i], equiv);
+  if (!rc) rc = ar_holm(p, have, alpha, r, adj);
+  for (int i = 0, k = 0; !rc && i < m; i++) {
+    double v = p_of(&t[i], equiv);
+    rej[i] = !isnan(v) && r[k];
+    if (padj) padj[i] = isnan(v) ? NAN : adj[k];
+    k += !isnan(v);
   }
-  int rc = ar_holm(p, have, alpha, rej, NULL);
-  for (int k = 0, i = 0; !rc && k < m; k++)
-    if (!isnan(pr[k].p)) tied[(size_t)pr[k].s * g->ncfg + pr[k].c] = (char)!rej[i++];
-  if (fam) *fam = (struct ar_family){have, alpha};
   free(p);
-  free(rej);
+  free(adj);
+  free(r);
   return rc;
 }
 
-/* Fastest eligible column at s by p50 over runs, -1 when none. */
-static int fastest(const struct ar_grid *g, int s, const char *use) {
-  int f = -1;
-  for (int c = 0; c < g->ncfg; c++) {
-    double v = (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) ? ar_grid_p50(g, s, c) : NAN;
-    if (!isnan(v) && (f < 0 || v < ar_grid_p50(g, s, f))) f = c;
+int ar_pair_verdicts(const struct ar_pair *t, int m, double alpha, int *verdict, double *padj_diff) {
+  char *rd = malloc((size_t)m + 1), *re = malloc((size_t)m + 1);
+  int rc = rd && re ? 0 : -AR_ERUNTIME;
+  if (!rc) rc = holm_field(t, m, 0, alpha, rd, padj_diff);
+  if (!rc) rc = holm_field(t, m, 1, alpha, re, NULL);
+  for (int i = 0; !rc && i < m; i++) {
+    if (isnan(t[i].p_diff)) verdict[i] = AR_PV_NOSAMPLES;
+    else if (re[i]) verdict[i] = AR_PV_EQUIVALENT;
+    else if (rd[i]) verdict[i] = t[i].ratio < t[i].shift ? AR_PV_FASTER : AR_PV_SLOWER;
+    else verdict[i] = AR_PV_UNDECIDED;
   }
-  return f;
-}
-
-/* The tied column to use at tie size s: the previous size's choice, else the next decided size's,
- * else the simplest algorithm (then the faster). */
-static int resolve(const struct ar_grid *g, int s, const int *choice, const char *tied, const char *decided) {
-  const char *t = tied + (size_t)s * g->ncfg;
-  if (s > 0 && choice[s - 1] >= 0 && t[choice[s - 1]]) return choice[s - 1];
-  for (int d = s + 1; d < g->nsize; d++)
-    if (decided[d]) {
-      if (choice[d] >= 0 && t[choice[d]]) return choice[d];
-      break;
-    }
-  int best = -1;
-  for (int c = 0; c < g->ncfg; c++) {
-    if (!t[c]) continue;
-    int sc = ar_simplicity(g->cfgrec[c]), sb = best < 0 ? 0 : ar_simplicity(g->cfgrec[best]);
-    if (best < 0 || sc < sb || (sc == sb && ar_grid_p50(g, s, c) < ar_grid_p50(g, s, best))) best = c;
-  }
-  return best;
-}
-
-static int in_play(const struct ar_grid *g, const char *use, int s, int c) {
-  return (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c));
-}
-
-int ar_grid_choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, int *choice, char *tied,
-                   struct ar_family *fam) {
-  char *decided = calloc((size_t)g->nsize + 1, 1);
-  struct pair *pr = malloc(sizeof *pr * ((size_t)g->nsize * (size_t)g->ncfg + 1));
-  int m = 0, rc = decided && pr ? 0 : -AR_ERUNTIME;
-  for (int s = 0; !rc && s < g->nsize; s++) {
-    char *t = tied + (size_t)s * g->ncfg;
-    int f = fastest(g, s, use);
-    for (int c = 0; c < g->ncfg; c++) t[c] = 0;
-    choice[s] = f;
-    if (f < 0) continue;
-    t[f] = 1;
-    for (int c = 0; c < g->ncfg; c++) {
-      if (c == f || !in_play(g, use, s, c)) continue;
-      if (drift_tie(g, s, c, f, nz)) t[c] = 1;
-      else pr[m++] = (struct pair){s, c, f, NAN};
-    }
-  }
-  if (!rc) rc = test_family(g, pr, m, nz, tied, fam);
-  for (int s = 0; !rc && s < g->nsize; s++) decided[s] = ar_grid_ties(g, tied, s) <= 1;
-  for (int s = 0; !rc && s < g->nsize; s++)
-    if (!decided[s] && choice[s] >= 0) choice[s] = resolve(g, s, choice, tied, decided);
-  free(decided);
-  free(pr);
+  free(rd);
+  free(re);
   return rc;
 }
 
-int ar_grid_ties(const struct ar_grid *g, const char *tied, int s) {
-  int n = 0;
-  for (int c = 0; c < g->ncfg; c++) n += tied[(size_t)s * g->ncfg + c];
-  return n;
+const char *ar_pair_verdict_name(int v) {
+  static const char *const names[] = {"no samples", "faster", "slower", "equivalent", "undecided"};
+  return v >= 0 && v <= AR_PV_UNDECIDED ? names[v] : "?";
 }
 
-void ar_family_text(const struct ar_family *fam, char *buf, size_t len) {
-  if (!fam->tests) {
-    snprintf(buf, len, "Ties: no comparison of this table has samples on both sides to test: the faster p50 is chosen "
-             "(single-run cells within --drift of the fastest are ties).");
-    return;
+/* ---- power ---- */
+
+/* Does n runs a side give power AR_POWER to decide a log difference a (>= 0) with run sd sd? */
+static int decides(int n, double a, double sd, double D, double alpha) {
+  double df = 2.0 * n - 2, se = sd * sqrt(2.0 / n);
+  if (a / se >= ar_t_quantile(1 - alpha / 2, df) + ar_t_quantile(AR_POWER, df)) return 1; /* the difference */
+  if (a >= D) return 0;
+  double beta = a < 1e-12 ? (1 - AR_POWER) / 2 : 1 - AR_POWER; /* at 0 both one-sided tests can miss */
+  return (D - a) / se >= ar_t_quantile(1 - alpha, df) + ar_t_quantile(1 - beta, df); /* the equivalence */
+}
+
+int ar_runs_needed(double log_ratio, double sd, double margin, double alpha) {
+  if (isnan(sd) || isnan(log_ratio) || sd < 0) return -1;
+  double a = fabs(log_ratio), D = log1p(margin);
+  if (sd == 0 || decides(2, a, sd, D, alpha)) return 2;
+  if (!decides(AR_RUNS_NEEDED_MAX, a, sd, D, alpha)) return AR_RUNS_NEEDED_MAX;
+  int lo = 2, hi = AR_RUNS_NEEDED_MAX; /* decides(lo) false, decides(hi) true: power grows with n */
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (decides(mid, a, sd, D, alpha)) hi = mid;
+    else lo = mid;
   }
-  int split = fam->alpha < AR_FAMILY_ALPHA * 0.999;
-  snprintf(buf, len,
-           "Ties: Holm-Bonferroni over the %d comparisons with samples of this table (each configuration against its "
-           "size's fastest), family-wise error %.3g%%%s; p = the larger of the bootstrap's and, with two or more runs a "
-           "side, a t test on the runs' log p50s (Student's pooled at equal run counts, else Welch's).",
-           fam->tests, fam->alpha * 100, split ? " (5% split over the tables of this call)" : "");
+  return hi;
 }

@@ -1,6 +1,6 @@
-/* table.c — `arbench table FILE...`: sizes x configurations (p50 us, optionally busbw), the best per
- * size marked, crossovers listed, one table per (dtype, ranks, placement, op); markdown or CSV;
- * --by stack: each configuration's stacks in adjacent columns. */
+/* table.c — `arbench table FILE...`: sizes x configurations (p50 us, optionally busbw), the pick and
+ * verdict per size (ar_grid_decide), crossovers listed, one table per (dtype, ranks, placement, op);
+ * markdown, CSV or JSON; --by stack: each configuration's stacks in adjacent columns. */
 #include "analysis/analysis.h"
 #include "ar.h"
 #include "commands.h"
@@ -15,7 +15,7 @@
 #include <string.h>
 
 struct table_opts {
-  int busbw, csv, json, minmax;
+  int busbw, csv, json, minmax, spread;
   const char *by; /* --by stack (or a point key): groups side by side */
   struct ar_filter filter;
   struct ar_noise noise;
@@ -25,14 +25,19 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench table [options] RESULTS.jsonl...\n"
           "Sizes x configurations: p50 latency (us) per size (the median over runs when a measurement\n"
-          "has several), the best per size in bold, and the sizes where the winner changes (crossovers).\n"
-          "A configuration wins a size only when it is faster beyond the noise: its difference from the\n"
-          "fastest survives Holm-Bonferroni over every comparison of the table (5%% family-wise, split over\n"
-          "the tables of the call; p from the bootstrap over runs and samples and, with 2+ runs a side,\n"
-          "a t test on their log p50s, as in compare). Otherwise the size is a tie, its tied cells marked ~ (csv: tie=1),\n"
-          "and the choice keeps the previous size's winner, else the next clear winner, else the simplest\n"
-          "algorithm. When a side has a single run its samples cannot show drift between runs:\n"
-          "differences below --drift are ties too.\n"
+          "has several), the pick per size in bold with its verdict, and the sizes where the pick changes\n"
+          "(crossovers). The pick is the fastest p50 unless another configuration is shown equivalent to it\n"
+          "within --margin (two one-sided tests), when the previous size's pick, else the next clear size's,\n"
+          "else the simplest algorithm is chosen among the equivalent ones. Verdicts: clear (every other\n"
+          "configuration slower beyond the noise), equivalent (= marks the equivalent ones), undecided (?\n"
+          "marks those the data cannot tell from the fastest; 'repeat N' is the runs per side that would decide,\n"
+          "by a power calculation on the measured spread). Both families of tests are every comparison of the\n"
+          "table, Holm-Bonferroni at 5%% family-wise, split over the tables of the call; p from the bootstrap over\n"
+          "runs and samples and, with 2+ runs a side, a t test on their log p50s, as in compare.\n"
+          "  --margin PCT         the practical margin of equivalence (default 5)\n"
+          "  --drift PCT          run-to-run drift allowed when a side has a single run (default 5): its tests\n"
+          "                       widen their null by it (one run cannot show drift between runs)\n"
+          "  --spread             also show each cell's runs and their spread (sd of the runs' log p50s, ~CV)\n"
           "One table per (dtype, ranks, placement, op).\n"
           "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
@@ -42,7 +47,8 @@ static void usage(FILE *f) {
           "  --busbw              also show bus bandwidth (GB/s, from the cell's p50) in each cell\n"
           "  --minmax             also show the lowest and highest time over the cell's runs (OSU's -f)\n"
           "  --format F           markdown (default), csv (long form: one row per size and config) or json\n"
-          "                       (every cell's statistics, choice and ties: what arbench-plot draws)\n"
+          "                       (every cell's statistics and every size's decision: what arbench-plot,\n"
+          "                       report and fleet read)\n"
           "  --backend LIST       only these backends (comma list; repeatable)\n"
           "  --dtype LIST         only these dtypes (float, half, bfloat16, int32, ...)\n"
           "  --ranks LIST         only these rank counts\n"
@@ -52,7 +58,7 @@ static void usage(FILE *f) {
           "--timing, -a): every statistic of a cell comes from all of its runs (docs/analysis.md); cells of\n"
           "different methods are separate columns labelled by the method fields that differ. A configuration\n"
           "a record marks unsafe (LL128 without NVLink) and model predictions are shown, marked, and never\n"
-          "chosen as best.\n"
+          "picked. A cell measured in fewer runs than the table's others says so (a run killed mid-repeat).\n"
           "Skipped and failed configurations are listed under the tables.\n");
 }
 
@@ -70,40 +76,52 @@ static void csv_field(const char *s) {
   putchar('"');
 }
 
-/* Choices and ties of a grid (ar_grid_choose); NULL when out of memory. */
-struct choices {
-  int *choice;
-  char *tied;
-  struct ar_family fam; /* what the ties were tested with (the legend names it) */
-};
-
-static int choose(const struct ar_grid *g, const struct ar_noise *nz, struct choices *ch) {
-  ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
-  ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
-  if (ch->choice && ch->tied && !ar_grid_choose(g, NULL, nz, ch->choice, ch->tied, &ch->fam)) return 0;
-  free(ch->choice);
-  free(ch->tied);
-  return -1;
+/* The most runs any measured cell of the grid has: a measured cell with fewer says so. */
+static int most_runs(const struct ar_grid *g) {
+  int n = 0;
+  for (int i = 0; i < g->nsize * g->ncfg; i++)
+    if (g->runs[i] && !g->predicted[i % g->ncfg] && (int)json_array_size(g->runs[i]) > n)
+      n = (int)json_array_size(g->runs[i]);
+  return n;
 }
 
-static void print_csv(const struct ar_grid *g, const struct choices *ch) {
+static const char *rel_name(int r) {
+  static const char *const names[] = {"", "fastest", "slower", "equivalent", "open"};
+  return r >= 0 && r <= AR_REL_OPEN ? names[r] : "";
+}
+
+static void print_csv(const struct ar_grid *g, const struct ar_decisions *d) {
   for (int s = 0; s < g->nsize; s++) {
-    int ties = ar_grid_ties(g, ch->tied, s);
+    const struct ar_decision *a = &d->at[s];
     for (int c = 0; c < g->ncfg; c++) {
       struct ar_cell_stats st;
       if (ar_grid_stats(g, s, c, &st)) continue;
+      int r = ar_decision_rel(d, s, c);
       printf("%s,%d,%s,%s,%zu,", g->dtype, g->ranks, g->placement, g->op, g->size[s]);
       csv_field(g->cfg[c]);
-      printf(",%.6g,%.6g,%d,%lld,%d,%.6g,%.6g,%.6g,%.6g,%d,%d,%d\n", st.p50, st.busbw, c == ch->choice[s], st.wrong,
-             ties > 1 && ch->tied[(size_t)s * g->ncfg + c], st.p99, st.min, st.max, st.algbw, st.runs,
-             g->unsafe[c] != NULL, g->predicted[c]);
+      printf(",%.6g,%.6g,%d,%lld,%d,%.6g,%.6g,%.6g,%.6g,%d,%d,%d,%s,%s,", st.p50, st.busbw, c == a->pick, st.wrong,
+             c != a->pick && (r == AR_REL_FASTEST || r == AR_REL_EQUIV), st.p99, st.min, st.max, st.algbw, st.runs,
+             g->unsafe[c] != NULL, g->predicted[c], ar_verdict_name(a->verdict), rel_name(r));
+      if (a->runs_needed >= 0) printf("%d", a->runs_needed);
+      printf("\n");
     }
   }
 }
 
-/* One cell: p50 over runs, bold for the choice, ~ for a configuration tied with the fastest; with
- * --minmax the lowest and highest time over its runs' samples, with --busbw the busbw of that p50. */
-static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, const struct table_opts *o, int *flagged) {
+/* The mark of column c at size s: = in the pick's equivalent set (when there is one), ? not told apart
+ * from the fastest (the pick of an undecided size too); none for clear picks and slower columns. */
+static const char *mark(const struct ar_decisions *d, int s, int c) {
+  int r = ar_decision_rel(d, s, c), v = d->at[s].verdict;
+  if (r == AR_REL_OPEN || (v == AR_V_UNDECIDED && c == d->at[s].pick)) return " ?";
+  if ((r == AR_REL_EQUIV || r == AR_REL_FASTEST) && d->at[s].nequiv > 1) return " =";
+  return "";
+}
+
+/* One cell: p50 over runs, bold for the pick, its mark; with --minmax the lowest and highest time over its
+ * runs' samples, with --spread its runs and their spread, with --busbw the busbw of that p50; the runs
+ * when fewer than the table's most. */
+static void md_cell(const struct ar_grid *g, const struct ar_decisions *d, int s, int c, int most,
+                    const struct table_opts *o, int *flagged) {
   char us[32], lo[32], hi[32];
   struct ar_cell_stats st;
   if (ar_grid_stats(g, s, c, &st)) {
@@ -111,19 +129,31 @@ static void md_cell(const struct ar_grid *g, int s, int c, int best, int tie, co
     return;
   }
   ar_fmt_us(st.p50, us, sizeof us);
-  int wrong = st.wrong > 0;
+  int wrong = st.wrong > 0, best = c == d->at[s].pick;
   /* --buffers cold whose rotation spanned under 2 x the cache (the engine's cold_reached; issue 21) */
   json_t *r = ar_grid_at(g, s, c);
   int warm = r && !strcmp(ar_rec_str(r, "buffers", ""), "cold") && json_is_false(json_object_get(r, "cold_reached"));
   *flagged |= wrong | warm << 1;
-  printf(" %s%s%s%s", best ? "**" : "", us, best ? "**" : "", tie ? " ~" : "");
+  printf(" %s%s%s%s", best ? "**" : "", us, best ? "**" : "", mark(d, s, c));
   if (o->minmax) {
     ar_fmt_us(st.min, lo, sizeof lo);
     ar_fmt_us(st.max, hi, sizeof hi);
     printf(" (%s..%s)", lo, hi);
   }
+  if (o->spread && !isnan(st.spread)) printf(" n=%d ±%.0f%%", st.runs, st.spread * 100);
+  else if (o->spread || (st.runs < most && !g->predicted[c]))
+    printf(" n=%d%s", st.runs, st.runs < most && !g->predicted[c] ? " (fewer runs)" : "");
   if (o->busbw) printf(" / %.2f", st.busbw);
   printf("%s%s |", wrong ? " !" : "", warm ? " ^" : "");
+}
+
+/* The decision column: the verdict, and what would decide an undecided size. */
+static void md_decision(const struct ar_decision *a) {
+  if (a->verdict == AR_V_EQUIVALENT) printf(" equivalent (%d) |", a->nequiv);
+  else if (a->verdict != AR_V_UNDECIDED) printf(" %s |", ar_verdict_name(a->verdict));
+  else if (a->runs_needed < 0) printf(" undecided: measure 2+ runs |");
+  else if (a->runs_needed >= AR_RUNS_NEEDED_MAX) printf(" undecided: %d+ runs |", AR_RUNS_NEEDED_MAX);
+  else printf(" undecided: repeat %d |", a->runs_needed);
 }
 
 static json_t *num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
@@ -143,8 +173,9 @@ static double link_bound(const struct ar_grid *g, json_t *runs, const char **key
   return NAN;
 }
 
-static json_t *grid_json(const struct ar_grid *g, const struct choices *ch, json_t *runs) {
-  json_t *cfgs = json_array(), *sizes = json_array(), *cells = json_array();
+static json_t *grid_json(const struct ar_grid *g, const struct ar_decisions *d, json_t *runs,
+                         const struct ar_noise *nz) {
+  json_t *cfgs = json_array(), *sizes = json_array(), *cells = json_array(), *dec = json_array();
   const char *lkey = NULL;
   double bound = link_bound(g, runs, &lkey);
   for (int c = 0; c < g->ncfg; c++) {
@@ -163,47 +194,73 @@ static json_t *grid_json(const struct ar_grid *g, const struct choices *ch, json
   }
   for (int s = 0; s < g->nsize; s++) {
     json_array_append_new(sizes, json_integer((json_int_t)g->size[s]));
-    int ties = ar_grid_ties(g, ch->tied, s);
+    json_t *one = ar_decision_json(g, d, s);
+    if (one) json_array_append_new(dec, one);
     for (int c = 0; c < g->ncfg; c++) {
       struct ar_cell_stats st;
       if (ar_grid_stats(g, s, c, &st)) continue;
-      json_t *j = json_pack("{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:I, s:I, s:b, s:b}",
+      json_t *j = json_pack("{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:I, s:I, s:o, s:b, s:s}",
                             "size", (json_int_t)g->size[s], "config", c, "p50_us", num(st.p50), "p10_us", num(st.p10),
                             "p90_us", num(st.p90), "p99_us", num(st.p99), "mean_us", num(st.mean), "min_us",
                             num(st.min), "max_us", num(st.max), "algbw_gbs", num(st.algbw), "busbw_gbs",
                             num(st.busbw), "runs", st.runs, "sampled_runs", st.sampled, "samples",
-                            (json_int_t)st.samples, "wrong", (json_int_t)st.wrong, "best", c == ch->choice[s], "tie",
-                            ties > 1 && ch->tied[(size_t)s * g->ncfg + c]);
+                            (json_int_t)st.samples, "wrong", (json_int_t)st.wrong, "run_spread", num(st.spread),
+                            "best", c == d->at[s].pick, "relation", rel_name(ar_decision_rel(d, s, c)));
       json_array_append_new(cells, j);
     }
   }
-  char fam[400];
-  ar_family_text(&ch->fam, fam, sizeof fam);
-  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o, s:s, s:i, s:f}", "dtype",
+  char fam[400], rule[1400];
+  ar_family_text(d, fam, sizeof fam);
+  ar_rule_text(nz, rule, sizeof rule);
+  return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o, s:o, s:s, s:s, "
+                   "s:f, s:i, s:f, s:i}", "dtype",
                    g->dtype, "ranks", g->ranks, "nodes", g->nodes, "placement", g->placement, "op", g->op, "method",
                    g->method, "varies", "stack", g->vary.stack, "buffers", g->vary.buffers, "timing", g->vary.timing,
                    "average", g->vary.average, "link_bound_gbs", num(bound), "link_bound_from", lkey, "configs", cfgs,
-                   "sizes", sizes, "cells", cells, "correction", fam, "family", ch->fam.tests, "family_alpha",
-                   ch->fam.alpha);
+                   "sizes", sizes, "cells", cells, "decisions", dec, "rule", rule, "correction", fam, "margin",
+                   d->margin, "family", d->fam.tests, "family_alpha", d->fam.alpha, "equivalence_family",
+                   d->efam.tests);
 }
 
-static void print_crossovers(const struct ar_grid *g, const struct choices *ch) {
-  int prev = -1, n = 0;
+/* The sizes where the pick changes; an undecided size on either side says so. */
+static void print_crossovers(const struct ar_grid *g, const struct ar_decisions *d) {
+  int prev = -1, ps = -1, n = 0;
   char from[32], to[32];
   printf("\nCrossovers:");
   for (int s = 0; s < g->nsize; s++) {
-    int b = ch->choice[s];
+    int b = d->at[s].pick;
     if (b < 0) continue;
     if (prev >= 0 && b != prev) {
-      ar_size_format(g->size[s - 1], from, sizeof from);
+      ar_size_format(g->size[ps], from, sizeof from);
       ar_size_format(g->size[s], to, sizeof to);
-      printf("%s %s -> %s between %s and %s", n ? ";" : "", g->cfg[prev], g->cfg[b], from, to);
+      int u = (d->at[ps].verdict == AR_V_UNDECIDED) | (d->at[s].verdict == AR_V_UNDECIDED) << 1;
+      printf("%s %s -> %s between %s and %s%s%s%s%s", n ? ";" : "", g->cfg[prev], g->cfg[b], from, to,
+             u ? " (undecided at " : "", u & 1 ? from : "", u == 3 ? " and " : "", u & 2 ? to : "");
+      if (u) printf(")");
       n++;
     }
     prev = b;
+    ps = s;
   }
-  if (!n && prev >= 0) printf(" none (%s is best at every size)", g->cfg[prev]);
+  if (!n && prev >= 0) printf(" none (%s is the pick at every size)", g->cfg[prev]);
   printf("\n");
+}
+
+/* One line: how many sizes got each verdict, and the runs that would decide the undecided ones. */
+static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d) {
+  int n[4] = {0, 0, 0, 0}, need = 0, unknown = 0;
+  for (int s = 0; s < g->nsize; s++) {
+    const struct ar_decision *a = &d->at[s];
+    n[a->verdict]++;
+    if (a->verdict != AR_V_UNDECIDED) continue;
+    if (a->runs_needed < 0) unknown++;
+    else if (a->runs_needed > need) need = a->runs_needed;
+  }
+  printf("Verdicts: %d clear, %d equivalent, %d undecided", n[AR_V_CLEAR], n[AR_V_EQUIVALENT], n[AR_V_UNDECIDED]);
+  if (need) printf("; --repeat %d%s would decide %s", need, need >= AR_RUNS_NEEDED_MAX ? "+" : "",
+                   unknown ? "the others" : "them");
+  if (unknown) printf("%s%d with a single run a side need 2+ runs to measure their spread", need ? "; " : "; ", unknown);
+  printf(".\n");
 }
 
 /* The method line under a table's title: what every configuration shares, and what its labels name. */
@@ -217,37 +274,34 @@ static void print_method(const struct ar_grid *g) {
   printf(". p50 is the median over each cell's runs.\n");
 }
 
-static void print_md(const struct ar_grid *g, const struct choices *ch, const struct table_opts *o) {
-  int flagged = 0, ties = 0, pred = 0;
+static void print_md(const struct ar_grid *g, const struct ar_decisions *d, const struct table_opts *o) {
+  int flagged = 0, pred = 0, most = most_runs(g);
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
   print_method(g);
-  printf("p50 us%s%s; best per size in bold (faster beyond the noise, or the choice kept at a tie).\n\n| size |",
-         o->minmax ? " (min..max over runs)" : "", o->busbw ? " / busbw GB/s (from that p50)" : "");
+  printf("p50 us%s%s%s. **bold** = the pick", o->minmax ? " (min..max over runs)" : "",
+         o->spread ? ", n=runs ±spread of their p50s" : "", o->busbw ? " / busbw GB/s (from that p50)" : "");
+  if (g->ncfg > 1)
+    printf("; = shown within %.3g%% of the fastest (equivalent); ? = not told apart from the fastest (%d comparisons, Holm at %.3g%% "
+           "family-wise)", d->margin * 100, d->fam.tests, d->fam.alpha * 100);
+  printf(".\n\n| size |");
   for (int c = 0; c < g->ncfg; c++) {
     pred += g->predicted[c];
     printf(" %s%s%s |", g->cfg[c], g->unsafe[c] ? " (UNSAFE)" : "", g->predicted[c] ? " (predicted)" : "");
   }
-  printf("\n|---:|");
+  printf(" decision |\n|---:|");
   for (int c = 0; c < g->ncfg; c++) printf("---:|");
-  printf("\n");
+  printf("---|\n");
   for (int s = 0; s < g->nsize; s++) {
     char sz[32];
     ar_size_format(g->size[s], sz, sizeof sz);
     printf("| %s |", sz);
-    int tie = ar_grid_ties(g, ch->tied, s) > 1;
-    ties += tie;
-    for (int c = 0; c < g->ncfg; c++)
-      md_cell(g, s, c, c == ch->choice[s], tie && ch->tied[(size_t)s * g->ncfg + c], o, &flagged);
+    for (int c = 0; c < g->ncfg; c++) md_cell(g, d, s, c, most, o, &flagged);
+    md_decision(&d->at[s]);
     printf("\n");
   }
-  print_crossovers(g, ch);
-  if (ties)
-    printf("~ = a tie: not faster than the fastest beyond the noise; the choice keeps the previous size's, else the\n"
-           "next clear winner's, else the simplest algorithm.\n");
-  char fam[400];
-  ar_family_text(&ch->fam, fam, sizeof fam);
-  if (g->ncfg > 1) printf("%s\n", fam);
+  print_crossovers(g, d);
+  if (g->ncfg > 1) print_verdicts(g, d);
   if (flagged & 1) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
   if (flagged & 2)
     printf("^ = not cold: --buffers cold, but the buffer rotation spanned under twice the cache (rotation_bytes), "
@@ -339,6 +393,7 @@ static int parse(int argc, char **argv, struct table_opts *o) {
     {"busbw", no_argument, 0, 'B'},         {"format", required_argument, 0, 'F'},
     {"minmax", no_argument, 0, 'M'},
     {"drift", required_argument, 0, 'D'},   {"by", required_argument, 0, 'Y'},
+    {"margin", required_argument, 0, 'G'},  {"spread", no_argument, 0, 'S'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -349,9 +404,11 @@ static int parse(int argc, char **argv, struct table_opts *o) {
     if (c == 'h') return usage(stdout), 1;
     if (c == 'B') o->busbw = 1;
     else if (c == 'M') o->minmax = 1;
-    else if (c == 'D') {
+    else if (c == 'S') o->spread = 1;
+    else if (c == 'D' || c == 'G') {
       char err[AR_ERRLEN];
-      if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
+      if (c == 'D' ? ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)
+                   : ar_noise_margin_parse(&o->noise, optarg, err, sizeof err)) {
         fprintf(stderr, "arbench table: %s\n", err);
         return -AR_EINVAL;
       }
@@ -427,21 +484,20 @@ int ar_cmd_table(int argc, char **argv) {
   } else {
     json_t *jg = json_array();
     if (o.csv)
-      printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,"
-             "runs,unsafe,predicted\n");
+      printf("dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,equivalent,p99_us,min_us,max_us,algbw_gbs,"
+             "runs,unsafe,predicted,verdict,relation,runs_needed\n");
     o.noise.grids = n; /* the family-wise error is split over the tables of this call */
     for (int k = 0; k < n && !status; k++) {
-      struct choices ch;
-      if ((o.by && side_by_side(&g[k], &by)) || choose(&g[k], &o.noise, &ch)) {
+      struct ar_decisions d;
+      if ((o.by && side_by_side(&g[k], &by)) || ar_grid_decide(&g[k], NULL, &o.noise, &d)) {
         fprintf(stderr, "arbench table: out of memory\n");
         status = AR_EXIT_FAIL;
         break;
       }
-      if (o.json) json_array_append_new(jg, grid_json(&g[k], &ch, runs));
-      else if (o.csv) print_csv(&g[k], &ch);
-      else print_md(&g[k], &ch, &o);
-      free(ch.choice);
-      free(ch.tied);
+      if (o.json) json_array_append_new(jg, grid_json(&g[k], &d, runs, &o.noise));
+      else if (o.csv) print_csv(&g[k], &d);
+      else print_md(&g[k], &d, &o);
+      ar_decisions_free(&d);
     }
     if (o.json && !status) {
       json_t *hosts = json_array(), *seen = json_object(), *run, *h;
@@ -462,6 +518,13 @@ int ar_cmd_table(int argc, char **argv) {
       json_decref(root);
     } else json_decref(jg);
     if (!o.csv && !o.json && !n && !links) printf("(no result records)\n\n");
+    int cmp = 0;
+    for (int k = 0; k < n; k++) cmp |= g[k].ncfg > 1;
+    if (!o.csv && !o.json && cmp) { /* the statistics paragraph, once per command */
+      char rule[1400];
+      ar_rule_text(&o.noise, rule, sizeof rule);
+      printf("%s\n\n", rule);
+    }
     if (!o.csv && !o.json) print_notes(a.notes);
   }
   json_decref(ltab);

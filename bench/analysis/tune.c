@@ -28,35 +28,35 @@ static void print_excluded(FILE *f, const char *pre, const struct ar_grid *g, in
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench tune [options] RESULTS.jsonl...\n"
-          "Prints, per (dtype, ranks, placement, op), the best configuration per size range (adjacent\n"
-          "sizes with the same winner merged) and its margin over the runner-up (runner-up p50 / best\n"
-          "p50 - 1, smallest..largest over the range). A configuration wins a size only when it is faster\n"
-          "beyond the noise: its difference from the fastest survives Holm-Bonferroni over every comparison\n"
-          "of the table (5%% family-wise, split over the tables of the call; p from the bootstrap over runs\n"
-          "and samples and, with 2+ runs a side, a t test on their log p50s, as in compare). Otherwise the size is a tie\n"
-          "(counted in 'ties'; the margin may be negative) and keeps the previous size's choice, else\n"
-          "the next clear winner's, else the simplest algorithm, so ranges do not flip on noise. The\n"
-          "same rule picks the nccl setting per\n"
-          "size in the tuner CSV and the custom allreduce per range in the thresholds. When a side has a\n"
-          "single run its samples cannot show drift between runs: differences below --drift are ties.\n"
-          "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
+          "Prints, per (dtype, ranks, placement, op), the pick per size range (adjacent sizes with the same\n"
+          "pick merged), by arbench table's rule: the fastest p50 unless another configuration is shown\n"
+          "equivalent within --margin (two one-sided tests), then the previous size's pick, else the next\n"
+          "clear size's, else the simplest algorithm among the equivalent ones. Each range says its sizes'\n"
+          "verdicts (clear, equivalent, undecided: the data cannot tell the pick from another configuration,\n"
+          "with the runs per side that would decide), the configurations shown equivalent, the fastest one\n"
+          "outside them and the pick's lead over it (its p50 / the pick's - 1, smallest..largest). The same\n"
+          "rule picks the nccl setting per size in the tuner CSV and tuner.json and the custom allreduce per\n"
+          "range in the thresholds, and every file says the verdicts of its ranges.\n"
+          "  --margin PCT         the practical margin of equivalence (default 5)\n"
+          "  --drift PCT          run-to-run drift allowed when a side has a single run (default 5)\n"
           "Optionally writes:\n"
           "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/tuner.json, DIR/thresholds.json, DIR/nccl_env.sh\n"
           "  --tuner-json FILE    decisions for arbench's tuner plugin (libarbench-tuner.so, docs/tuner.md):\n"
           "                       per nRanks x nNodes the tuner CSV's ranges (algorithm, protocol, channels),\n"
-          "                       and the sizes where a custom allreduce beats every nccl setting, by how much\n"
+          "                       and the sizes where a custom allreduce is the pick against every nccl setting\n"
           "  --tuner-csv FILE     NCCL example tuner plugin config (NCCL_TUNER_CONFIG_FILE): lines\n"
           "                       collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,\n"
-          "                       numPipeOps,regBuff from the fastest nccl result per size whose\n"
+          "                       numPipeOps,regBuff from the picked nccl result per size whose\n"
           "                       algorithm and protocol are known (variant algo=/proto=/ctas=, else\n"
           "                       point NCCL_ALGO/NCCL_PROTO, else the nccl_algo/nccl_proto/nccl_channels\n"
           "                       the backend reported); channels -1 when unknown; numPipeOps and regBuff\n"
           "                       -1 (any). Ranges: the first starts at 0, each ends at a measured size,\n"
-          "                       the next starts one byte later, the last ends at the largest measured size.\n"
+          "                       the next starts one byte later, the last ends at the largest measured size;\n"
+          "                       a comment above each line says its verdicts.\n"
           "  --thresholds FILE    JSON: per group and family (host: shm-* against mpi; gpu: p2p-*/symm\n"
-          "                       against nccl and nccl-tests): custom_max_bytes, the size up to which a\n"
-          "                       custom allreduce beats the best baseline at every measured size; which\n"
-          "                       custom one to use per size range below it; each one's winning ranges\n"
+          "                       against nccl and nccl-tests), from one decision: custom_max_bytes, the\n"
+          "                       size up to which the pick is a custom allreduce at every measured size;\n"
+          "                       which one per size range below it, with verdicts; where each is the pick\n"
           "  --env FILE           export NCCL_... lines of the single nccl setting with the best geometric\n"
           "                       mean p50 over all sizes (shell; exports of other rank counts commented)\n"
           "The NCCL files use, per rank count, dtype bfloat16 if present (else half, float, int32, other)\n"
@@ -183,53 +183,52 @@ static int same_setting(const struct nccl_setting *a, const struct nccl_setting 
   return !strcmp(a->algo, b->algo) && !strcmp(a->proto, b->proto) && a->channels == b->channels;
 }
 
-/* ---- report: best per size range ---- */
+/* ---- report: the pick per size range ---- */
 
-static void fmt_margin(double m, char *buf, size_t len) {
+static void fmt_lead(double m, char *buf, size_t len) {
   if (isnan(m)) snprintf(buf, len, "-");
   else snprintf(buf, len, "%+.0f%%", m * 100);
 }
 
-/* Choices of a grid among the columns in use (NULL: all); 0, or -1 when out of memory. */
-struct choices {
-  int *choice;
-  char *tied;
-  struct ar_family fam; /* what the ties were tested with (the legend names it) */
-};
-
-static int choose(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct choices *ch) {
-  ch->choice = calloc((size_t)g->nsize + 1, sizeof *ch->choice);
-  ch->tied = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
-  if (ch->choice && ch->tied && !ar_grid_choose(g, use, nz, ch->choice, ch->tied, &ch->fam)) return 0;
-  free(ch->choice);
-  free(ch->tied);
-  ch->choice = NULL;
-  ch->tied = NULL;
-  return -1;
+/* A range's verdicts: one name when all sizes share it, else the counts; the runs that would decide. */
+static void fmt_verdict(const struct ar_range *r, char *buf, size_t len) {
+  static const char *const names[] = {"clear", "equivalent", "undecided"};
+  const int k[3] = {r->clear, r->equivalent, r->undecided};
+  int n = 0;
+  buf[0] = 0;
+  if ((k[0] > 0) + (k[1] > 0) + (k[2] > 0) == 1) n = snprintf(buf, len, "%s", ar_range_verdict(r));
+  else
+    for (int i = 0; i < 3 && n >= 0 && (size_t)n < len; i++)
+      if (k[i]) n += snprintf(buf + n, len - (size_t)n, "%s%d %s", n ? ", " : "", k[i], names[i]);
+  if (!r->undecided || n < 0 || (size_t)n >= len) return;
+  if (r->runs_needed < 0) snprintf(buf + n, len - (size_t)n, " (measure 2+ runs)");
+  else snprintf(buf + n, len - (size_t)n, " (repeat %d%s)", r->runs_needed, r->runs_needed >= AR_RUNS_NEEDED_MAX ? "+" : "");
 }
 
-static void choices_free(struct choices *ch) {
-  free(ch->choice);
-  free(ch->tied);
-}
-
-/* Fastest eligible column (not unsafe, not a prediction) other than c at size s, -1 when none. */
-static int runner_up(const struct ar_grid *g, int s, int c) {
+/* The fastest column at s outside the pick's equivalent set, -1 when none. */
+static int next_outside(const struct ar_grid *g, const struct ar_decisions *d, int s) {
   int r = -1;
-  for (int k = 0; k < g->ncfg; k++) {
-    double v = k == c || !ar_grid_eligible(g, k) ? NAN : ar_grid_p50(g, s, k);
-    if (!isnan(v) && (r < 0 || v < ar_grid_p50(g, s, r))) r = k;
+  for (int c = 0; c < g->ncfg; c++) {
+    int rel = ar_decision_rel(d, s, c);
+    if (rel == AR_REL_OUT || rel == AR_REL_FASTEST || rel == AR_REL_EQUIV || c == d->at[s].pick) continue;
+    if (r < 0 || ar_grid_p50(g, s, c) < ar_grid_p50(g, s, r)) r = c;
   }
   return r;
 }
 
-static void print_range(const struct ar_grid *g, const struct choices *ch, int from, int to, int best) {
-  char a[32], b[32], ua[32], ub[32], ma[32], mb[32];
+static void print_range(const struct ar_grid *g, const struct ar_decisions *d, const struct ar_range *r) {
+  char a[32], b[32], ua[32], ub[32], ma[32], mb[32], v[96], eq[600] = "";
   double mmin = NAN, mmax = NAN;
-  int closest = -1, ties = 0;
+  int closest = -1, best = r->pick, from = r->from, to = r->to, n = 0;
   for (int s = from; s <= to; s++) {
-    int second = runner_up(g, s, best);
-    if (ch->choice[s] == best && ar_grid_ties(g, ch->tied, s) > 1) ties++;
+    for (int c = 0; c < g->ncfg; c++) { /* the others shown equivalent to the pick's size's fastest */
+      int rel = ar_decision_rel(d, s, c);
+      if (c == best || d->at[s].pick != best || (rel != AR_REL_EQUIV && rel != AR_REL_FASTEST)) continue;
+      if (strstr(eq, g->cfg[c]) && (n = (int)strlen(eq))) continue;
+      n = (int)strlen(eq);
+      snprintf(eq + n, sizeof eq - (size_t)n, "%s%s", n ? ", " : "", g->cfg[c]);
+    }
+    int second = d->at[s].pick == best ? next_outside(g, d, s) : -1;
     if (second < 0) continue;
     double m = ar_grid_p50(g, s, second) / ar_grid_p50(g, s, best) - 1;
     if (isnan(mmin) || m < mmin) mmin = m, closest = second;
@@ -239,39 +238,35 @@ static void print_range(const struct ar_grid *g, const struct choices *ch, int f
   ar_size_format(g->size[to], b, sizeof b);
   ar_fmt_us(ar_grid_p50(g, from, best), ua, sizeof ua);
   ar_fmt_us(ar_grid_p50(g, to, best), ub, sizeof ub);
-  fmt_margin(mmin, ma, sizeof ma);
-  fmt_margin(mmax, mb, sizeof mb);
-  printf("| %s%s%s | %s | %s%s%s | %s | %s%s%s | %d |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
-         g->cfg[best], ua, from == to ? "" : " .. ", from == to ? "" : ub, closest >= 0 ? g->cfg[closest] : "-", ma,
-         isnan(mmin) || mmin == mmax ? "" : " .. ", isnan(mmin) || mmin == mmax ? "" : mb, ties);
+  fmt_lead(mmin, ma, sizeof ma);
+  fmt_lead(mmax, mb, sizeof mb);
+  fmt_verdict(r, v, sizeof v);
+  printf("| %s%s%s | %s | %s | %s%s%s | %s | %s | %s%s%s |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
+         g->cfg[best], v, ua, from == to ? "" : " .. ", from == to ? "" : ub, *eq ? eq : "-",
+         closest >= 0 ? g->cfg[closest] : "-", ma, isnan(mmin) || mmin == mmax ? "" : " .. ",
+         isnan(mmin) || mmin == mmax ? "" : mb);
 }
 
 static void print_group(const struct ar_grid *g, const struct ar_noise *nz) {
-  struct choices ch;
+  struct ar_decisions d;
+  struct ar_range *r = NULL;
+  int n;
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
-  if (choose(g, NULL, nz, &ch)) {
+  if (ar_grid_decide(g, NULL, nz, &d) || (n = ar_decision_ranges(g, &d, &r)) < 0) {
+    free(r);
     printf("(out of memory)\n\n");
     return;
   }
   if (*g->method) printf("Method: %s.\n\n", g->method);
   char fam[400];
-  ar_family_text(&ch.fam, fam, sizeof fam);
+  ar_family_text(&d, fam, sizeof fam);
   if (g->ncfg > 1) printf("%s\n\n", fam);
-  printf("| sizes | best | p50 us | runner-up (closest) | margin | ties |\n|---|---|---:|---|---:|---:|\n");
-  int start = -1, cur = -1;
-  for (int s = 0; s < g->nsize; s++) {
-    int b = ch.choice[s];
-    if (b < 0) continue;
-    if (b != cur) {
-      if (cur >= 0) print_range(g, &ch, start, s - 1, cur);
-      start = s;
-      cur = b;
-    }
-  }
-  if (cur >= 0) print_range(g, &ch, start, g->nsize - 1, cur);
+  printf("| sizes | pick | verdict | p50 us | equivalent | next (not equivalent) | lead |\n|---|---|---|---:|---|---|---:|\n");
+  for (int i = 0; i < n; i++) print_range(g, &d, &r[i]);
   printf("\n");
-  choices_free(&ch);
+  free(r);
+  ar_decisions_free(&d);
 }
 
 /* ---- which group feeds the NCCL files ---- */
@@ -319,10 +314,10 @@ static int rank_counts(const struct ar_grid *g, int n, int *out) {
 
 /* ---- NCCL tuner CSV ---- */
 
-/* The nccl configuration chosen at size index s (beyond the noise, among nccl results whose setting
- * is known), with its setting. */
-static int best_nccl(const struct ar_grid *g, const struct choices *ch, int s, struct nccl_setting *out) {
-  int c = ch->choice[s];
+/* The nccl configuration picked at size index s (among nccl results whose setting is known), with its
+ * setting. */
+static int best_nccl(const struct ar_grid *g, const struct ar_decisions *d, int s, struct nccl_setting *out) {
+  int c = d->at[s].pick;
   return c >= 0 && ar_grid_at(g, s, c) ? nccl_setting_of(ar_grid_at(g, s, c), out) : -1;
 }
 
@@ -338,21 +333,36 @@ static char *nccl_columns(const struct ar_grid *g) {
   return use;
 }
 
-static void csv_line(FILE *f, const struct ar_grid *g, size_t lo, size_t hi, const struct nccl_setting *st) {
-  fprintf(f, "allreduce,%zu,%zu,%s,%s,%d,%d,%d,-1,-1\n", lo, hi, st->algo, st->proto, st->channels,
+static void csv_line(FILE *f, const struct ar_grid *g, const struct ar_tune_range *r) {
+  char v[96];
+  struct ar_range vr = {.clear = r->clear, .equivalent = r->equivalent, .undecided = r->undecided,
+                        .runs_needed = r->runs_needed};
+  fmt_verdict(&vr, v, sizeof v);
+  fprintf(f, "# %zu..%zu: %s: %s\n", r->lo, r->hi, g->cfg[r->cfg], v);
+  fprintf(f, "allreduce,%zu,%zu,%s,%s,%d,%d,%d,-1,-1\n", r->lo, r->hi, r->algo, r->proto, r->channels,
           g->nodes > 0 ? g->nodes : 1, g->ranks);
 }
 
-/* The nccl setting per size range of g (tune's rule among nccl results with a known setting): what
- * the tuner CSV and tuner.json (tune_plugin.c) write. Ranges in *out (malloc'd); count, or -1. */
+/* Count size s's verdict into range r. */
+static void range_count(struct ar_tune_range *r, const struct ar_decision *a) {
+  r->clear += a->verdict == AR_V_CLEAR;
+  r->equivalent += a->verdict == AR_V_EQUIVALENT;
+  if (a->verdict != AR_V_UNDECIDED) return;
+  if (!r->undecided++ || r->runs_needed >= 0)
+    r->runs_needed = a->runs_needed < 0 ? -1 : a->runs_needed > r->runs_needed ? a->runs_needed : r->runs_needed;
+}
+
+/* The nccl setting per size range of g (the decision among nccl results with a known setting): what
+ * the tuner CSV and tuner.json (tune_plugin.c) write. Adjacent sizes merge when the pick is the same
+ * column with the same setting. Ranges in *out (malloc'd); count, or -1. */
 static int nccl_ranges(const struct ar_grid *g, const struct ar_noise *nz, struct ar_tune_range **out) {
   struct nccl_setting st, prev;
-  struct choices ch;
+  struct ar_decisions d;
   struct ar_tune_range *r = calloc((size_t)g->nsize + 1, sizeof *r);
   int n = 0;
   char *use = nccl_columns(g);
   *out = NULL;
-  if (!r || !use || choose(g, use, nz, &ch)) {
+  if (!r || !use || ar_grid_decide(g, use, nz, &d)) {
     free(use);
     free(r);
     return -1;
@@ -360,22 +370,24 @@ static int nccl_ranges(const struct ar_grid *g, const struct ar_noise *nz, struc
   free(use);
   int comm = default_comm_channels(g);
   for (int s = 0; s < g->nsize; s++) {
-    if (best_nccl(g, &ch, s, &st)) continue;
+    if (best_nccl(g, &d, s, &st)) continue;
     struct ar_tune_range *cur = n ? &r[n - 1] : NULL;
-    if (cur && same_setting(&prev, &st)) {
+    if (cur && cur->cfg == d.at[s].pick && same_setting(&prev, &st)) {
       cur->hi = g->size[s];
       cur->sizes++;
+      range_count(cur, &d.at[s]);
       continue;
     }
-    r[n] = (struct ar_tune_range){.lo = cur ? cur->hi + 1 : 0, .hi = g->size[s], .cfg = ch.choice[s], .sizes = 1,
+    r[n] = (struct ar_tune_range){.lo = cur ? cur->hi + 1 : 0, .hi = g->size[s], .cfg = d.at[s].pick, .sizes = 1,
                                   .comm_channels = comm};
     r[n].channels = ar_tune_plugin_channels(st.channels, st.forced, comm, st.algo, &r[n].wanted);
+    range_count(&r[n], &d.at[s]);
     prev = st;
     snprintf(r[n].algo, sizeof r[n].algo, "%s", st.algo);
     snprintf(r[n].proto, sizeof r[n].proto, "%s", st.proto);
     n++;
   }
-  choices_free(&ch);
+  ar_decisions_free(&d);
   *out = r;
   return n;
 }
@@ -389,12 +401,7 @@ static int csv_group(FILE *f, const struct ar_grid *g, const struct ar_noise *nz
   }
   fprintf(f, "# %s %s allreduce, %d ranks on %d node%s\n", g->dtype,
           strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->ranks, g->nodes, g->nodes == 1 ? "" : "s");
-  for (int i = 0; i < n; i++) {
-    struct nccl_setting st = {.channels = r[i].channels};
-    snprintf(st.algo, sizeof st.algo, "%s", r[i].algo);
-    snprintf(st.proto, sizeof st.proto, "%s", r[i].proto);
-    csv_line(f, g, r[i].lo, r[i].hi, &st);
-  }
+  for (int i = 0; i < n; i++) csv_line(f, g, &r[i]);
   if (!n) fprintf(f, "# no nccl results with a known algorithm and protocol for this group\n");
   free(r);
   return n;
@@ -486,8 +493,9 @@ static double baseline_at(const struct ar_grid *g, int s, const char *family) {
 }
 
 
-/* Sizes where custom configuration c beats the best baseline, as contiguous [lo, hi] ranges. */
-static json_t *custom_json(const struct ar_grid *g, int c, const char *family) {
+/* The sizes where custom configuration c is the family's pick, as contiguous [lo, hi] ranges of measured
+ * sizes (sizes without a baseline measured are skipped); NULL when c was never compared with a baseline. */
+static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d, int c, const char *family) {
   json_t *ranges = json_array(), *cur = NULL;
   int compared = 0;
   double first = NAN;
@@ -495,7 +503,7 @@ static json_t *custom_json(const struct ar_grid *g, int c, const char *family) {
     double base = baseline_at(g, s, family), v = p50_at(g, s, c);
     if (isinf(v) || isinf(base)) continue;
     if (!compared++) first = base / v;
-    if (v < base) {
+    if (d->at[s].pick == c) {
       if (!cur) json_array_append_new(ranges, cur = json_pack("[I, I]", (json_int_t)g->size[s], (json_int_t)g->size[s]));
       json_array_set_new(cur, 1, json_integer((json_int_t)g->size[s]));
     } else cur = NULL;
@@ -514,73 +522,78 @@ static int is_custom(const struct ar_grid *g, int c, const char *family) {
   return fam && !base && !strcmp(fam, family);
 }
 
-/* Columns of the family: customs only (which custom), or customs and baselines (custom or not). */
-static char *family_columns(const struct ar_grid *g, const char *family, int with_base) {
+/* Columns of the family: its custom allreduces and its baselines. */
+static char *family_columns(const struct ar_grid *g, const char *family) {
   char *use = calloc((size_t)g->ncfg + 1, 1);
   for (int c = 0; use && c < g->ncfg; c++) {
     int base;
     const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
-    use[c] = (char)(fam && !strcmp(fam, family) && (!base || with_base));
+    use[c] = (char)(fam && !strcmp(fam, family));
   }
   return use;
 }
 
-static int choose_family(const struct ar_grid *g, const char *family, int with_base, const struct ar_noise *nz,
-                         struct choices *ch) {
-  char *use = family_columns(g, family, with_base);
-  int rc = use ? choose(g, use, nz, ch) : -1;
-  free(use);
-  return rc;
+/* One use range as JSON: the config, its bytes, its verdicts. */
+static json_t *use_range(const struct ar_grid *g, const struct ar_tune_range *r) {
+  struct ar_range vr = {.clear = r->clear, .equivalent = r->equivalent, .undecided = r->undecided,
+                        .runs_needed = r->runs_needed};
+  return json_pack("{s:s, s:I, s:I, s:s, s:i, s:i, s:i, s:o}", "config", g->cfg[r->cfg], "min_bytes", (json_int_t)r->lo,
+                   "max_bytes", (json_int_t)r->hi, "verdict", ar_range_verdict(&vr), "clear", r->clear, "equivalent",
+                   r->equivalent, "undecided", r->undecided, "runs_needed",
+                   r->runs_needed < 0 ? json_null() : json_integer(r->runs_needed));
 }
 
-/* Up to custom_max_bytes a custom allreduce is the choice against the baselines at every measured
- * size (faster beyond the noise, or kept at a tie); "use" says which custom one per size range (ranges
- * as in the tuner CSV: from 0, each starting one byte after the last). */
-static json_t *use_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz, json_int_t *max) {
-  json_t *use = json_array(), *cur = NULL;
-  int curc = -1;
-  json_int_t lo = 0;
-  struct choices which, vs_base;
+/* Up to custom_max_bytes the family's pick is a custom allreduce at every measured size (sizes without a
+ * baseline measured are skipped); "use" says which one per size range below it (ranges as in the tuner
+ * CSV: from 0, each starting one byte after the last), both from the one decision d. */
+static json_t *use_json(const struct ar_grid *g, const struct ar_decisions *d, const char *family, json_int_t *max) {
+  json_t *use = json_array();
+  struct ar_tune_range cur = {.cfg = -1};
   *max = 0;
-  if (choose_family(g, family, 0, nz, &which)) return use;
-  if (choose_family(g, family, 1, nz, &vs_base)) {
-    choices_free(&which);
-    return use;
-  }
   for (int s = 0; s < g->nsize; s++) {
-    int bc = which.choice[s], any = vs_base.choice[s];
+    int pick = d->at[s].pick;
     if (isinf(baseline_at(g, s, family))) continue;
-    if (bc < 0 || any < 0 || !is_custom(g, any, family)) break;
-    if (bc != curc) {
-      lo = cur ? json_integer_value(json_object_get(cur, "max_bytes")) + 1 : 0;
-      cur = json_pack("{s:s, s:I, s:I}", "config", g->cfg[bc], "min_bytes", lo, "max_bytes", (json_int_t)g->size[s]);
-      json_array_append_new(use, cur);
-      curc = bc;
+    if (pick < 0 || !is_custom(g, pick, family)) break;
+    if (pick != cur.cfg) {
+      if (cur.cfg >= 0) json_array_append_new(use, use_range(g, &cur));
+      cur = (struct ar_tune_range){.lo = cur.cfg >= 0 ? cur.hi + 1 : 0, .cfg = pick};
     }
-    json_object_set_new(cur, "max_bytes", json_integer((json_int_t)g->size[s]));
+    cur.hi = g->size[s];
+    cur.sizes++;
+    range_count(&cur, &d->at[s]);
     *max = (json_int_t)g->size[s];
   }
-  choices_free(&which);
-  choices_free(&vs_base);
+  if (cur.cfg >= 0) json_array_append_new(use, use_range(g, &cur));
   return use;
 }
 
 static json_t *family_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz) {
   json_t *custom = json_array(), *base = json_array();
+  struct ar_decisions d;
+  char *cols = family_columns(g, family);
+  if (!cols || ar_grid_decide(g, cols, nz, &d)) {
+    free(cols);
+    json_decref(custom);
+    json_decref(base);
+    return NULL;
+  }
+  free(cols);
   for (int c = 0; c < g->ncfg; c++) {
     int isbase;
     const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &isbase);
     if (!fam || strcmp(fam, family) || !ar_grid_eligible(g, c)) continue;
-    json_t *j = isbase ? json_string(g->cfg[c]) : custom_json(g, c, family);
+    json_t *j = isbase ? json_string(g->cfg[c]) : custom_json(g, &d, c, family);
     if (j) json_array_append_new(isbase ? base : custom, j);
   }
   if (!json_array_size(custom) || !json_array_size(base)) {
+    ar_decisions_free(&d);
     json_decref(custom);
     json_decref(base);
     return NULL;
   }
   json_int_t max;
-  json_t *use = use_json(g, family, nz, &max);
+  json_t *use = use_json(g, &d, family, &max);
+  ar_decisions_free(&d);
   char sz[32];
   ar_size_format((size_t)max, sz, sizeof sz);
   return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:s, s:o, s:o}", "dtype", g->dtype, "ranks", g->ranks,
@@ -599,14 +612,14 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
     }
   }
   return json_pack("{s:s, s:o, s:s, s:o, s:o}", "generated_by", "arbench tune", "files", files, "rule",
-                   "custom_max_bytes: the largest measured size up to which, at every measured size, a custom "
-                   "allreduce is the choice against the baselines (host: mpi; gpu: nccl, nccl-tests): faster beyond "
-                   "the noise (its difference survives Holm-Bonferroni over the table's comparisons at 5% family-wise, "
-                   "split over the tables; single runs: by more than --drift), "
-                   "or kept at a tie from the previous size (a tie at the smallest size goes to the baseline); 0: none. "
-                   "use: the custom allreduce per size range below it, chosen by the same rule among the custom ones. "
-                   "custom[].win_ranges: [first, last] measured sizes where that one beats the baseline. "
-                   "excluded: the configurations in no group, and why.",
+                   "One decision per group (arbench table's rule over the group's custom allreduces and baselines "
+                   "(host: mpi; gpu: nccl, nccl-tests): the pick is the fastest p50 unless another is shown equivalent "
+                   "within the margin, then the previous size's pick, else the simplest; clear / equivalent / "
+                   "undecided per size) gives all three: custom_max_bytes: the largest measured size up to which, at "
+                   "every measured size, the pick is a custom allreduce; 0: none. use: the picks below it, per size "
+                   "range, with their verdicts (undecided: the data cannot tell the pick from another configuration; "
+                   "runs_needed: the runs per side that would decide). custom[].win_ranges: [first, last] measured "
+                   "sizes where that one is the pick. excluded: the configurations in no group, and why.",
                    "groups", groups, "excluded", excluded_json(g, n));
 }
 
@@ -805,6 +818,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
     {"drift", required_argument, 0, 'D'},   {"tuner-json", required_argument, 0, 'J'},
+    {"margin", required_argument, 0, 'G'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -819,9 +833,10 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
     else if (c == 'J') tj = optarg;
-    else if (c == 'D') {
+    else if (c == 'D' || c == 'G') {
       char err[AR_ERRLEN];
-      if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
+      if (c == 'D' ? ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)
+                   : ar_noise_margin_parse(&o->noise, optarg, err, sizeof err)) {
         fprintf(stderr, "arbench tune: %s\n", err);
         return -AR_EINVAL;
       }
@@ -872,6 +887,9 @@ int ar_cmd_tune(int argc, char **argv) {
     if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
     if (!status) print_excluded(stdout, "", g, n);
     for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
+    char rule[1400];
+    ar_rule_text(&o.noise, rule, sizeof rule);
+    if (!status && n) printf("%s\n", rule); /* the statistics paragraph, once */
   }
   ar_grids_free(g, n);
   ar_ana_free(&a);

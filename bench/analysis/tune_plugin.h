@@ -14,6 +14,8 @@ struct ar_tune_range {
   int comm_channels; /* the default communicator's channels as the records show them, 0 unknown */
   int cfg;      /* grid column it came from (the first size's) */
   int sizes;    /* measured sizes in the range */
+  int clear, equivalent, undecided; /* its sizes' verdicts (ar_grid_decide) */
+  int runs_needed; /* the most runs per side its undecided sizes need (-1: unknown; 0: none undecided) */
 };
 
 /* The channel count a tuner plugin can set for a range measured with `channels` (-1 or 0: NCCL's), forced

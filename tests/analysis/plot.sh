@@ -21,10 +21,10 @@ for n in latency_bfloat16_8r_out busbw_bfloat16_8r_out latency_bfloat16_4r_out l
   check_eq "$n.svg is an SVG" 1 "$(grep -c '<svg' "$svg" 2>/dev/null || echo 0)"
 done
 check_eq "every file reported" "$(ls "$TMP/p" | wc -l)" "$(grep -c '^wrote ' "$TMP/out")"
-# The best map follows arbench table's noise rule: 8 tie cells in the noise fixture, margins elsewhere.
+# The best map draws arbench table's decisions: 8 undecided cells in the noise fixture ("?"), leads elsewhere.
 "$PLOT" "$FIX/noise.jsonl" -o "$TMP/n" --format svg --arbench "$ARBENCH" >/dev/null 2>&1 || check_fail "noise plot exited $?"
-check_eq "best map: ties drawn as ties" 8 "$(grep -c '<!-- tie -->' "$TMP/n/best_map_float_out.svg")"
-check_eq "best map: clear winners' margins" "+20% +23% +33%" \
+check_eq "best map: undecided sizes drawn as such" 8 "$(grep -c '<!-- ? -->' "$TMP/n/best_map_float_out.svg")"
+check_eq "best map: clear picks' leads" "+20% +23% +33%" \
   "$(grep -o '<!-- [+-][0-9]*% -->' "$TMP/n/best_map_float_out.svg" | cut -d' ' -f2 | sort | paste -sd' ')"
 # The topology picture needs `arbench topo --format dot` and graphviz: drawn from an hwloc XML, or skipped
 # with a message that says why.

@@ -94,6 +94,6 @@ for name, shift, n in (("u", 0.0, 1001), ("v", 0.05, 1000)):
             f.write(json.dumps({"type": "result", "run_id": run, "backend": "b0", "spec": "b0", "dtype": "float",
                 "size": 8, "ranks": 4, "time_us": {"p50": med}, "samples_us": smp}) + "\n")
 PY
-check_eq "window: the interval of every sample" '[1.0075,0.9584987723,1.060207901,"same"]' \
+check_eq "window: the interval of every sample" '[1.0075,0.9584987723,1.060207901,"undecided"]' \
   "$("$ARBENCH" compare --format json "$TMP/u.jsonl" "$TMP/v.jsonl" | jq -c '.matches[] | [.ratio, .lo, .hi, .verdict]')"
 finish

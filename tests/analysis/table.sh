@@ -1,5 +1,5 @@
 #!/bin/bash
-# table.sh — `arbench table`: exact markdown and CSV for a fixture, best marks and crossovers, the
+# table.sh — `arbench table`: exact markdown and CSV for a fixture, pick marks and crossovers, the
 # skip/error listing, a real mpirun run with a torn last line, an nccl-tests import; bad input.
 . "$(dirname "$0")/common.sh"
 T="$FIX/tune.jsonl"
@@ -7,42 +7,44 @@ T="$FIX/tune.jsonl"
 check_eq "markdown, 4 ranks, with busbw" "## bfloat16, 4 ranks, out-of-place, sum
 
 Method: buffers cold, timing iter, -a max. p50 is the median over each cell's runs.
-p50 us / busbw GB/s (from that p50); best per size in bold (faster beyond the noise, or the choice kept at a tie).
+p50 us / busbw GB/s (from that p50). **bold** = the pick.
 
-| size | nccl |
-|---:|---:|
-| 1K | **8.00** / 0.19 |
-| 4K | **9.00** / 0.68 |
-| 64K | **30.00** / 3.28 |
+| size | nccl | decision |
+|---:|---:|---|
+| 1K | **8.00** / 0.19 | clear |
+| 4K | **9.00** / 0.68 | clear |
+| 64K | **30.00** / 3.28 | clear |
 
-Crossovers: none (nccl is best at every size)
+Crossovers: none (nccl is the pick at every size)
 
 Not measured (skip/error records):
 - error: p2p-islands (8 ranks): timeout in pass 2" "$(cat "$TMP/t4")"
-check_eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted
-bfloat16,4,out,sum,1024,nccl,8,0.192,1,0,0,8,8,8,0.128,1,0,0
-bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0,0,9,9,9,0.455111,1,0,0
-bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0,0,30,30,30,2.18453,1,0,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
+check_eq "csv, 4 ranks" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,equivalent,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted,verdict,relation,runs_needed
+bfloat16,4,out,sum,1024,nccl,8,0.192,1,0,0,8,8,8,0.128,1,0,0,clear,fastest,0
+bfloat16,4,out,sum,4096,nccl,9,0.682667,1,0,0,9,9,9,0.455111,1,0,0,clear,fastest,0
+bfloat16,4,out,sum,65536,nccl,30,3.2768,1,0,0,30,30,30,2.18453,1,0,0,clear,fastest,0" "$("$ARBENCH" table --ranks 4 --format csv "$T")"
 "$ARBENCH" table --ranks 8 "$T" >"$TMP/t8"
-check_eq "8 ranks header" "| size | nccl:algo=Tree,proto=LL,ctas=2 | nccl:algo=Ring,proto=LL128 (UNSAFE) | nccl:algo=Ring,proto=Simple | nccl | p2p-oneshot:pull | p2p-twoshot:flat | mpi | shm-oneshot |" \
+check_eq "8 ranks header" "| size | nccl:algo=Tree,proto=LL,ctas=2 | nccl:algo=Ring,proto=LL128 (UNSAFE) | nccl:algo=Ring,proto=Simple | nccl | p2p-oneshot:pull | p2p-twoshot:flat | mpi | shm-oneshot | decision |" \
   "$(grep '^| size' "$TMP/t8")"
-check_eq "8 ranks, 1K row" "| 1K | 10.00 | 14.00 | 20.00 | 25.00 | 5.00 | 12.00 | 3.00 | **1.00** |" "$(grep '^| 1K ' "$TMP/t8")"
-check_eq "8 ranks, 1M row" "| 1M | 330.0 | 130.0 | **100.0** | 105.0 | 300.0 | 110.0 | 200.0 | 320.0 |" "$(grep '^| 1M ' "$TMP/t8")"
+check_eq "8 ranks, 1K row" "| 1K | 10.00 | 14.00 | 20.00 | 25.00 | 5.00 | 12.00 | 3.00 | **1.00** | clear |" "$(grep '^| 1K ' "$TMP/t8")"
+# 1M: Ring,Simple 100 and nccl 105 in one run each: 5% is within --drift, undecided; the fastest is the pick.
+check_eq "8 ranks, 1M row" "| 1M | 330.0 | 130.0 | **100.0** ? | 105.0 ? | 300.0 | 110.0 | 200.0 | 320.0 | undecided: measure 2+ runs |" "$(grep '^| 1M ' "$TMP/t8")"
 check_eq "one best per row" 11 "$(grep -c '^| [0-9].*\*\*' "$TMP/t8")"
-# 64K: mpi and p2p-twoshot:flat have equal p50s, a tie: mpi (the previous choice) stays, marked ~.
-check_eq "crossovers" "Crossovers: shm-oneshot -> mpi between 8K and 16K; mpi -> p2p-twoshot:flat between 64K and 128K; p2p-twoshot:flat -> nccl:algo=Ring,proto=Simple between 128K and 256K" \
+# 64K: mpi and p2p-twoshot:flat have equal p50s (one run each): undecided; of equal p50s the simpler (mpi) is the
+# fastest, so the pick.
+check_eq "crossovers" "Crossovers: shm-oneshot -> mpi between 8K and 16K; mpi -> p2p-twoshot:flat between 64K and 128K (undecided at 64K); p2p-twoshot:flat -> nccl:algo=Ring,proto=Simple between 128K and 256K" \
   "$(grep '^Crossovers' "$TMP/t8")"
-check_eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, 'NR > 1 && $(NF-9) == 1' | wc -l)"
-check_eq "64K tie marked" "| 64K | 30.00 | 18.00 | 24.00 | 29.00 | 25.00 | 16.00 ~ | **16.00** ~ | 20.00 |" "$(grep '^| 64K ' "$TMP/t8")"
-check_eq "csv tie column: the two tied at 64K" "p2p-twoshot:flat mpi" \
-  "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$5 == 65536 && $(NF-7) == 1 { print $6 }' | paste -sd' ')"
-check_eq "--backend filter" "| size | p2p-oneshot:pull | p2p-twoshot:flat |" "$("$ARBENCH" table --backend p2p-oneshot,p2p-twoshot "$T" | grep '^| size')"
+check_eq "csv best column: one per size" 11 "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, 'NR > 1 && $(NF-12) == 1' | wc -l)"
+check_eq "64K undecided marked" "| 64K | 30.00 | 18.00 | 24.00 | 29.00 | 25.00 | 16.00 ? | **16.00** ? | 20.00 | undecided: measure 2+ runs |" "$(grep '^| 64K ' "$TMP/t8")"
+check_eq "csv relation column: the two open at 64K" "p2p-twoshot:flat open;mpi fastest" \
+  "$("$ARBENCH" table --ranks 8 --format csv "$T" | awk -F, '$5 == 65536 && ($(NF-1) == "open" || $(NF-1) == "fastest") { print $6, $(NF-1) }' | paste -sd';')"
+check_eq "--backend filter" "| size | p2p-oneshot:pull | p2p-twoshot:flat | decision |" "$("$ARBENCH" table --backend p2p-oneshot,p2p-twoshot "$T" | grep '^| size')"
 # Two stacks in one table: the configuration labels carry the stack.
-check_eq "stacks in labels" "| size | nccl:algo=Ring,proto=LL [cuda12.8-nccl2.27] | mpi [cuda12.8-nccl2.27] | nccl-tests [cuda12.8-nccl2.27] | p2p-oneshot:pull [cuda12.8-nccl2.27] | nccl:algo=Ring,proto=LL [cuda13-nccl2.28] | mpi [cuda13-nccl2.28] | nccl-tests [cuda13-nccl2.28] | nccl:algo=Tree,proto=LL [cuda13-nccl2.28] |" \
+check_eq "stacks in labels" "| size | nccl:algo=Ring,proto=LL [cuda12.8-nccl2.27] | mpi [cuda12.8-nccl2.27] | nccl-tests [cuda12.8-nccl2.27] | p2p-oneshot:pull [cuda12.8-nccl2.27] | nccl:algo=Ring,proto=LL [cuda13-nccl2.28] | mpi [cuda13-nccl2.28] | nccl-tests [cuda13-nccl2.28] | nccl:algo=Tree,proto=LL [cuda13-nccl2.28] | decision |" \
   "$("$ARBENCH" table "$FIX/a.jsonl" "$FIX/b.jsonl" 2>/dev/null | grep '^| size')"
 # An imported nccl-tests log sits in the same format.
 "$ARBENCH" import nccl-tests "$NT/pcie-2x2080ti.log" -J "$TMP/nt.jsonl" >/dev/null || check_fail "import exited $?"
-check_eq "nccl-tests 1G in-place row" "| 1G | **268461** / 4.00 |" "$("$ARBENCH" table --busbw --placement in "$TMP/nt.jsonl" | grep '^| 1G ')"
+check_eq "nccl-tests 1G in-place row" "| 1G | **268461** / 4.00 | clear |" "$("$ARBENCH" table --busbw --placement in "$TMP/nt.jsonl" | grep '^| 1G ')"
 # Real results from mpirun, with a torn last line as a crash leaves it.
 if command -v mpirun >/dev/null; then
   mpirun -np 2 "$ARBENCH" run --backend mpi -b 8 -e 4K -d float -n 20 -w 2 -J "$TMP/real.jsonl" >/dev/null 2>&1 ||
@@ -76,8 +78,8 @@ cat >"$TMP/sweep.jsonl" <<'J'
 {"type":"error","sweep_id":"s","point":{"np":2,"X":"2"},"status":"timeout","message":"point np=2 X=2: timed out after 5 s","run_ids":["bbbb"]}
 J
 "$ARBENCH" table --format csv "$TMP/sweep.jsonl" >"$TMP/sw.csv" 2>"$TMP/sw.err" || check_fail "table of a sweep exited $?"
-check_eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,tie,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted
-float,2,out,sum,8,mpi,3,0.00266667,1,0,0,nan,nan,nan,0.00266667,1,0,0" "$(cat "$TMP/sw.csv")"
+check_eq "sweep rule: only the done point" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,equivalent,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted,verdict,relation,runs_needed
+float,2,out,sum,8,mpi,3,0.00266667,1,0,0,nan,nan,nan,0.00266667,1,0,0,clear,fastest,0" "$(cat "$TMP/sw.csv")"
 check_eq "sweep rule: says what it ignored" 1 "$(grep -c 'ignored 1 records of sweep launches' "$TMP/sw.err")"
 "$ARBENCH" table "$TMP/sweep.jsonl" >"$TMP/sw.md" 2>/dev/null || check_fail "markdown table of a sweep exited $?"
 check_eq "sweep rule: the failed point is listed, bookkeeping is not" "Not measured (skip/error records):

@@ -53,8 +53,8 @@ for c in r["comparisons"]:
     for x in m:
         assert (x["runs_a"], x["runs_b"]) == (3, 3), x
         assert abs(x["ratio"] - x["b_p50_us"] / x["a_p50_us"]) < 1e-6 * x["ratio"], x
-        assert x["lo"] <= x["ratio"] <= x["hi"] and x["verdict"] in ("same", "faster", "slower"), x
-        assert x["verdict"] == "same" or not x["lo"] <= 1 <= x["hi"], x
+        assert x["lo"] <= x["ratio"] <= x["hi"] and x["verdict"] in ("equivalent", "undecided", "faster", "slower"), x
+        assert x["verdict"] not in ("faster", "slower") or not x["lo"] <= 1 <= x["hi"], x
     assert not c["only_a"] and not c["only_b"], c
     assert [(s["backend"], s["matches"]) for s in c["summary"]] == [("mpi", 3), ("shm-oneshot", 3)], c["summary"]
 print("ok: b and c against a, 6 matches each")

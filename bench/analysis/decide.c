@@ -1,0 +1,232 @@
+/* decide.c — the one decider: per size of a grid the pick (the fastest p50, unless others are shown
+ * equivalent within the margin, then the preference), its verdict and what would decide it. */
+#include "analysis/analysis.h"
+#include "ar.h"
+#include "results.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int in_play(const struct ar_grid *g, const char *use, int s, int c) {
+  return (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c));
+}
+
+/* Fastest column in play at s by p50 over runs (equal p50s: the simpler, then the earlier column), -1 when
+ * none. */
+static int fastest(const struct ar_grid *g, int s, const char *use) {
+  int f = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (!in_play(g, use, s, c)) continue;
+    double v = ar_grid_p50(g, s, c), b = f < 0 ? INFINITY : ar_grid_p50(g, s, f);
+    if (v < b || (v == b && ar_simplicity(g->cfgrec[c]) < ar_simplicity(g->cfgrec[f]))) f = c;
+  }
+  return f;
+}
+
+/* One comparison of the table's families: column c against the fastest f at size s. */
+struct cmp {
+  int s, c;
+};
+
+/* A comparison whose p-values are all above this with the asked resamples is not redrawn with the family's
+ * (up to 200,000): Holm rejects nothing above alpha <= 0.05, and a bootstrap p of 0.2 from 2,000 resamples
+ * (400 in the tail) is not one of 0.05 or less from more. Only the decisions read these p-values. */
+#define AR_SCREEN_P 0.2
+
+/* Test every comparison, then Holm over each family: the relation of each column to its size's fastest. */
+static int test_families(const struct ar_grid *g, const struct cmp *cm, int m, const struct ar_noise *nz,
+                         struct ar_decisions *d) {
+  double alpha = AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1);
+  struct ar_noise fz = *nz;
+  fz.resamples = ar_family_resamples(nz->resamples, m, alpha);
+  struct ar_pair *t = malloc(sizeof *t * (size_t)(m + 1));
+  int *v = malloc(sizeof *v * (size_t)(m + 1)), have = 0, rc = t && v ? 0 : -AR_ERUNTIME;
+  for (int k = 0; !rc && k < m; k++) {
+    int s = cm[k].s, c = cm[k].c, f = d->at[s].fastest;
+    char key[600];
+    snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[f], g->cfg[c], g->size[s]);
+    json_t *rf = ar_grid_runs(g, s, f), *rc_ = ar_grid_runs(g, s, c);
+    ar_pair_test(rf, rc_, key, nz, 1, &t[k]); /* the asked resamples first: the same first draws */
+    if (fz.resamples > nz->resamples && !(t[k].p_diff > AR_SCREEN_P && t[k].p_equiv > AR_SCREEN_P))
+      ar_pair_test(rf, rc_, key, &fz, 1, &t[k]);
+    have += !isnan(t[k].p_diff);
+  }
+  if (!rc) rc = ar_pair_verdicts(t, m, alpha, v, NULL);
+  for (int k = 0; !rc && k < m; k++) {
+    size_t i = (size_t)cm[k].s * g->ncfg + cm[k].c;
+    d->pair[i] = t[k];
+    d->rel[i] = v[k] == AR_PV_EQUIVALENT ? AR_REL_EQUIV : v[k] == AR_PV_SLOWER ? AR_REL_SLOWER : AR_REL_OPEN;
+  }
+  d->fam = d->efam = (struct ar_family){have, alpha};
+  free(t);
+  free(v);
+  return rc;
+}
+
+/* The verdict of size s from its relations, the equivalent set's size, the open ones and the runs. */
+static void size_verdict(const struct ar_grid *g, struct ar_decisions *d, int s) {
+  struct ar_decision *a = &d->at[s];
+  const char *rel = d->rel + (size_t)s * g->ncfg;
+  int known = 1, need = 0;
+  a->runs_min = a->runs_max = 0;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (rel[c] == AR_REL_OUT) continue;
+    int n = (int)json_array_size(ar_grid_runs(g, s, c));
+    if (!a->runs_max || n < a->runs_min) a->runs_min = n;
+    if (n > a->runs_max) a->runs_max = n;
+    a->nequiv += rel[c] == AR_REL_EQUIV || rel[c] == AR_REL_FASTEST;
+    if (rel[c] != AR_REL_OPEN) continue;
+    a->nopen++;
+    const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + c];
+    int n1 = ar_runs_needed(log(t->ratio), t->sd, d->margin, d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1));
+    if (n1 < 0) known = 0;
+    else if (n1 > need) need = n1;
+  }
+  a->verdict = a->nopen ? AR_V_UNDECIDED : a->nequiv > 1 ? AR_V_EQUIVALENT : AR_V_CLEAR;
+  a->runs_needed = !a->nopen ? 0 : known ? need : -1;
+}
+
+static int in_set(const struct ar_decisions *d, int s, int c) {
+  int r = c >= 0 ? ar_decision_rel(d, s, c) : AR_REL_OUT;
+  return r == AR_REL_FASTEST || r == AR_REL_EQUIV;
+}
+
+/* The preference among the equivalent set of size s: the previous size's pick, else the next size's pick
+ * when that one is not chosen by preference itself, else the simplest algorithm, else the faster. */
+static int prefer(const struct ar_grid *g, const struct ar_decisions *d, int s) {
+  if (s > 0 && in_set(d, s, d->at[s - 1].pick)) return d->at[s - 1].pick;
+  for (int n = s + 1; n < g->nsize; n++) {
+    if (d->at[n].verdict == AR_V_EQUIVALENT) continue;
+    if (d->at[n].verdict != AR_V_NONE && in_set(d, s, d->at[n].pick)) return d->at[n].pick;
+    if (d->at[n].verdict != AR_V_NONE) break;
+  }
+  int best = -1;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (!in_set(d, s, c)) continue;
+    int sc = ar_simplicity(g->cfgrec[c]), sb = best < 0 ? 0 : ar_simplicity(g->cfgrec[best]);
+    if (best < 0 || sc < sb || (sc == sb && ar_grid_p50(g, s, c) < ar_grid_p50(g, s, best))) best = c;
+  }
+  return best;
+}
+
+void ar_decisions_free(struct ar_decisions *d) {
+  free(d->at);
+  free(d->rel);
+  free(d->pair);
+  memset(d, 0, sizeof *d);
+}
+
+int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct ar_decisions *d) {
+  size_t cells = (size_t)g->nsize * (size_t)g->ncfg;
+  memset(d, 0, sizeof *d);
+  d->nsize = g->nsize;
+  d->ncfg = g->ncfg;
+  d->margin = nz->margin;
+  d->at = calloc((size_t)g->nsize + 1, sizeof *d->at);
+  d->rel = calloc(cells + 1, 1);
+  d->pair = calloc(cells + 1, sizeof *d->pair);
+  struct cmp *cm = malloc(sizeof *cm * (cells + 1));
+  int m = 0, rc = d->at && d->rel && d->pair && cm ? 0 : -AR_ERUNTIME;
+  for (size_t i = 0; !rc && i < cells; i++)
+    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0};
+  for (int s = 0; !rc && s < g->nsize; s++) {
+    int f = fastest(g, s, use);
+    d->at[s] = (struct ar_decision){.pick = f, .fastest = f};
+    if (f < 0) continue;
+    d->rel[(size_t)s * g->ncfg + f] = AR_REL_FASTEST;
+    for (int c = 0; c < g->ncfg; c++)
+      if (c != f && in_play(g, use, s, c)) cm[m++] = (struct cmp){s, c};
+  }
+  if (!rc) rc = test_families(g, cm, m, nz, d);
+  for (int s = 0; !rc && s < g->nsize; s++)
+    if (d->at[s].fastest >= 0) size_verdict(g, d, s);
+  for (int s = 0; !rc && s < g->nsize; s++)
+    if (d->at[s].verdict == AR_V_EQUIVALENT) d->at[s].pick = prefer(g, d, s);
+  free(cm);
+  if (rc) ar_decisions_free(d);
+  return rc;
+}
+
+const char *ar_verdict_name(int v) {
+  return v == AR_V_CLEAR ? "clear" : v == AR_V_EQUIVALENT ? "equivalent" : v == AR_V_UNDECIDED ? "undecided" : "";
+}
+
+/* ---- ranges and JSON ---- */
+
+int ar_decision_ranges(const struct ar_grid *g, const struct ar_decisions *d, struct ar_range **out) {
+  struct ar_range *r = calloc((size_t)g->nsize + 1, sizeof *r);
+  int n = 0;
+  *out = r;
+  if (!r) return -1;
+  for (int s = 0; s < g->nsize; s++) {
+    const struct ar_decision *a = &d->at[s];
+    if (a->pick < 0) continue;
+    if (!n || r[n - 1].pick != a->pick) r[n++] = (struct ar_range){.from = s, .pick = a->pick};
+    struct ar_range *cur = &r[n - 1];
+    cur->to = s;
+    cur->clear += a->verdict == AR_V_CLEAR;
+    cur->equivalent += a->verdict == AR_V_EQUIVALENT;
+    if (a->verdict != AR_V_UNDECIDED) continue;
+    if (!cur->undecided++ || cur->runs_needed >= 0)
+      cur->runs_needed = a->runs_needed < 0 ? -1 : a->runs_needed > cur->runs_needed ? a->runs_needed : cur->runs_needed;
+  }
+  return n;
+}
+
+const char *ar_range_verdict(const struct ar_range *r) {
+  return r->undecided ? "undecided" : r->equivalent ? "equivalent" : "clear";
+}
+
+/* p50 of the fastest column at s outside the pick's equivalent set / the pick's p50 - 1; NAN when none. */
+static double lead(const struct ar_grid *g, const struct ar_decisions *d, int s) {
+  double best = NAN;
+  for (int c = 0; c < g->ncfg; c++) {
+    int r = ar_decision_rel(d, s, c);
+    if (r == AR_REL_OUT || in_set(d, s, c)) continue;
+    double v = ar_grid_p50(g, s, c);
+    if (isnan(best) || v < best) best = v;
+  }
+  return best / ar_grid_p50(g, s, d->at[s].pick) - 1;
+}
+
+json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, int s) {
+  const struct ar_decision *a = &d->at[s];
+  if (a->pick < 0) return NULL;
+  json_t *eq = json_array(), *open = json_array();
+  for (int c = 0; c < g->ncfg; c++) {
+    if (in_set(d, s, c)) json_array_append_new(eq, json_integer(c));
+    if (ar_decision_rel(d, s, c) == AR_REL_OPEN) json_array_append_new(open, json_integer(c));
+  }
+  double l = lead(g, d, s);
+  return json_pack("{s:I, s:i, s:s, s:i, s:s, s:o, s:o, s:f, s:f, s:o, s:[i, i], s:o}", "size", (json_int_t)g->size[s],
+                   "pick", a->pick, "pick_label", g->cfg[a->pick], "fastest", a->fastest, "verdict",
+                   ar_verdict_name(a->verdict), "equivalent", eq, "open", open, "margin", d->margin, "p50_us",
+                   ar_grid_p50(g, s, a->pick), "lead", isnan(l) ? json_null() : json_real(l), "runs", a->runs_min,
+                   a->runs_max, "runs_needed", a->runs_needed < 0 ? json_null() : json_integer(a->runs_needed));
+}
+
+void ar_family_text(const struct ar_decisions *d, char *buf, size_t len) {
+  int split = d->fam.alpha < AR_FAMILY_ALPHA * 0.999;
+  if (!d->fam.tests) {
+    snprintf(buf, len, "Tested: no comparison of this table has samples on both sides: every size with more than one "
+             "configuration is undecided.");
+    return;
+  }
+  snprintf(buf, len, "Tested: %d comparisons (each configuration against its size's fastest), Holm-Bonferroni at "
+           "family-wise %.3g%%%s for the differences and for the equivalences.", d->fam.tests, d->fam.alpha * 100,
+           split ? " (5% split over the tables of this call)" : "");
+}
+
+void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
+  snprintf(buf, len,
+           "Decisions: the pick at each size is the fastest (lowest p50, the median over runs) unless another "
+           "configuration is shown equivalent to it within %.3g%% (--margin; two one-sided tests: the ratio inside "
+           "[1/%.3g, %.3g]); then the previous size's pick, else the next clear size's, else the simplest algorithm "
+           "is chosen among the equivalent ones. clear = every other configuration slower beyond the noise; "
+           "equivalent = every other one shown equivalent or slower; undecided = the data cannot tell some from the "
+           "fastest, and 'repeat N' is the runs per side a power calculation on the measured spread says give 80%% "
+           "power to decide. Each p-value is the larger of the bootstrap's (over runs and samples) and, with two or more "
+           "runs a side, a t test on the runs' log p50s (Student's pooled at equal run counts, else Welch's); a side with "
+           "one run cannot show drift between runs, so its tests allow --drift %.3g%% more.",
+           nz->margin * 100, 1 + nz->margin, 1 + nz->margin, nz->drift * 100);
+}
