@@ -16,6 +16,8 @@ bad = [r for r in recs if r["type"] in ("skip", "error")]
 assert not bad, bad
 assert len(res) == int(sys.argv[2]), (len(res), sys.argv[2])
 assert all(r["wrong"] == 0 and r["checked"] for r in res), [r for r in res if r["wrong"] or not r["checked"]][:2]
+# the stand-in's events stamp real time: an interval measured end to start is negative, one not waited for fails
+assert all(r["time_us"]["min"] > 0 for r in res), [r["time_us"] for r in res if not r["time_us"]["min"] > 0][:2]
 PY
 }
 # 3 ranks: every dtype, sum and avg, both placements, odd counts spanning several staging pieces (chunk 256K /
@@ -50,9 +52,9 @@ ar_mpirun 3 run --backend fused:hidden=64,fused:hidden=128,unfused=p2p,blocks=2 
 results "$J" 8 || fail "fused: records"
 grep -q '"checked": *"tolerance"' "$J" || fail "fused: not checked within the tolerance"
 # unfused=nccl needs the nccl backend, which this build does not have: a recorded skip naming why, not a crash
-ar_mpirun 2 run --backend fused:unfused=nccl --counts 4096 -d bfloat16 -n 1 -J "$TMP/nccl.jsonl" >"$TMP/t" 2>"$TMP/e"
+expect_status 3 ar_mpirun 2 run --backend fused:unfused=nccl --counts 4096 -d bfloat16 -n 1 -J "$TMP/nccl.jsonl"
 grep -q '"reason": *"fused:unfused=nccl runs the nccl backend inside: not compiled in: the CPU stand-in build' \
-  "$TMP/nccl.jsonl" || { cat "$TMP/nccl.jsonl" "$TMP/e"; fail "fused:unfused=nccl: no skip naming the missing nccl"; }
+  "$TMP/nccl.jsonl" || { cat "$TMP/nccl.jsonl" "$TMP/err"; fail "fused:unfused=nccl: no skip naming the missing nccl"; }
 # bad variants: one line naming the backend, exit 2
 expect_one_line_error "p2p-twoshot variant mode=push: only p2p-oneshot has a mode" \
   ar_mpirun 2 run --backend p2p-twoshot:mode=push --sizes 8 -n 1
