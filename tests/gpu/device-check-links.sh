@@ -20,7 +20,7 @@ fails=0
 ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' # path classes
 FULL=(-b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3) # the full probe's sizes and counts
 if "$ARBENCH" list | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
-  ONE='"?"' MANY='"?"' FULL=(-b 64K -e 256K -f 4 -n 4 -w 1 --repeat 2)
+  ONE='"?"' MANY='"?"' FULL=(-b 64K -e 256K -f 4 -n 4 -w 1 --repeat 2 --lat-iters 20)
 fi
 
 # step NAME WANT NP [ENV=V...] -- links arguments
@@ -92,6 +92,21 @@ check fault '
 need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], skips[0]["dst"]) == (0, 1), "one corrupt skip 0->1: %s" % skips)
 need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
 '
+
+if [ "$ONE" = '"?"' ]; then # the stand-in's device faults (docs/emu.md): rank 1's IPC opens fail, its copies corrupt
+  echo "== the stand-in's faults: rank 1 cannot map its peer's memory (ACS/IOMMU), rank 1's copies corrupt data"
+  step ipc-fail 1 2 ARBENCH_EMU_IPC_FAIL=1 -- --method ce-read -b 64K -e 64K --pattern pairs --direction uni -n 2 \
+    --repeat 1 --lat-iters 0
+  check ipc-fail '
+need(len(skips) == 2 and all("could not be mapped through CUDA IPC" in s["reason"] for s in skips), "two no-IPC skips: %s" % skips)
+need(not recs, "nothing measured: %s" % recs)
+'
+  step corrupt-copy 1 2 ARBENCH_EMU_CORRUPT=1 -- --method ce-write -b 64K -e 64K --pattern pairs --direction uni -n 2 \
+    --repeat 1 --lat-iters 0
+  check corrupt-copy '
+need(len(skips) == 2 and all(s["smoke"] == "corrupt" for s in skips), "two corrupt skips: %s" % skips)
+'
+fi
 
 echo "== bad input"
 step bad-devices 2 2 -- --method sm-read --devices 0,x

@@ -86,6 +86,10 @@ step np4-fused 0 4 -- --backend 'fused:hidden=64;fused:hidden=7168,unfused=p2p' 
   -n 3 -w 1 -c 1 --inplace both -T 120
 step np2-fused-graph 0 2 -- --backend "$FUSED" --counts 4096,135168 -d bf16 -n 20 -w 2 -G 5 -c 1 --inplace both -T 60
 step np2-fused-max 3 2 -- --backend fused --counts 4096 -d bf16 -o max -n 3 -c 1 -T 60
+if [ $standin = 1 ]; then # the stand-in's device faults (docs/emu.md): an IPC open that fails, a corrupting copy
+  step np2-ipc-fail 1 2 ARBENCH_EMU_IPC_FAIL=1 -- --backend p2p-oneshot --sizes 8,64K -n 3 -c 1 -T 10
+  step np2-fused-corrupt 1 2 ARBENCH_EMU_CORRUPT=1 -- --backend fused --counts 4096 -d bf16 -n 3 -c 1 -T 10
+fi
 step np2-fused-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend fused --counts 135168 -d bf16 -n 5 -c 1 -T 4
 # fused:unfused=nccl runs the nccl backend inside: where it is not compiled in (the stand-in build) the note says so.
 nccl_why=$("$ARBENCH" list | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
