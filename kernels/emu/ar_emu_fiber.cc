@@ -16,6 +16,7 @@
 #endif
 #endif
 #ifdef AR_FIBER_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -83,6 +84,7 @@ struct Grid {
   uint64_t *warp_buf;       /* 2 x 32 exchange slots per warp */
   unsigned n, started, live, threads, warps_per_block;
   size_t nt, nb, nw;        /* capacity of t (and f, free_f), bar, warp */
+  size_t used;              /* fibers [0, used) of the stacks have run */
   int cur;                  /* the thread running */
   void *sched_sp;
 #if !defined(__x86_64__)
@@ -120,8 +122,19 @@ void fiber_main(void);
 #if defined(__x86_64__)
 extern "C" void ar_emu_fiber_entry(void) { fiber_main(); }
 
+/* A fiber freed by fiber_main left the frames of fiber_main and leave on its stack, never returned from: their
+ * redzones are still poisoned. They lie near the top (the kernel's own frames returned before). */
+void unpoison_top(Fiber *f) {
+#ifdef AR_FIBER_ASAN
+  __asan_unpoison_memory_region(f->stack + STACK - ((size_t)64 << 10), (size_t)64 << 10);
+#else
+  (void)f;
+#endif
+}
+
 /* A fresh stack whose first switch-in "returns" into ar_emu_fiber_entry. */
 void prime(Fiber *f) {
+  unpoison_top(f);
   uintptr_t top = ((uintptr_t)f->stack + STACK) & ~(uintptr_t)15;
   uint64_t *p = (uint64_t *)(top - 16);
   p[0] = (uint64_t)(uintptr_t)ar_emu_fiber_entry; /* ret target; rsp after ret = top - 8 (as after a call) */
@@ -133,6 +146,7 @@ void prime(Fiber *f) {
 }
 #else
 void prime(Fiber *f) {
+  unpoison_top(f);
   getcontext(&f->uc);
   f->uc.uc_stack.ss_sp = f->stack;
   f->uc.uc_stack.ss_size = STACK;
@@ -150,6 +164,7 @@ Fiber *fiber_for(Grid *g, int to) {
   f->thread = to;
   t->fiber = fi;
   g->started++;
+  if ((size_t)fi >= g->used) g->used = (size_t)fi + 1;
   prime(f);
   return f;
 }
@@ -291,9 +306,22 @@ void run_wave(Grid *g) {
 #endif
 }
 
+/* Unmap the fiber stacks. Under ASan their shadow is cleared first: a frame left on a freed fiber stays poisoned,
+ * and memory mapped there later (a cudaMalloc) would read as a stack redzone. */
+void drop_stacks(Grid *g) {
+  if (!g->stacks) return;
+#ifdef AR_FIBER_ASAN
+  for (size_t i = 0; i < g->used; i++) unpoison_top(&g->f[i]); /* only the tops ever hold a stale frame */
+#endif
+  munmap(g->stacks, g->cap * STACK);
+  g->stacks = NULL;
+  g->cap = 0;
+  g->used = 0;
+}
+
 int reserve(Grid *g, size_t n, unsigned blocks, unsigned warps) {
   if (n > g->cap) {
-    if (g->stacks) munmap(g->stacks, g->cap * STACK);
+    drop_stacks(g);
     g->stacks = (char *)mmap(NULL, n * STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (g->stacks == MAP_FAILED) {
       g->stacks = NULL;
@@ -390,7 +418,7 @@ extern "C" struct ar_emu_fiber_grid *ar_emu_fiber_open(int slot_base) {
 extern "C" void ar_emu_fiber_close(struct ar_emu_fiber_grid *gp) {
   Grid *g = (Grid *)gp;
   if (!g) return;
-  if (g->stacks) munmap(g->stacks, g->cap * STACK);
+  drop_stacks(g);
   free(g->t), free(g->f), free(g->free_f), free(g->bar), free(g->warp), free(g->warp_buf);
   free(g);
 }
