@@ -68,11 +68,12 @@ sized() { # sized NAME BACKENDS ARGS... : sets CALLS for NAME, notes the reason
   local why="two ranks share GPU 0 and time-slice"
   [ $standin = 1 ] && why="the devices are the CPU stand-in (a ${BUDGET} s budget)"
   [ "$CALLS" = 10000 ] || echo "$name: $CALLS checked calls, not 10000: $why" \
-    "(measured $(awk -v p="$per" 'BEGIN { printf "%.1f", p * 1000 }') ms per checked call); distinct GPUs run 10000 (gpus-10k)" >>"$tmp/notes"
+    "(measured $(awk -v p="$per" 'BEGIN { printf "%.1f", p * 1000 }') ms per checked call)$([ "$CALLS" = 0 ] && echo ": not one fits $BUDGET s, skipped");" \
+    "distinct GPUs run 10000 (gpus-10k)" >>"$tmp/notes"
 }
 P10K='p2p-oneshot;p2p-oneshot:mode=push;p2p-twoshot:reg=1'
 sized np2-10k "$P10K" --sizes 4K -d float
-step np2-10k 0 2 -- --backend "$P10K" --sizes 4K -d float -n 10 -w 0 -c "$CALLS" -T 120
+[ "$CALLS" = 0 ] || step np2-10k 0 2 -- --backend "$P10K" --sizes 4K -d float -n 10 -w 0 -c "$CALLS" -T 120
 echo "np2-10k $CALLS" >>"$tmp/calls"
 step np2-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend p2p-oneshot --sizes 1M -n 5 -c 1 -T 4
 step np2-push-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend p2p-oneshot:mode=push --sizes 1M -n 5 -c 1 -T 4
@@ -103,13 +104,13 @@ fi
 step np2-fused-shapes 0 2 -- --backend 'fused:blocks=1,threads=64;fused:blocks=3,threads=96;fused:unfused=p2p,blocks=64,threads=1024' \
   --counts 4096,135168 -d bf16 -n 3 -c 1 --inplace both -T 60
 sized np2-fused-10k 'fused:hidden=1024' --counts 4096 -d bf16
-step np2-fused-10k 0 2 -- --backend 'fused:hidden=1024' --counts 4096 -d bf16 -n 10 -w 0 -c "$CALLS" -T 120
+[ "$CALLS" = 0 ] || step np2-fused-10k 0 2 -- --backend 'fused:hidden=1024' --counts 4096 -d bf16 -n 10 -w 0 -c "$CALLS" -T 120
 echo "np2-fused-10k $CALLS" >>"$tmp/calls"
 if [ "$gpus" -ge 2 ]; then
   G10K=10000 GF10K=10000 # the stand-in: as many as np2-10k and np2-fused-10k afforded
   [ $standin = 1 ] && G10K=$(awk '$1 == "np2-10k" {print $2}' "$tmp/calls") GF10K=$(awk '$1 == "np2-fused-10k" {print $2}' "$tmp/calls")
-  MULTI=1 step gpus-10k 0 2 -- --backend "$P10K" --sizes 4K -d float -n 10 -w 0 -c "$G10K" -T 120
-  MULTI=1 step gpus-fused-10k 0 2 -- --backend 'fused:hidden=1024' --counts 4096 -d bf16 -n 10 -w 0 -c "$GF10K" -T 120
+  [ "$G10K" = 0 ] || MULTI=1 step gpus-10k 0 2 -- --backend "$P10K" --sizes 4K -d float -n 10 -w 0 -c "$G10K" -T 120
+  [ "$GF10K" = 0 ] || MULTI=1 step gpus-fused-10k 0 2 -- --backend 'fused:hidden=1024' --counts 4096 -d bf16 -n 10 -w 0 -c "$GF10K" -T 120
   MULTI=1 step gpus-np2 0 2 -- --backend "$ALL" --counts 1,7,1023,4097,65536$MORE -d $D -n 20 -w 5 -c 1 --inplace both -T 60
   MULTI=1 step gpus-fused 0 2 -- --backend "$FUSED$FNCCL" --counts 4096,135168 -d bf16 -n 20 -w 5 -c 1 \
     --inplace both -T 60
