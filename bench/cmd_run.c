@@ -39,10 +39,13 @@ static int check_same_options(const struct ar_env *env) {
 static void default_backends(struct ar_opts *o, int gpus) {
   int n;
   const struct ar_backend *const *all = ar_backends(&n);
+  /* The CPU stand-in's devices (-Dcuda-emu) are a correctness check whose times mean nothing: their backends
+   * run when named, and the default is the host's, as without a GPU. */
+  int gpu = gpus > 0 && !ar_gpu_standin();
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
-    if ((all[i]->flags & AR_BE_EMU) || !ar_backend_built(all[i])) continue; /* emu-*: a correctness check, run when named */
-    if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
+    if (!ar_backend_built(all[i])) continue;
+    if (device == gpu) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
   }
 }
 
@@ -264,6 +267,7 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
               env.nnodes > 1 ? "s" : "", run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
         fprintf(report.note, "# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+      if (ar_gpu_standin()) fprintf(report.note, "%s\n", AR_GPU_STANDIN_NOTE);
     }
     ar_engine_emit(&e, "run", runrec);
   }

@@ -10,9 +10,10 @@ Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, 
 (# starts a comment; search and replace may use \t \n \\; search must occur exactly once in file;
 tests: comma-separated meson test names, at least one of which must fail on the mutant; a leading
 'asan:' runs them in a second scratch build with -Db_sanitize=address,undefined, for bugs only a
-sanitizer sees, such as a leak or an undefined cast).
+sanitizer sees, such as a leak or an undefined cast; a leading 'emu:' in a scratch build with
+-Dcuda-emu=true, for bugs of the GPU host code that only the CPU stand-in of CUDA runs).
 The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
-one build directory kept there between runs (two when an entry says asan:), so each mutant is an
+one build directory kept there between runs (one more for asan:, one for emu:), so each mutant is an
 incremental build. First the named
 tests run once on the unmutated copy (--no-baseline skips that); then per mutant: apply, ninja, run
 its tests, record caught or survived, revert. Ends with 'N caught, N survived'; exit status 1 when
@@ -130,7 +131,7 @@ def cmd_sync(root, tree, names):
     for d, subdirs, files in os.walk(tree):
         rel_d = os.path.relpath(d, tree)
         if rel_d == ".":
-            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan")]
+            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan", "build-emu")]
         for fn in files:
             rel = os.path.normpath(os.path.join(rel_d, fn))
             if rel not in keep:
@@ -153,7 +154,7 @@ def cmd_check(lists, root, build):
         if n != 1:
             bad.append("%s: %s: the search text occurs %d times in %s (must be once)" % (where, ident, n, rel))
         for t in tests.split(","):
-            t = t[len("asan:"):] if t.startswith("asan:") else t
+            t = t.split(":", 1)[1] if t.startswith(("asan:", "emu:")) else t
             if t not in names:
                 bad.append("%s: %s: no test named %s" % (where, ident, t))
     for b in bad:
@@ -226,28 +227,29 @@ setup_build() {
   ninja -C "$TREE/$dir" >"$SCRATCH/logs/build-$dir.log" 2>&1 ||
     { tail -30 "$SCRATCH/logs/build-$dir.log"; die "the unmutated copy does not build in $dir"; }
 }
-# where_of TESTS: the build an entry's tests run in (asan: -> build-asan) and the test names alone.
+# where_of TESTS: the build an entry's tests run in (asan: -> build-asan, emu: -> build-emu) and the test names alone.
 where_of() {
-  if [[ $1 == asan:* ]]; then BDIR=build-asan TNAMES=${1#asan:} MULT=3; else BDIR=build TNAMES=$1 MULT=1; fi
+  case $1 in
+    asan:*) BDIR=build-asan TNAMES=${1#asan:} MULT=3 ;;
+    emu:*) BDIR=build-emu TNAMES=${1#emu:} MULT=1 ;;
+    *) BDIR=build TNAMES=$1 MULT=1 ;;
+  esac
 }
-setup_build build
-# The sanitizer build of the CI step (one CUDA arch keeps it quick), only when an entry asks for it.
-if grep -qP '\tasan:' <<<"$ENTRIES"; then
-  setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
-fi
+# Only the builds the entries ask for: the default one, the sanitizer build of the CI step (one CUDA arch keeps it
+# quick), the CPU stand-in of CUDA.
+grep -qvP '\t(asan|emu):' <<<"$ENTRIES" && setup_build build
+grep -qP '\tasan:' <<<"$ENTRIES" && setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
+grep -qP '\temu:' <<<"$ENTRIES" && setup_build build-emu -Dcuda-emu=true
 
-KNOWN=$(meson test -C "$TREE/build" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p')
-ALL_TESTS=() ASAN_TESTS=()
+known() { meson test -C "$TREE/$1" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p'; }
+declare -A KNOWN TESTS
 while IFS=$'\t' read -r id file tests where; do
   where_of "$tests"
+  [ -n "${KNOWN[$BDIR]+x}" ] || KNOWN[$BDIR]=$(known "$BDIR")
   IFS=, read -ra ts <<<"$TNAMES"
   for t in "${ts[@]}"; do
-    grep -qxF "$t" <<<"$KNOWN" || die "$where: $id: no meson test named '$t' (see meson test -C build --list)"
-    if [ "$BDIR" = build-asan ]; then
-      [[ " ${ASAN_TESTS[*]} " == *" $t "* ]] || ASAN_TESTS+=("$t")
-    else
-      [[ " ${ALL_TESTS[*]} " == *" $t "* ]] || ALL_TESTS+=("$t")
-    fi
+    grep -qxF "$t" <<<"${KNOWN[$BDIR]}" || die "$where: $id: no meson test named '$t' in $BDIR (see meson test -C $BDIR --list)"
+    [[ " ${TESTS[$BDIR]:-} " == *" $t "* ]] || TESTS[$BDIR]="${TESTS[$BDIR]:-} $t"
   done
 done <<<"$ENTRIES"
 
@@ -261,8 +263,10 @@ baseline() {
          die "the named tests fail on the unmutated copy (log: $SCRATCH/logs/baseline-$dir.log)"; }
 }
 if [ "$BASELINE" = 1 ]; then
-  baseline build 1 "${ALL_TESTS[@]}"
-  baseline build-asan 3 "${ASAN_TESTS[@]}"
+  for d in build build-asan build-emu; do
+    read -ra ts <<<"${TESTS[$d]:-}"
+    baseline "$d" "$([ $d = build-asan ] && echo 3 || echo 1)" "${ts[@]}"
+  done
 fi
 
 caught=0 survived=0 broken=0
@@ -288,7 +292,7 @@ while IFS=$'\t' read -r id file tests where; do
   "$PY" "$HELPER" revert "$BACKUP" </dev/null
   printf '%-32s %-44s %4ss  %s\n' "$id" "$file" $((SECONDS - t0)) "$verdict"
 done <<<"$ENTRIES"
-for d in build build-asan; do # leave the copies built unmutated for the next run
+for d in build build-asan build-emu; do # leave the copies built unmutated for the next run
   [ ! -f "$TREE/$d/build.ninja" ] || ninja -C "$TREE/$d" >/dev/null 2>&1 || true
 done
 [ ${#SURVIVORS[@]} -eq 0 ] || echo "not caught: ${SURVIVORS[*]}"

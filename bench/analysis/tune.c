@@ -20,6 +20,7 @@ struct tune_opts {
   struct ar_filter filter;
   struct ar_noise noise;
   int nfiles;
+  int standin; /* --standin: keep the CPU stand-in's records */
   char **files;
 };
 
@@ -39,6 +40,8 @@ static void usage(FILE *f) {
           "range in the thresholds, and every file says the verdicts of its ranges.\n"
           "  --margin PCT         the practical margin of equivalence (default 5)\n"
           "  --drift PCT          run-to-run drift allowed when a side has a single run (default 5)\n"
+          "  --standin            keep the records of the CPU stand-in of CUDA (a -Dcuda-emu build; left out by\n"
+          "                       default: their times are not GPU numbers)\n"
           "Optionally writes:\n"
           "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/tuner.json, DIR/thresholds.json, DIR/nccl_env.sh\n"
           "  --tuner-json FILE    decisions for arbench's tuner plugin (libarbench-tuner.so, docs/tuner.md):\n"
@@ -456,7 +459,6 @@ static const char *excluded_why(const char *backend) {
   if (f == AR_BE_FAM_FUSED)
     return "fused does allreduce + residual add + RMSNorm, more work than the allreduce baselines: compare it with "
            "its own unfused= variants (arbench table)";
-  if (f == AR_BE_FAM_EMU) return "emu-* run the GPU kernels on CPU threads: a correctness check, its times mean nothing";
   return "a backend this build does not know";
 }
 
@@ -819,6 +821,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
     {"drift", required_argument, 0, 'D'},   {"tuner-json", required_argument, 0, 'J'},
     {"margin", required_argument, 0, 'G'},
+    {"standin", no_argument, 0, 'S'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -833,6 +836,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
     else if (c == 'J') tj = optarg;
+    else if (c == 'S') o->standin = 1;
     else if (c == 'D' || c == 'G') {
       char err[AR_ERRLEN];
       if (c == 'D' ? ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)
@@ -875,6 +879,10 @@ int ar_cmd_tune(int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   ar_filter_apply(&o.filter, a.results);
+  int standin = o.standin ? 0 : ar_results_drop_standin(a.results, a.runs);
+  if (standin)
+    fprintf(stderr, "arbench tune: left out %d result%s of the CPU stand-in of CUDA (stack cuda-standin): its times "
+            "are not GPU numbers (--standin keeps them)\n", standin, standin == 1 ? "" : "s");
   struct ar_grid *g = NULL;
   int n = 0, status = AR_EXIT_OK;
   if (ar_ana_nothing(&a, "tune", o.nfiles, o.files)) {

@@ -674,7 +674,8 @@ int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat,
     }
     ar_links_beat(g->beat);
     char who[200];
-    if (stuck_names(g, who, sizeof who)) {
+    /* a GPU found stuck before (its pairs skipped) does not stop a ping-pong of two others */
+    if (stuck_names(g, who, sizeof who) && (g->stuck_of[src] || g->stuck_of[dst])) {
       snprintf(why, len, "the ping-pong kernel on the GPU of %s stood still past its bound (%g s): stopping the "
                "probe; nothing more is queued on it", who, ar_lcuda_kernel_bound_s(g->timeout_s));
       rc = -AR_ETIMEOUT;

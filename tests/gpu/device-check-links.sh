@@ -4,7 +4,9 @@
 # the copy engine's small-copy latency, records checked), the smoke test's timeout path (a rank whose copies
 # never finish in time: the pair skipped with the ACS/IOMMU line, no hang) and its data check (corruption on
 # arrival); >= 2 GPUs: the full probe, one rank per GPU, path classes from the topology; doctor's smoke test.
-# Correctness, not PCIe speed, on one GPU: without MPS the two ranks' kernels are time-sliced.
+# Correctness, not PCIe speed, on one GPU: without MPS the two ranks' kernels are time-sliced. On the CPU stand-in of
+# CUDA (a -Dcuda-emu=true build) the same steps; its devices are on no PCI bus, so every path class is '?', and the
+# full probe measures 64K and 256K, twice.
 # No GPU: 'skipped: no CUDA device' (exit 77).  Usage: ARBENCH=build/arbench tests/gpu/device-check-links.sh
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -15,6 +17,11 @@ gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' # path classes
+FULL=(-b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3) # the full probe's sizes and counts
+if "$ARBENCH" list | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
+  ONE='"?"' MANY='"?"' FULL=(-b 64K -e 256K -f 4 -n 4 -w 1 --repeat 2 --lat-iters 20)
+fi
 
 # step NAME WANT NP [ENV=V...] -- links arguments
 step() {
@@ -60,7 +67,7 @@ for r in recs:
     need(r["wrong"] == 0, "data wrong: %s" % r)
     if r["direction"] in ("uni", "bi"):
         need(r["gbs"] is not None and r["gbs"] > 0 and len(r["samples_gbs"]) == 2, "gbs: %s" % r)
-        need(r["path"] == "X" and r["src_id"] == r["dst_id"] != "?", "one GPU: path X, same bus id: %s" % r)
+        need(r["path"] == '$ONE' and r["src_id"] == r["dst_id"] != "?", "one GPU: path '"${ONE//\"/}"', same bus id: %s" % r)
 lat = [r for r in recs if r["method"] == "flag"]
 if "sm-read" in ms:
     need(len(lat) == 2 and all(r["us"] is not None and r["us"] > 0 for r in lat), "flag latency: %s" % lat)
@@ -88,21 +95,36 @@ need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], sk
 need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
 '
 
+if [ "$ONE" = '"?"' ]; then # the stand-in's device faults (docs/emu.md): rank 1's IPC opens fail, its copies corrupt
+  echo "== the stand-in's faults: rank 1 cannot map its peer's memory (ACS/IOMMU), rank 1's copies corrupt data"
+  step ipc-fail 1 2 ARBENCH_EMU_IPC_FAIL=1 -- --method ce-read -b 64K -e 64K --pattern pairs --direction uni -n 2 \
+    --repeat 1 --lat-iters 0
+  check ipc-fail '
+need(len(skips) == 2 and all("could not be mapped through CUDA IPC" in s["reason"] for s in skips), "two no-IPC skips: %s" % skips)
+need(not recs, "nothing measured: %s" % recs)
+'
+  step corrupt-copy 1 2 ARBENCH_EMU_CORRUPT=1 -- --method ce-write -b 64K -e 64K --pattern pairs --direction uni -n 2 \
+    --repeat 1 --lat-iters 0
+  check corrupt-copy '
+need(len(skips) == 2 and all(s["smoke"] == "corrupt" for s in skips), "two corrupt skips: %s" % skips)
+'
+fi
+
 echo "== bad input"
 step bad-devices 2 2 -- --method sm-read --devices 0,x
 
 if [ "$gpus" -ge 2 ]; then
   np=$(( gpus > 8 ? 8 : gpus ))
   echo "== the full probe on $np GPUs, one rank each (default methods and patterns)"
-  step full 0 "$np" -- -b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3 --smoke-timeout 5
+  step full 0 "$np" -- "${FULL[@]}" --smoke-timeout 5
   check full '
 n = '$np'
 need(not skips, "no pair skipped: %s" % skips)
 for m in sorted({r["method"] for r in recs if r["direction"] in ("uni", "bi")}):
-    rs = [r for r in recs if r["method"] == m and r["direction"] == "uni" and r["pattern"] == "pairs" and r["bytes"] == 16 << 20]
+    rs = [r for r in recs if r["method"] == m and r["direction"] == "uni" and r["pattern"] == "pairs" and r["bytes"] == max(x["bytes"] for x in recs)]
     need(len(rs) == n * (n - 1), "%s: %d of %d pairs" % (m, len(rs), n * (n - 1)))
     for r in rs:
-        need(r["path"] in ("PIX", "PXB", "PHB", "NODE", "SYS") and r["src_id"] != r["dst_id"], "path class: %s" % r)
+        need(r["path"] in ('$MANY',) and r["src_id"] != r["dst_id"], "path class: %s" % r)
         need(r["score"] is None or 0 < r["score"] < 1.5, "score: %s" % r)
 need(all(r["wrong"] == 0 for r in recs), "data wrong")
 need({r["pattern"] for r in recs} >= {"pairs", "all", "to-one", "from-one", "oneshot", "ring"}, "every pattern")

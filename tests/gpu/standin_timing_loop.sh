@@ -20,4 +20,7 @@ res = [json.loads(l) for l in open(sys.argv[1])]
 res = [r for r in res if r["type"] == "result"]
 assert len(res) == 2 and all(r["timing"] == "loop" and r["samples_n"] == 1 and r["wrong"] == 0 for r in res), res
 PY
+# a healthy queue longer than -T (40000 units of about 0.2 ms, -T 2) is no stall: the heartbeat moves as units end,
+# so the final wait for the last unit never goes -T without progress (moved at queue time, it trips the watchdog)
+expect_status 0 ar_mpirun 2 run --backend p2p-oneshot --sizes 4K -d float -n 40000 -w 5 --timing loop -T 2
 echo ok

@@ -3,6 +3,7 @@
  * end), the flag ping-pong between two threads (every round trip, the status words), its deadline per wait (a
  * peer that never answers: AR_LKS_TIMEOUT within the bound; a slow one: never cut) and its progress count, and
  * the hold of the timed copies (released in time, or ended by its own deadline). */
+#define AR_EMU_KERNELS_ONLY /* links_cuda.cu without its host launchers */
 #include "ar_emu_cuda.h"
 
 #include "links_cuda.cu"
@@ -177,6 +178,7 @@ struct holder {
   const uint32_t *flag;
   uint32_t gen;
   unsigned long long timeout_ns, st[AR_LKS_WORDS];
+  int started; /* set right before the kernel starts: the release comes at least 50 ms after it */
 };
 
 static void *run_hold(void *p) {
@@ -184,6 +186,7 @@ static void *run_hold(void *p) {
   ar_emu_self = {};
   ar_emu_self.block_dim = {1, 1, 1};
   ar_emu_self.grid_dim = {1, 1, 1};
+  __atomic_store_n(&h->started, 1, __ATOMIC_RELEASE);
   ar_links_hold_kernel(h->flag, h->gen, h->timeout_ns, h->st);
   return NULL;
 }
@@ -192,16 +195,17 @@ static void *run_hold(void *p) {
 static void test_hold(void) {
   alignas(128) static uint32_t flag[32];
   flag[0] = 6;
-  holder h = {flag, 7, 5000000000ull, {0}};
+  holder h = {flag, 7, 5000000000ull, {0}, 0};
   pthread_t t;
   pthread_create(&t, NULL, run_hold, &h);
+  while (!__atomic_load_n(&h.started, __ATOMIC_ACQUIRE)) nap_ms(1); /* a late thread start is not a short hold */
   nap_ms(50);
   CHECK(h.st[AR_LKS_STATE] == AR_LKS_UNSET, "the hold ended before its release: state %llu", h.st[AR_LKS_STATE]);
   ar_flag_store(flag, 7);
   pthread_join(t, NULL);
   CHECK(h.st[AR_LKS_STATE] == AR_LKS_OK && h.st[AR_LKS_NS] >= 50000000ull && h.st[AR_LKS_NS] < 5000000000ull,
         "released hold: state %llu, held %llu ns", h.st[AR_LKS_STATE], h.st[AR_LKS_NS]);
-  holder late = {flag, 8, 50000000ull, {0}};
+  holder late = {flag, 8, 50000000ull, {0}, 0};
   double t0 = now_s();
   run_hold(&late);
   double took = now_s() - t0;
