@@ -10,9 +10,10 @@ Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, 
 (# starts a comment; search and replace may use \t \n \\; search must occur exactly once in file;
 tests: comma-separated meson test names, at least one of which must fail on the mutant; a leading
 'asan:' runs them in a second scratch build with -Db_sanitize=address,undefined, for bugs only a
-sanitizer sees, such as a leak or an undefined cast).
+sanitizer sees, such as a leak or an undefined cast; 'emu:' in a scratch build with -Dcuda-emu=true, for
+bugs in GPU host code that only the CPU stand-ins of CUDA and NCCL run).
 The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
-one build directory kept there between runs (two when an entry says asan:), so each mutant is an
+one build directory kept there between runs (another per asan: or emu: build), so each mutant is an
 incremental build. First the named
 tests run once on the unmutated copy (--no-baseline skips that); then per mutant: apply, ninja, run
 its tests, record caught or survived, revert. Ends with 'N caught, N survived'; exit status 1 when
@@ -130,7 +131,7 @@ def cmd_sync(root, tree, names):
     for d, subdirs, files in os.walk(tree):
         rel_d = os.path.relpath(d, tree)
         if rel_d == ".":
-            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan")]
+            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan", "build-emu")]
         for fn in files:
             rel = os.path.normpath(os.path.join(rel_d, fn))
             if rel not in keep:
@@ -153,7 +154,7 @@ def cmd_check(lists, root, build):
         if n != 1:
             bad.append("%s: %s: the search text occurs %d times in %s (must be once)" % (where, ident, n, rel))
         for t in tests.split(","):
-            t = t[len("asan:"):] if t.startswith("asan:") else t
+            t = t.split(":", 1)[1] if t.startswith(("asan:", "emu:")) else t
             if t not in names:
                 bad.append("%s: %s: no test named %s" % (where, ident, t))
     for b in bad:
@@ -226,18 +227,25 @@ setup_build() {
   ninja -C "$TREE/$dir" >"$SCRATCH/logs/build-$dir.log" 2>&1 ||
     { tail -30 "$SCRATCH/logs/build-$dir.log"; die "the unmutated copy does not build in $dir"; }
 }
-# where_of TESTS: the build an entry's tests run in (asan: -> build-asan) and the test names alone.
+# where_of TESTS: the build an entry's tests run in (asan: -> build-asan, emu: -> build-emu) and the test names alone.
 where_of() {
-  if [[ $1 == asan:* ]]; then BDIR=build-asan TNAMES=${1#asan:} MULT=3; else BDIR=build TNAMES=$1 MULT=1; fi
+  if [[ $1 == asan:* ]]; then BDIR=build-asan TNAMES=${1#asan:} MULT=3
+  elif [[ $1 == emu:* ]]; then BDIR=build-emu TNAMES=${1#emu:} MULT=1
+  else BDIR=build TNAMES=$1 MULT=1; fi
 }
 setup_build build
 # The sanitizer build of the CI step (one CUDA arch keeps it quick), only when an entry asks for it.
 if grep -qP '\tasan:' <<<"$ENTRIES"; then
   setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
 fi
+# The CPU stand-ins of CUDA and NCCL (-Dcuda-emu=true): their tests exist only in that build.
+if grep -qP '\temu:' <<<"$ENTRIES"; then
+  setup_build build-emu -Dcuda-emu=true
+fi
 
-KNOWN=$(meson test -C "$TREE/build" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p')
-ALL_TESTS=() ASAN_TESTS=()
+known() { meson test -C "$TREE/$1" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p'; }
+KNOWN=$(known build; [ ! -f "$TREE/build-emu/build.ninja" ] || known build-emu)
+ALL_TESTS=() ASAN_TESTS=() EMU_TESTS=()
 while IFS=$'\t' read -r id file tests where; do
   where_of "$tests"
   IFS=, read -ra ts <<<"$TNAMES"
@@ -245,6 +253,8 @@ while IFS=$'\t' read -r id file tests where; do
     grep -qxF "$t" <<<"$KNOWN" || die "$where: $id: no meson test named '$t' (see meson test -C build --list)"
     if [ "$BDIR" = build-asan ]; then
       [[ " ${ASAN_TESTS[*]} " == *" $t "* ]] || ASAN_TESTS+=("$t")
+    elif [ "$BDIR" = build-emu ]; then
+      [[ " ${EMU_TESTS[*]} " == *" $t "* ]] || EMU_TESTS+=("$t")
     else
       [[ " ${ALL_TESTS[*]} " == *" $t "* ]] || ALL_TESTS+=("$t")
     fi
@@ -263,6 +273,7 @@ baseline() {
 if [ "$BASELINE" = 1 ]; then
   baseline build 1 "${ALL_TESTS[@]}"
   baseline build-asan 3 "${ASAN_TESTS[@]}"
+  baseline build-emu 1 "${EMU_TESTS[@]}"
 fi
 
 caught=0 survived=0 broken=0
@@ -288,7 +299,7 @@ while IFS=$'\t' read -r id file tests where; do
   "$PY" "$HELPER" revert "$BACKUP" </dev/null
   printf '%-32s %-44s %4ss  %s\n' "$id" "$file" $((SECONDS - t0)) "$verdict"
 done <<<"$ENTRIES"
-for d in build build-asan; do # leave the copies built unmutated for the next run
+for d in build build-asan build-emu; do # leave the copies built unmutated for the next run
   [ ! -f "$TREE/$d/build.ninja" ] || ninja -C "$TREE/$d" >/dev/null 2>&1 || true
 done
 [ ${#SURVIVORS[@]} -eq 0 ] || echo "not caught: ${SURVIVORS[*]}"

@@ -133,7 +133,7 @@ static ncclResult_t one_rank(const struct job *j, cudaStream_t stream) {
   return ncclUnhandledCudaError;
 }
 
-ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op,
+SN_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op,
                            ncclComm_t c, cudaStream_t stream) {
   ncclResult_t rc = sn_comm_check(c, "AllReduce");
   if (rc) return rc;

@@ -51,18 +51,18 @@ ncclResult_t sn_comm_check(ncclComm_t c, const char *op) {
   return ncclSuccess;
 }
 
-ncclResult_t ncclGetVersion(int *version) {
+SN_API ncclResult_t ncclGetVersion(int *version) {
   if (!version) return ncclInvalidArgument;
   *version = NCCL_VERSION_CODE;
   return ncclSuccess;
 }
 
-ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+SN_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
   ncclResult_t rc = ptr_check(id, "GetUniqueId", "out");
   return rc ? rc : sn_area_create(id);
 }
 
-const char *ncclGetErrorString(ncclResult_t code) {
+SN_API const char *ncclGetErrorString(ncclResult_t code) {
   switch (code) {
   case ncclSuccess: return "no error";
   case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
@@ -76,7 +76,7 @@ const char *ncclGetErrorString(ncclResult_t code) {
   }
 }
 
-const char *ncclGetLastError(ncclComm_t comm) {
+SN_API const char *ncclGetLastError(ncclComm_t comm) {
   (void)comm; /* NCCL keeps one last error per process */
   return sn_last_error();
 }
@@ -285,42 +285,42 @@ static ncclResult_t init_rank(ncclComm_t *out, int nranks, const ncclUniqueId *i
   *out = c; /* from here a failed init leaves a communicator to abort, as NCCL's */
   rc = init_job(c, id, func);
   c->async = rc;
-  if (rc) SN_WARN("arbench NCCL stand-in: rank %d: communicator init failed: %s", rank, ncclGetErrorString(rc));
+  if (rc) SN_INFO(SN_INIT, "arbench NCCL stand-in: rank %d: communicator init failed: %s", rank, ncclGetErrorString(rc));
   if (!c->config.blocking) return rc ? rc : ncclInProgress; /* done already: the async state says so */
   return rc;
 }
 
-ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config) {
+SN_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config) {
   return init_rank(out, nranks, &id, rank, config, "ncclCommInitRankConfig");
 }
 
-ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank) {
+SN_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   return init_rank(comm, nranks, &id, rank, &config, "ncclCommInitRank");
 }
 
-ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *err) {
+SN_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *err) {
   ncclResult_t rc = sn_comm_check(c, "ncclGetAsyncError");
   if (!rc) rc = ptr_check(err, "ncclGetAsyncError", "asyncError");
   if (!rc) *err = __atomic_load_n(&c->async, __ATOMIC_ACQUIRE);
   return rc;
 }
 
-ncclResult_t ncclCommCount(const ncclComm_t c, int *count) {
+SN_API ncclResult_t ncclCommCount(const ncclComm_t c, int *count) {
   ncclResult_t rc = sn_comm_check(c, "CommCount");
   if (!rc) rc = ptr_check(count, "CommCount", "count");
   if (!rc) *count = c->nranks;
   return rc;
 }
 
-ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *device) {
+SN_API ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *device) {
   ncclResult_t rc = sn_comm_check(c, "CommCuDevice");
   if (!rc) rc = ptr_check(device, "CommCuDevice", "devid");
   if (!rc) *device = c->device;
   return rc;
 }
 
-ncclResult_t ncclCommUserRank(const ncclComm_t c, int *rank) {
+SN_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *rank) {
   ncclResult_t rc = sn_comm_check(c, "CommUserRank");
   if (!rc) rc = ptr_check(rank, "CommUserRank", "rank");
   if (!rc) *rank = c->rank;
@@ -348,7 +348,7 @@ static void close_peers(ncclComm_t c) {
 
 /* Collective: every queued collective done, my mappings of the peers' buffers closed, then every peer's closed
  * too (so my buffer may go). A peer that never comes keeps this rank here, as in NCCL, until ncclCommAbort. */
-ncclResult_t ncclCommFinalize(ncclComm_t c) {
+SN_API ncclResult_t ncclCommFinalize(ncclComm_t c) {
   ncclResult_t rc = sn_comm_check(c, "ncclCommFinalize");
   if (rc) return rc;
   if (c->finalized) {
@@ -382,7 +382,7 @@ static void release(ncclComm_t c, int free_staging) {
   retire(c);
 }
 
-ncclResult_t ncclCommDestroy(ncclComm_t c) {
+SN_API ncclResult_t ncclCommDestroy(ncclComm_t c) {
   if (!c) return ncclSuccess;
   ncclResult_t rc = sn_comm_check(c, "ncclCommDestroy");
   if (rc) return rc;
@@ -393,7 +393,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t c) {
 
 /* Local and bounded: waits of stream work give up, running work leaves, then the communicator goes. The staging
  * buffer stays allocated unless every peer is known to have closed its mapping. */
-ncclResult_t ncclCommAbort(ncclComm_t c) {
+SN_API ncclResult_t ncclCommAbort(ncclComm_t c) {
   if (!c) return ncclSuccess;
   ncclResult_t rc = sn_comm_check(c, "ncclCommAbort");
   if (rc) return rc;

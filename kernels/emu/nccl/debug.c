@@ -149,7 +149,7 @@ void sn_log(int lvl, unsigned long flags, const char *file, int line, const char
 }
 
 /* Exported under NCCL's name (deprecated in 2.28's nccl.h, still a symbol): the next line re-reads. */
-void ncclResetDebugInit(void) {
+SN_API void ncclResetDebugInit(void) {
   pthread_mutex_lock(&mutex);
   __atomic_store_n(&level, RESET_TRIGGERED, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&mutex);

@@ -10,7 +10,7 @@
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *mem[MAX_MEM];
 
-ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
+SN_API ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
   if (!ptr || !size) {
     SN_WARN("ncclMemAlloc : %s", !ptr ? "ptr argument is NULL" : "size is 0");
     return ncclInvalidArgument;
@@ -35,7 +35,7 @@ ncclResult_t ncclMemAlloc(void **ptr, size_t size) {
   return ncclSuccess;
 }
 
-ncclResult_t ncclMemFree(void *ptr) {
+SN_API ncclResult_t ncclMemFree(void *ptr) {
   if (!ptr) return ncclSuccess;
   pthread_mutex_lock(&mem_lock);
   int i = 0;
@@ -88,7 +88,7 @@ static ncclResult_t drop_reg(ncclComm_t c, void *handle) {
   return ncclSuccess;
 }
 
-ncclResult_t ncclCommRegister(const ncclComm_t c, void *buff, size_t size, void **handle) {
+SN_API ncclResult_t ncclCommRegister(const ncclComm_t c, void *buff, size_t size, void **handle) {
   if (!handle) {
     SN_WARN("ncclCommRegister : handle argument is NULL");
     return ncclInvalidArgument;
@@ -96,11 +96,11 @@ ncclResult_t ncclCommRegister(const ncclComm_t c, void *buff, size_t size, void 
   return add_reg(c, buff, size, 0, handle);
 }
 
-ncclResult_t ncclCommDeregister(const ncclComm_t c, void *handle) { return drop_reg(c, handle); }
+SN_API ncclResult_t ncclCommDeregister(const ncclComm_t c, void *handle) { return drop_reg(c, handle); }
 
 /* Without symmetric-memory support (the stand-in has none) NCCL's window is the local registration's handle; a
  * NULL buffer or a size of 0 registers nothing and leaves *win as it was. */
-ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size, ncclWindow_t *win, int flags) {
+SN_API ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size, ncclWindow_t *win, int flags) {
   (void)flags;
   if (!buff || !size) return ncclSuccess;
   void *h = NULL;
@@ -109,4 +109,4 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size, ncclW
   return rc;
 }
 
-ncclResult_t ncclCommWindowDeregister(ncclComm_t c, ncclWindow_t win) { return win ? drop_reg(c, win) : ncclSuccess; }
+SN_API ncclResult_t ncclCommWindowDeregister(ncclComm_t c, ncclWindow_t win) { return win ? drop_reg(c, win) : ncclSuccess; }

@@ -7,6 +7,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
+/* The library exports NCCL's API only (built with -fvisibility=hidden, as NCCL's libnccl.so exports its own). */
+#define SN_API __attribute__((visibility("default")))
+
 /* ---- NCCL's constants the stand-in mimics (2.28.9) ---- */
 enum { SN_ALGO_TREE, SN_ALGO_RING, SN_ALGO_COLLNET_DIRECT, SN_ALGO_COLLNET_CHAIN, SN_ALGO_NVLS, SN_ALGO_NVLS_TREE,
        SN_ALGO_PAT, SN_NUM_ALGOS };

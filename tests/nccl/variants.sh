@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# variants.sh NP — the nccl backend end to end on NP CPU ranks over the NCCL stand-in (-Dcuda-emu=true): default
+# NCCL and two forced variants, every size checked bit-exact (0 wrong), each record's nccl_algo/nccl_proto read
+# from NCCL's own tuning lines equal to what the variant forced, the run marked as the stand-in's.
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/standin.sh"
+np=${1:?usage: variants.sh NP}
+need_standin "$np"
+ar_mpirun "$np" run --backend 'nccl;nccl:algo=Ring,proto=LL;nccl:algo=Tree,proto=Simple' --sizes 8,4K,64K,1M \
+  -d float,bf16 -n 3 -w 1 -c 2 -J "$TMP/r.jsonl" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "run exited $?"; }
+"$PY" - "$TMP/r.jsonl" "$np" <<'PY' || fail "records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+np = int(sys.argv[2])
+run = [r for r in recs if r["type"] == "run"][0]
+assert run["stack"]["standin"]["nccl"] == "nccl-standin (mimics 2.28.9)", run["stack"]
+res = [r for r in recs if r["type"] == "result"]
+want = {"": None, "algo=Ring,proto=LL": ("RING", "LL"), "algo=Tree,proto=Simple": ("TREE", "SIMPLE")}
+assert len(res) == 3 * 4 * 2, (len(res), [r["type"] for r in recs])
+for r in res:
+    got = (r.get("nccl_algo"), r.get("nccl_proto"))
+    assert r["checked"] and r["wrong"] == 0 and r["ranks"] == np, r
+    assert r["nccl"]["version"] == "2.28.9", r["nccl"]
+    if want[r["variant"]]:
+        assert got == want[r["variant"]], (r["variant"], r["size"], got)
+    else:  # NCCL's own choice on the stand-in's PCIe model: LL for small messages, Simple for large
+        assert got == (("RING", "LL") if r["size"] <= 65536 else ("RING", "SIMPLE")), (r["size"], got)
+    assert 1 <= r["nccl_channels"] <= r["nccl"]["coll_channels"], r
+    assert r["nccl_transport"] == "P2P" and r["nccl"]["path"] == "PIX", r["nccl"]
+print("ok: %d records, 0 wrong, forced variants ran what they forced" % len(res))
+PY
+echo "variants: ok ($np ranks)"
