@@ -147,6 +147,17 @@ static ncclResult_t cuda_check(cudaError_t e, const char *what) {
   return ncclUnhandledCudaError;
 }
 
+/* NCCL's busId number: the hex digits of the PCI bus id ("0000:01:00.0" is 0x1000). */
+static unsigned long long busid_num(const char *s) {
+  unsigned long long v = 0;
+  for (; *s; s++) {
+    char ch = *s;
+    int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+    if (d >= 0) v = v * 16 + (unsigned long long)d;
+  }
+  return v;
+}
+
 /* My staging buffer, published with my device and version; then every rank's, checked as NCCL checks peers. */
 static ncclResult_t meet(ncclComm_t c) {
   struct sn_peer *me = &c->area->peer[c->rank];
@@ -174,7 +185,7 @@ static ncclResult_t meet(ncclComm_t c) {
       return ncclInvalidUsage;
     }
     if (r != c->rank && !strcmp(p->busid, me->busid)) {
-      SN_WARN("Duplicate GPU detected : rank %d and rank %d both on CUDA device %s", c->rank, r, me->busid);
+      SN_WARN("Duplicate GPU detected : rank %d and rank %d both on CUDA device %llx", c->rank, r, busid_num(me->busid));
       return ncclInvalidUsage;
     }
   }
@@ -218,17 +229,6 @@ static ncclResult_t tuning(ncclComm_t c) {
     }
   }
   return sn_model_init(&c->model, c->nranks, c->model.nchannels, c->rank);
-}
-
-/* NCCL's busId number: the hex digits of the PCI bus id ("0000:01:00.0" is 0x1000). */
-static unsigned long long busid_num(const char *s) {
-  unsigned long long v = 0;
-  for (; *s; s++) {
-    char ch = *s;
-    int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-    if (d >= 0) v = v * 16 + (unsigned long long)d;
-  }
-  return v;
 }
 
 static ncclResult_t init_job(ncclComm_t c, const ncclUniqueId *id, const char *func) {
