@@ -34,7 +34,6 @@ enum ar_backend_flags {
   AR_BE_DEVICE = 1u << 1, /* buffers in GPU memory, CUDA event timing */
   AR_BE_GRAPH = 1u << 2,  /* the allreduce can be captured in a CUDA graph */
   AR_BE_FUSED = 1u << 3,  /* fused with other work (checked with a tolerance) */
-  AR_BE_EMU = 1u << 4,    /* a correctness check whose times mean nothing (emu-*): only when named */
   AR_BE_BASELINE = 1u << 5, /* the library allreduce its family's custom ones are measured against (mpi, nccl) */
   /* A device backend whose waits on peers never give up by themselves: only the run's watchdog bounds them
    * (it ends the job), so it has no health to answer. Every other AR_BE_DEVICE backend sets health/aborted. */
@@ -49,7 +48,6 @@ enum ar_be_family {
   AR_BE_FAM_P2P,   /* arbench's kernels over CUDA IPC */
   AR_BE_FAM_SYMM,  /* arbench's kernels on NCCL's device API */
   AR_BE_FAM_FUSED, /* allreduce + residual add + RMSNorm: more work than an allreduce */
-  AR_BE_FAM_EMU,   /* GPU kernels on CPU threads: correctness only */
 };
 const char *ar_be_family_name(enum ar_be_family f);
 

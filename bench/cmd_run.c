@@ -39,10 +39,13 @@ static void default_backends(struct ar_opts *o) {
   const struct ar_backend *const *all = ar_backends(&n);
   int mine = ar_gpu_count(why, sizeof why), gpus;
   MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* every rank picks the same list */
+  /* The CPU stand-in's devices (-Dcuda-emu) are a correctness check whose times mean nothing: their backends
+   * run when named, and the default is the host's, as without a GPU. */
+  int gpu = gpus > 0 && !ar_gpu_standin();
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
-    if ((all[i]->flags & AR_BE_EMU) || !ar_backend_built(all[i])) continue; /* emu-*: a correctness check, run when named */
-    if (device == (gpus > 0)) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
+    if (!ar_backend_built(all[i])) continue;
+    if (device == gpu) snprintf(o->backends[o->nbackends++], AR_NAMELEN, "%s", all[i]->name);
   }
 }
 

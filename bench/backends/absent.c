@@ -21,9 +21,11 @@
   const struct ar_backend SYM = {.name = NAME, .summary = SUMMARY, .flags = (FLAGS),   \
                                  .family = FAMILY, .available = SYM##_absent}
 
-#ifndef AR_HAVE_CUDA
+/* The CPU stand-in build (-Dcuda-emu) has the CUDA runtime's stand-in and no NCCL until a NCCL stand-in joins it. */
+#define AR_ABSENT_NCCL_STANDIN "the CPU stand-in build (-Dcuda-emu) has no stand-in of NCCL"
+#if !defined(AR_HAVE_CUDA) || !AR_HAVE_NCCL
 AR_ABSENT(ar_be_nccl, "nccl", AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_BASELINE, AR_BE_FAM_NCCL, "ncclAllReduce",
-          "built without CUDA");
+          AR_CUDA_EMU ? AR_ABSENT_NCCL_STANDIN : "built without CUDA");
 #endif
 
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_P2P
@@ -46,7 +48,10 @@ AR_ABSENT(ar_be_fused, "fused", AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_FUSED, AR_BE_
 static int symm_absent(const struct ar_env *env, char *why, size_t len) {
   (void)env;
   char gate[AR_ERRLEN];
-#ifdef AR_HAVE_CUDA
+#if AR_CUDA_EMU /* nvcc and NCCL's device API (LSA pointers and barriers): neither has a stand-in */
+  snprintf(gate, sizeof gate, "%s, and symm's kernel needs NCCL's device API (LSA pointers and barriers, NCCL >= "
+           "2.28) compiled by nvcc", AR_ABSENT_NCCL_STANDIN);
+#elif defined(AR_HAVE_CUDA)
   ar_symm_gate(1, AR_HAVE_NVCC, AR_NCCL_HEADER_CODE, 0, gate, sizeof gate);
 #else
   ar_symm_gate(0, 0, 0, 0, gate, sizeof gate);

@@ -10,8 +10,6 @@
 #define AR_REGISTRY(X)                                                                                      \
   X(ar_be_mpi)                                                                                              \
   X(ar_be_shm_oneshot) X(ar_be_shm_twoshot) X(ar_be_shm_staged) X(ar_be_shm_islands)                       \
-  X(ar_be_emu_p2p_oneshot) X(ar_be_emu_p2p_twoshot) X(ar_be_emu_p2p_staged) X(ar_be_emu_p2p_islands)       \
-  X(ar_be_emu_fused)                                                                                        \
   X(ar_be_nccl)                                                                                             \
   X(ar_be_p2p_oneshot) X(ar_be_p2p_twoshot) X(ar_be_p2p_staged) X(ar_be_p2p_islands)                       \
   X(ar_be_fused)                                                                                            \
@@ -37,7 +35,7 @@ const struct ar_backend *ar_backend_find(const char *name) {
 int ar_backend_built(const struct ar_backend *be) { return be->init != NULL; }
 
 const char *ar_be_family_name(enum ar_be_family f) {
-  static const char *const names[] = {"host", "nccl", "p2p", "symm", "fused", "emu"};
+  static const char *const names[] = {"host", "nccl", "p2p", "symm", "fused"};
   return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
 }
 

@@ -9,7 +9,12 @@
 #include "opts.h"
 #include <cuda_runtime_api.h>
 #include <ctype.h>
+#if AR_HAVE_NCCL
 #include <nccl.h>
+#endif
+#if AR_CUDA_EMU
+#include "standin.h"
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +140,10 @@ static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : js
 /* How the custom allreduce kernels (p2p-*, fused) got into this binary: "nvcc", "nvrtc" (cubins embedded, loaded
  * at run time; archs: the cubins'), or null (not compiled in). */
 static json_t *custom_kernels(void) {
-#if AR_HAVE_RTC
+#if AR_CUDA_EMU
+  return json_pack("{s:s, s:s, s:s}", "compiler", "host C++ compiler (CPU stand-in)", "archs", "cpu", "load",
+                   "linked in, run on CPU threads");
+#elif AR_HAVE_RTC
   char archs[128] = "";
   size_t at = 0;
   for (int i = 0; i < ar_rtc_nimages && at < sizeof archs; i++)
@@ -149,28 +157,49 @@ static json_t *custom_kernels(void) {
 #endif
 }
 
+int ar_gpu_standin(void) { return AR_CUDA_EMU; }
+
+/* The stack's name: -Dstack-name, else derived from the versions; the CPU stand-in's always says so first, so no
+ * record of it passes for a GPU stack's. */
+static void stack_name(int runtime, const char *nccl, char *name, size_t len) {
+#if AR_CUDA_EMU
+  (void)runtime, (void)nccl;
+  snprintf(name, len, "cuda-standin%s%s", *AR_STACK_NAME ? "-" : "", AR_STACK_NAME);
+#else
+  if (*AR_STACK_NAME) snprintf(name, len, "%s", AR_STACK_NAME);
+  else snprintf(name, len, "cu%d%d-nccl%s", runtime / 1000, runtime % 1000 / 10, nccl);
+#endif
+}
+
 json_t *ar_stack_describe(void) {
   int runtime = 0, driver = 0, loaded = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
+  char rv[16], cv[16], dv[16] = "", nc[32] = "", nl[32] = "", name[96], warn[256] = "";
+#if AR_HAVE_NCCL
   ncclGetVersion(&loaded);
-  char rv[16], cv[16], dv[16] = "", nc[32], nl[32] = "", name[96], warn[256] = "";
+  ar_nccl_code_str(ar_nccl_code(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH), nc, sizeof nc);
+#endif
   cuda_version_str(runtime, rv, sizeof rv);
   cuda_version_str(CUDART_VERSION, cv, sizeof cv);
   if (driver) cuda_version_str(driver, dv, sizeof dv);
-  ar_nccl_code_str(ar_nccl_code(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH), nc, sizeof nc);
   if (loaded) ar_nccl_code_str(loaded, nl, sizeof nl);
-  if (*AR_STACK_NAME) snprintf(name, sizeof name, "%s", AR_STACK_NAME);
-  else snprintf(name, sizeof name, "cu%d%d-nccl%s", runtime / 1000, runtime % 1000 / 10, *nl ? nl : nc);
+  stack_name(runtime, *nl ? nl : nc, name, sizeof name);
   if (*nl && strcmp(nl, nc))
     snprintf(warn, sizeof warn, "loaded NCCL %s differs from the headers this binary was built with (%s)", nl, nc);
   else if (driver && driver < runtime)
     snprintf(warn, sizeof warn, "CUDA driver %s is older than the runtime %s", dv, rv);
-  json_t *st = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:b, s:s, s:s}", "name", name, "cuda_runtime", rv,
-                         "cuda_compiled", cv, "cuda_driver", str_or_null(dv), "nccl_compiled", nc,
-                         "nccl_loaded", str_or_null(nl), "archs", str_or_null(AR_HAVE_NVCC ? AR_CUDA_ARCHS : ""),
+  json_t *st = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:s, s:s}", "name", name, "cuda_runtime", rv,
+                         "cuda_compiled", cv, "cuda_driver", str_or_null(dv), "nccl_compiled", str_or_null(nc),
+                         "nccl_loaded", str_or_null(nl),
+                         "archs", str_or_null(AR_HAVE_NVCC && !AR_CUDA_EMU ? AR_CUDA_ARCHS : ""),
                          "kernels", AR_HAVE_NVCC, "cuda_home", AR_CUDA_HOME, "nccl_home", AR_NCCL_HOME);
   if (*warn) json_object_set_new(st, "warning", json_string(warn));
+#if AR_CUDA_EMU /* what the records' readers test (ar_rec_standin): the stand-ins this stack is made of */
+  json_object_set_new(st, "standin", json_pack("{s:s}", "cuda", ar_standin_describe()));
+  json_object_set_new(st, "cuda_home", json_null());
+  json_object_set_new(st, "nccl_home", json_null());
+#endif
   json_object_set_new(st, "custom_kernels", custom_kernels());
   /* How this stack's compiler built each kernel per arch (kernels/meson.build); null if unreadable. */
   json_object_set_new(st, "kernel_build", json_loads(AR_KERNEL_REPORT, 0, NULL));

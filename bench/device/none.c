@@ -24,4 +24,6 @@ json_t *ar_stack_describe(void) {
 
 json_t *ar_gpu_describe(void) { return json_array(); }
 
+int ar_gpu_standin(void) { return 0; }
+
 const struct ar_platform *ar_device_platform(void) { return NULL; }

@@ -57,7 +57,7 @@ extern "C" __global__ void ar_links_pingpong_kernel(uint32_t *mine, const uint32
   __threadfence_system();
 }
 
-#if !defined(__CUDACC_RTC__) && !defined(AR_EMU_CUDA_H) /* the host launchers; NVRTC takes the kernels above */
+#if !defined(__CUDACC_RTC__) && !defined(AR_EMU_KERNELS_ONLY) /* the launchers; NVRTC, emu tests: kernels only */
 #include <cuda_runtime.h>
 
 /* blocks: the caller's grid (SMs x a few); 512 threads a block. 0 or a cudaError_t. */

@@ -1,5 +1,6 @@
 /* ar_emu.cc — runs the custom GPU kernels' own source (kernels/ar_p2p_kernel.cuh, kernels/ar_fill.cu) on CPU
  * threads: an emulated GPU is a pool of pthreads, a launch hands each the indices of one GPU thread. */
+#define AR_EMU_KERNELS_ONLY /* the .cu files below without their host launchers */
 #include "ar_emu_cuda.h" /* first: the kernels find their CUDA here (and its flag hook) */
 
 #include "ar_core.h"

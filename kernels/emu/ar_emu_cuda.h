@@ -28,7 +28,7 @@
 struct uint3 {
   unsigned x, y, z;
 };
-struct dim3 {
+struct dim3 { /* an aggregate: thread_local state holding it needs no dynamic initialisation */
   unsigned x, y, z;
 };
 struct alignas(16) uint4 {
@@ -40,6 +40,14 @@ struct alignas(16) uint4 {
 #define AR_EMU_MAX_BLOCKS 64  /* blocks of one grid (AR_P2P_MAX_BLOCKS) */
 #define AR_EMU_SLOTS (AR_EMU_MAX_DEVS * AR_EMU_MAX_BLOCKS)
 
+/* The CUDA stand-in's runner (ar_emu_fiber.cc) runs the GPU threads of a wave as fibers of one host thread; these
+ * switch between them. NULL in ar_emu.cc's runner, where every GPU thread is a pthread. */
+struct ar_emu_fibers {
+  void (*sync)(void);      /* __syncthreads of my block */
+  void (*warp_sync)(void); /* the barrier of my warp (the shuffles) */
+  void (*yield)(void);     /* let the other GPU threads run (flag hooks, sleeps) */
+};
+
 struct ar_emu_thread {
   uint3 thread_idx, block_idx;
   dim3 block_dim, grid_dim;
@@ -49,6 +57,8 @@ struct ar_emu_thread {
   int slot;                     /* device * AR_EMU_MAX_BLOCKS + block: index of my block's __shared__ storage */
   uint64_t rng;                 /* seeded delays (0 = none) */
   unsigned delay_mask;          /* a delay on about 1 in delay_mask + 1 hooks */
+  const struct ar_emu_fibers *fb; /* the stand-in's fibers, or NULL (pthreads) */
+  unsigned shuffles;            /* fibers: shuffles done (their exchange slots alternate between two sets) */
 };
 extern thread_local struct ar_emu_thread ar_emu_self;
 
@@ -60,6 +70,7 @@ extern thread_local struct ar_emu_thread ar_emu_self;
 /* A seeded random pause (a yield, sometimes a short sleep) at a flag store or load, barrier or fence. */
 static inline void ar_emu_delay(void) {
   struct ar_emu_thread *t = &ar_emu_self;
+  if (t->fb) t->fb->yield();
   if (!t->rng) return;
   t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17;
   if ((t->rng >> 20 & t->delay_mask) != 0) return;
@@ -82,9 +93,19 @@ static inline void ar_emu_delay(void) {
 
 /* ---- synchronisation ---- */
 static inline void __syncthreads(void) {
+  if (ar_emu_self.fb) {
+    ar_emu_self.fb->sync();
+    return;
+  }
   ar_emu_delay();
   pthread_barrier_wait(ar_emu_self.block_bar);
   ar_emu_delay();
+}
+
+/* The barrier of my warp (the shuffles' exchange). */
+static inline void ar_emu_warp_wait(struct ar_emu_thread *t) {
+  if (t->fb) t->fb->warp_sync();
+  else pthread_barrier_wait(t->warp_bar);
 }
 
 /* A system fence. ThreadSanitizer does not model fences (the kernels' ordering comes from the flag hooks'
@@ -100,6 +121,7 @@ static inline void __threadfence_system(void) {
 static inline void __threadfence(void) { __threadfence_system(); }
 
 static inline void __nanosleep(unsigned ns) {
+  if (ar_emu_self.fb) ar_emu_self.fb->yield();
   struct timespec ts = {0, (long)ns};
   nanosleep(&ts, NULL);
 }
@@ -108,15 +130,16 @@ static inline void __nanosleep(unsigned ns) {
 template <class T> static inline T ar_emu_shfl(T v, unsigned src_lane, int own) {
   struct ar_emu_thread *t = &ar_emu_self;
   unsigned lane = t->thread_idx.x & 31u;
-  uint64_t bits = 0;
+  uint64_t bits = 0, *buf = t->warp_buf;
   memcpy(&bits, &v, sizeof v);
-  t->warp_buf[lane] = bits;
-  pthread_barrier_wait(t->warp_bar);
+  if (t->fb) buf += 32 * (t->shuffles++ & 1u); /* fibers: two sets in turn, so one barrier per shuffle will do */
+  buf[lane] = bits;
+  ar_emu_warp_wait(t);
   unsigned wsize = t->block_dim.x - (t->thread_idx.x & ~31u);
   if (wsize > 32) wsize = 32;
   T r = v;
-  if (!own && src_lane < wsize) memcpy(&r, &t->warp_buf[src_lane], sizeof r);
-  pthread_barrier_wait(t->warp_bar); /* every lane has read before the slots are reused */
+  if (!own && src_lane < wsize) memcpy(&r, &buf[src_lane], sizeof r);
+  if (!t->fb) ar_emu_warp_wait(t); /* every lane has read before the slots are reused */
   return r;
 }
 template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int o) {

@@ -2,6 +2,7 @@
  * kernel over every grid shape and size class (vectors, unrolled vectors, the 4-byte tail, nothing past the
  * end), the flag ping-pong between two threads (every round trip, the status words) and its deadline (a peer
  * that never answers: AR_LKS_TIMEOUT with the round trips done, within the bound, never a hang). */
+#define AR_EMU_KERNELS_ONLY /* links_cuda.cu without its host launchers */
 #include "ar_emu_cuda.h"
 
 #include "links_cuda.cu"

@@ -61,6 +61,12 @@ static int fused_init(const struct ar_env *env, const char *variant, void **stat
   struct ar_fused_variant v;
   int rc = ar_fused_variant_parse(variant, &v, err, len);
   if (rc) return rc;
+  if (v.unfused == AR_FUSED_NCCL && !ar_backend_built(&ar_be_nccl)) { /* the nccl backend is not in this build */
+    char why[AR_ERRLEN];
+    ar_be_nccl.available(env, why, sizeof why);
+    snprintf(err, len, "fused:unfused=nccl runs the nccl backend inside: %s", why);
+    return -AR_EUNAVAIL;
+  }
   if (v.unfused == AR_FUSED_NCCL) { /* decided alike on every rank before NCCL's collective init */
     if (env->device_shared)
       snprintf(err, len, "fused:unfused=nccl needs >= 2 GPUs, one per rank: NCCL refuses two ranks on one GPU "

@@ -1,0 +1,331 @@
+/* device.c — the stand-in's devices (ARBENCH_STANDIN_GPUS of them, CUDA_VISIBLE_DEVICES honoured), their
+ * attributes and peer access, versions, the per-thread last error and the sticky one, CUDA's error strings. */
+#include "internal.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sa_state sa = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static _Thread_local int current;          /* cudaSetDevice is per host thread */
+static _Thread_local cudaError_t last_err;
+
+/* ARBENCH_STANDIN_GPUS=N (1..16, default 4) devices exist; CUDA_VISIBLE_DEVICES=i,j,... picks and orders
+ * them (indices only; an entry that is not one ends the list, as CUDA does). */
+static void init_once(void) {
+  const char *n = getenv("ARBENCH_STANDIN_GPUS");
+  int total = n && *n ? atoi(n) : 4;
+  if (total < 1 || total > SA_MAX_DEVICES) {
+    fprintf(stderr, "arbench cuda stand-in: bad ARBENCH_STANDIN_GPUS '%s' (allowed: 1 to %d devices)\n", n,
+            SA_MAX_DEVICES);
+    exit(2);
+  }
+  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+  sa.ndev = 0;
+  if (!vis) {
+    for (int d = 0; d < total; d++) sa.physical[sa.ndev++] = d;
+  } else {
+    for (const char *p = vis; *p && sa.ndev < SA_MAX_DEVICES;) {
+      char *end;
+      long d = strtol(p, &end, 10);
+      if (end == p || d < 0 || d >= total || (*end && *end != ',')) break;
+      int dup = 0;
+      for (int i = 0; i < sa.ndev; i++) dup |= sa.physical[i] == d;
+      if (dup) break;
+      sa.physical[sa.ndev++] = (int)d;
+      p = *end ? end + 1 : end;
+    }
+  }
+  sa.hang_rank = sa.corrupt_rank = sa.ipc_fail_rank = -1;
+  const char *r = getenv("OMPI_COMM_WORLD_RANK");
+  if (!r) r = getenv("PMIX_RANK");
+  sa.rank = r ? atoi(r) : 0;
+  for (int i = 0; i < SA_MAX_SLOTS; i++) sa.slots_used[i] = 0;
+  sa.init = 1;
+}
+
+void sa_init(void) { pthread_once(&once, init_once); }
+
+int sa_device(void) { return current; }
+
+cudaError_t sa_error(cudaError_t e) {
+  if (e != cudaSuccess) last_err = e;
+  return e;
+}
+
+int ar_standin_world_rank(void) {
+  sa_init();
+  return sa.rank;
+}
+
+/* The sticky error, if a kernel or stream work failed (every call returns it from then on). */
+static cudaError_t sticky(void) {
+  pthread_mutex_lock(&sa.mu);
+  cudaError_t e = sa.sticky;
+  pthread_mutex_unlock(&sa.mu);
+  return e;
+}
+
+int sa_capture_illegal(const char *call) {
+  pthread_t me = pthread_self();
+  for (struct sa_stream *s = sa.all; s; s = s->next_all)
+    if (s->capturing && !s->invalidated &&
+        (s->mode == cudaStreamCaptureModeGlobal ||
+         (s->mode == cudaStreamCaptureModeThreadLocal && pthread_equal(s->capturer, me)))) {
+      pthread_mutex_unlock(&sa.mu);
+      ar_standin_violation("%s while a stream is being captured into a CUDA graph (mode %s): CUDA refuses it and "
+                           "invalidates the capture (cudaErrorStreamCaptureUnsupported)",
+                           call, s->mode == cudaStreamCaptureModeGlobal ? "global" : "thread-local");
+    }
+  return 0;
+}
+
+static cudaError_t check_device(int d) { return d >= 0 && d < sa.ndev ? cudaSuccess : cudaErrorInvalidDevice; }
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  sa_init();
+  if (!count) return sa_error(cudaErrorInvalidValue);
+  *count = sa.ndev;
+  return sa.ndev ? cudaSuccess : sa_error(cudaErrorNoDevice);
+}
+
+cudaError_t cudaSetDevice(int device) {
+  sa_init();
+  cudaError_t e = sticky();
+  if (e) return sa_error(e);
+  if (check_device(device)) return sa_error(cudaErrorInvalidDevice);
+  current = device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+  sa_init();
+  if (!device) return sa_error(cudaErrorInvalidValue);
+  *device = current;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
+  sa_init();
+  if (!value) return sa_error(cudaErrorInvalidValue);
+  if (check_device(device)) return sa_error(cudaErrorInvalidDevice);
+  int phys = sa.physical[device];
+  switch (attr) {
+  case cudaDevAttrMaxThreadsPerBlock: case cudaDevAttrMaxBlockDimX: *value = 1024; break;
+  case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
+  case cudaDevAttrMaxSharedMemoryPerBlock: *value = 48 << 10; break;
+  case cudaDevAttrWarpSize: *value = 32; break;
+  case cudaDevAttrMultiProcessorCount: *value = SA_SMS; break;
+  case cudaDevAttrCanMapHostMemory: case cudaDevAttrConcurrentKernels: case cudaDevAttrUnifiedAddressing:
+  case cudaDevAttrIpcEventSupport: *value = 1; break;
+  case cudaDevAttrPciBusId: *value = phys + 1; break;
+  case cudaDevAttrPciDeviceId: *value = 0; break;
+  case cudaDevAttrPciDomainId: *value = 0xffff; break;
+  case cudaDevAttrL2CacheSize: *value = SA_L2_BYTES; break;
+  case cudaDevAttrMaxThreadsPerMultiProcessor: *value = SA_THREADS_PER_SM; break;
+  case cudaDevAttrComputeCapabilityMajor: *value = 12; break;
+  case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+  default: return sa_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
+  sa_init();
+  if (!p) return sa_error(cudaErrorInvalidValue);
+  if (check_device(device)) return sa_error(cudaErrorInvalidDevice);
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "CPU stand-in of a CUDA device (arbench -Dcuda-emu)");
+  p->totalGlobalMem = SA_MEMORY_BYTES;
+  p->sharedMemPerBlock = 48 << 10;
+  p->warpSize = 32;
+  p->maxThreadsPerBlock = 1024;
+  p->major = 12;
+  p->minor = 0;
+  p->multiProcessorCount = SA_SMS;
+  p->canMapHostMemory = 1;
+  p->pciBusID = sa.physical[device] + 1;
+  p->pciDomainID = 0xffff;
+  p->unifiedAddressing = 1;
+  p->l2CacheSize = SA_L2_BYTES;
+  p->ipcEventSupported = 1;
+  return cudaSuccess;
+}
+
+/* "FFFF:0N:00.0": a PCI domain no machine has, so no topology lookup finds the stand-in's devices. */
+cudaError_t cudaDeviceGetPCIBusId(char *bus, int len, int device) {
+  sa_init();
+  if (!bus || len < 13) return sa_error(cudaErrorInvalidValue);
+  if (check_device(device)) return sa_error(cudaErrorInvalidDevice);
+  snprintf(bus, (size_t)len, "FFFF:%02X:00.0", sa.physical[device] + 1);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *bus) {
+  sa_init();
+  if (!device || !bus) return sa_error(cudaErrorInvalidValue);
+  for (int d = 0; d < sa.ndev; d++) {
+    char mine[16];
+    cudaDeviceGetPCIBusId(mine, sizeof mine, d);
+    if (!strcasecmp(mine, bus)) {
+      *device = d;
+      return cudaSuccess;
+    }
+  }
+  return sa_error(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
+  sa_init();
+  if (!can) return sa_error(cudaErrorInvalidValue);
+  if (check_device(device) || check_device(peer)) return sa_error(cudaErrorInvalidDevice);
+  *can = device != peer; /* every pair of stand-in devices (the same memory system) */
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  sa_init();
+  if (flags) return sa_error(cudaErrorInvalidValue);
+  if (check_device(peer) || peer == current) return sa_error(cudaErrorInvalidDevice);
+  pthread_mutex_lock(&sa.mu);
+  int was = sa.peer_enabled[current][peer];
+  sa.peer_enabled[current][peer] = 1;
+  pthread_mutex_unlock(&sa.mu);
+  return was ? sa_error(cudaErrorPeerAccessAlreadyEnabled) : cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int src, int dst) {
+  sa_init();
+  if (!value) return sa_error(cudaErrorInvalidValue);
+  if (check_device(src) || check_device(dst) || src == dst) return sa_error(cudaErrorInvalidDevice);
+  switch (attr) {
+  case cudaDevP2PAttrPerformanceRank: *value = 0; break;
+  case cudaDevP2PAttrAccessSupported: *value = 1; break;
+  case cudaDevP2PAttrNativeAtomicSupported: case cudaDevP2PAttrCudaArrayAccessSupported: *value = 0; break;
+  default: return sa_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  sa_init();
+  pthread_mutex_lock(&sa.mu);
+  sa_capture_illegal("cudaDeviceSynchronize");
+  sa_sync_device(current);
+  cudaError_t e = sa.sticky;
+  pthread_mutex_unlock(&sa.mu);
+  return sa_error(e);
+}
+
+cudaError_t cudaDriverGetVersion(int *v) {
+  if (!v) return sa_error(cudaErrorInvalidValue);
+  *v = CUDART_VERSION; /* the stand-in is its own driver */
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v) {
+  if (!v) return sa_error(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError(void) {
+  cudaError_t s = sticky();
+  if (s) return s;
+  cudaError_t e = last_err;
+  last_err = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+  cudaError_t s = sticky();
+  return s ? s : last_err;
+}
+
+static const struct {
+  cudaError_t e;
+  const char *name, *text;
+} errors[] = {
+  {cudaSuccess, "cudaSuccess", "no error"},
+  {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+  {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+  {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+  {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+  {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+  {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+  {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+  {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
+   "CUDA driver version is insufficient for CUDA runtime version"},
+  {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+  {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+  {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+  {cudaErrorMapBufferObjectFailed, "cudaErrorMapBufferObjectFailed", "mapping of buffer object failed"},
+  {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice",
+   "no kernel image is available for execution on the device"},
+  {cudaErrorPeerAccessUnsupported, "cudaErrorPeerAccessUnsupported",
+   "peer access is not supported between these two devices"},
+  {cudaErrorUnsupportedPtxVersion, "cudaErrorUnsupportedPtxVersion",
+   "the provided PTX was compiled with an unsupported toolchain."},
+  {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+  {cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
+  {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
+  {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+  {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+  {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
+  {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
+  {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+  {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+  {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+   "operation not permitted when stream is capturing"},
+  {cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+   "operation failed due to a previous error during capture"},
+  {cudaErrorStreamCaptureUnmatched, "cudaErrorStreamCaptureUnmatched", "capture was not initiated in this stream"},
+  {cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
+   "operation would make the legacy stream depend on a capturing blocking stream"},
+  {cudaErrorCapturedEvent, "cudaErrorCapturedEvent",
+   "operation not permitted on an event last recorded in a capturing stream"},
+  {cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
+   "attempt to terminate a thread-local capture sequence from another thread"},
+  {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+const char *cudaGetErrorString(cudaError_t e) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    if (errors[i].e == e) return errors[i].text;
+  return "unrecognized error code";
+}
+
+const char *cudaGetErrorName(cudaError_t e) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    if (errors[i].e == e) return errors[i].name;
+  return "cudaErrorUnknown";
+}
+
+/* The stand-in has no driver API: no symbol is found (arbench asks only on NVRTC stacks, rtc.c). */
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *status) {
+  (void)symbol, (void)flags;
+  if (!fn) return sa_error(cudaErrorInvalidValue);
+  *fn = NULL;
+  if (status) *status = cudaDriverEntryPointSymbolNotFound;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+                                             unsigned long long flags, enum cudaDriverEntryPointQueryResult *status) {
+  (void)version;
+  return cudaGetDriverEntryPoint(symbol, fn, flags, status);
+}
+
+/* Every launcher's kernel runs on every stand-in device (the host compiler built it): there is always an image. */
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func) {
+  sa_init();
+  if (!a || !func) return sa_error(cudaErrorInvalidDeviceFunction);
+  memset(a, 0, sizeof *a);
+  a->maxThreadsPerBlock = 1024;
+  a->ptxVersion = a->binaryVersion = 120;
+  return cudaSuccess;
+}
