@@ -252,6 +252,8 @@ int ar_cmd_version(int argc, char **argv) {
   printf("stack        %s\n", S("name"));
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
+  const char *sn = json_string_value(json_object_get(json_object_get(st, "standin"), "nccl"));
+  if (sn) printf("NCCL stand-in %s (CPU ranks: no GPU, no NCCL ran)\n", sn);
   json_t *ck = json_object_get(st, "custom_kernels");
   printf("GPU archs    %s\n", json_is_true(json_object_get(st, "kernels")) ? S("archs")
                               : json_is_object(ck) ? "none linked in (no nvcc in this stack: fill/check staged through the host)"
