@@ -6,9 +6,11 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 np=${1:?usage: variants.sh NP}
 need_standin "$np"
-ar_mpirun "$np" run --backend 'nccl;nccl:algo=Ring,proto=LL;nccl:algo=Tree,proto=Simple' --sizes 8,4K,64K,1M \
-  -d float,bf16 -n 3 -w 1 -c 2 -J "$TMP/r.jsonl" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "run exited $?"; }
-"$PY" - "$TMP/r.jsonl" "$np" <<'PY' || fail "records"
+dtypes=float,bf16
+[ "$np" -le 4 ] || dtypes=float # 8 ranks share 2 cores in CI: one dtype there
+ar_mpirun "$np" run --backend 'nccl;nccl:algo=Ring,proto=LL;nccl:algo=Tree,proto=Simple' --sizes 8,64K,512K \
+  -d "$dtypes" -n 3 -w 1 -c 1 -J "$TMP/r.jsonl" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "run exited $?"; }
+"$PY" - "$TMP/r.jsonl" "$np" "$dtypes" <<'PY' || fail "records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 np = int(sys.argv[2])
@@ -16,7 +18,7 @@ run = [r for r in recs if r["type"] == "run"][0]
 assert run["stack"]["standin"]["nccl"] == "nccl-standin (mimics 2.28.9)", run["stack"]
 res = [r for r in recs if r["type"] == "result"]
 want = {"": None, "algo=Ring,proto=LL": ("RING", "LL"), "algo=Tree,proto=Simple": ("TREE", "SIMPLE")}
-assert len(res) == 3 * 4 * 2, (len(res), [r["type"] for r in recs])
+assert len(res) == 3 * 3 * len(sys.argv[3].split(",")), (len(res), [r["type"] for r in recs])
 for r in res:
     got = (r.get("nccl_algo"), r.get("nccl_proto"))
     assert r["checked"] and r["wrong"] == 0 and r["ranks"] == np, r

@@ -368,13 +368,20 @@ void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min
     *min = *max = ctas;
     return;
   }
+  /* As NCCL reads the variables (ncclLoadParam: strtoll base 0; values <= 0 leave the config alone; above
+   * MAXCHANNELS, 64, capped; src/misc/param.cc, src/init.cc:1661-1681, 1760-1773 at v2.28.9-1). */
   const char *u[2] = {user_min, user_max};
   int *out[2] = {min, max};
   for (int i = 0; i < 2; i++) {
-    char *end;
-    long v = u[i] && *u[i] ? strtol(u[i], &end, 10) : 0;
-    if (v > 0 && v <= 64 && !*end) *out[i] = (int)v; /* NCCL ignores values <= 0 as well */
+    errno = 0;
+    long long v = u[i] && *u[i] ? strtoll(u[i], NULL, 0) : 0;
+    if (!errno && v > 0) *out[i] = v > 64 ? 64 : (int)v;
   }
+  /* ncclConfig_t is checked harder than the variables: minCTAs > maxCTAs is refused, and an unset maxCTAs is
+   * INT_MIN there (init.cc:1865-1872), so a minimum alone needs NCCL's default maximum beside it; where the variables
+   * gave minimum > maximum NCCL sets both to the maximum (init.cc:1770-1773). */
+  if (*min && !*max) *max = 64;
+  if (*min > *max && *max) *min = *max;
 }
 
 void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len) {

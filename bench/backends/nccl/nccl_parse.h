@@ -92,7 +92,8 @@ void ar_nccl_log_key(struct ar_nccl_log *log, const struct ar_nccl_call *calls, 
 /* Last tuning decision for a message of bytes in dtype, NULL when none. */
 const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes, int dtype);
 /* CTAs for ncclConfig_t: the variant's ctas=, else the user's NCCL_MIN_CTAS/NCCL_MAX_CTAS (which
- * the backend clears from the environment, or NCCL would let them override ctas=). 0 = NCCL's own. */
+ * the backend clears from the environment, or NCCL would let them override ctas=), meaning in the config
+ * what they meant as variables: a minimum alone gets NCCL's default maximum (64). 0 = NCCL's own. */
 void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min, int *max);
 /* NCCL_DEBUG_FILE's file name as NCCL expands it (%h host, %p pid, %% percent). */
 void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len);
