@@ -12,7 +12,7 @@ lib=$ARBENCH_BUILD/tuner/libarbench-tuner.so
 echo '{"schema": "arbench.tuner", "version": 1, "groups": [' >"$TMP/torn.json"
 run() { # run NAME ENV...
   local name=$1; shift
-  env "$@" mpirun -q --oversubscribe -np "$np" "$ARBENCH" run --backend nccl --sizes 4K,1M -d float -n 3 -w 1 -c 2 \
+  env "$@" mpirun -q --oversubscribe -np "$np" "$ARBENCH" run --backend nccl --sizes 4K,512K -d float -n 3 -w 1 -c 1 \
     -J "$TMP/$name.jsonl" >"$TMP/$name.out" 2>"$TMP/$name.err" || { cat "$TMP/$name.err"; fail "$name: run exited $?"; }
 }
 run torn NCCL_TUNER_PLUGIN="$lib" ARBENCH_TUNER_FILE="$TMP/torn.json"
@@ -28,6 +28,9 @@ for name, needle in why.items():
         t = r["nccl_tuner"]
         assert r["wrong"] == 0 and t["ran"] is True and t["error"].startswith(needle[len("arbench tuner: "):]), (name, t)
         assert r["nccl"]["nccl_warnings"] >= 1 and r["nccl"]["first_warning"].startswith(needle), r["nccl"]
+        # the plugin came from the environment, not from a tuner= variant (nor an earlier one): the record says so
+        assert t["plugin"].endswith("libarbench-tuner.so") and "this environment's NCCL_TUNER_PLUGIN" in t["note"], t
+        assert r["warning"].startswith("nccl: no tuner= here"), r["warning"]
         want = ("RING", "LL") if r["size"] == 4096 else ("RING", "SIMPLE")  # NCCL's own tuning
         assert (r["nccl_algo"], r["nccl_proto"]) == want, (name, r["size"], r["nccl_algo"], r["nccl_proto"])
 print("ok: one WARN each, recorded, NCCL's own tuning ran")

@@ -3,10 +3,10 @@
 # fastest up to 256 KiB, Ring/Simple above: GPU-box numbers written here, not stand-in timings), then
 # nccl:tuner=DIR/tuner.json makes NCCL load libarbench-tuner.so through NCCL_TUNER_PLUGIN (v5, the newest 2.28.9
 # knows) and run, per size, what was decided (NCCL's own tuning lines say so), where default NCCL runs Simple
-# at 256 KiB; every size checked (0 wrong).
+# at 256 KiB; every size checked (0 wrong). Two ranks.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
-np=4
+np=2
 need_standin "$np"
 "$PY" "$(dirname "$0")/measured.py" "$TMP/measured.jsonl" "$np" $(for k in 0 1 2 3 4 5 6 7 8; do echo $((4096 << k)); done)
 expect_status 0 "$ARBENCH" tune "$TMP/measured.jsonl" -o "$TMP/d"
@@ -18,7 +18,7 @@ got = [(r["min_bytes"], r["max_bytes"], r["algorithm"], r["protocol"]) for r in 
 assert got == [(0, 262144, "ring", "ll"), (262145, 1048576, "ring", "simple")], got
 PY
 run() { # run NAME BACKEND
-  ar_mpirun "$np" run --backend "$2" --sizes 4K,256K,1M -d float -n 3 -w 1 -c 2 -J "$TMP/$1.jsonl" >"$TMP/$1.out" \
+  ar_mpirun "$np" run --backend "$2" --sizes 4K,256K,512K -d float -n 3 -w 1 -c 1 -J "$TMP/$1.jsonl" >"$TMP/$1.out" \
     2>"$TMP/$1.err" || { cat "$TMP/$1.err"; fail "$1 run exited $?"; }
 }
 run tuned "nccl:tuner=$J"
@@ -28,7 +28,7 @@ import json, sys
 def results(p):
     return {r["size"]: r for r in map(json.loads, open(p)) if r["type"] == "result"}
 tuned, default, np = results(sys.argv[1]), results(sys.argv[2]), int(sys.argv[3])
-want = {4096: "LL", 262144: "LL", 1048576: "SIMPLE"}
+want = {4096: "LL", 262144: "LL", 524288: "SIMPLE"}
 for size, proto in want.items():
     r = tuned[size]
     t = r["nccl_tuner"]

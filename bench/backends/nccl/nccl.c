@@ -495,9 +495,10 @@ static int nccl_describe(void *state, json_t *rec) {
     json_object_set_new(rec, "nccl_channels", json_integer(t->channels));
   }
   json_object_set_new(rec, "nccl_transport", json_string(ar_nccl_transport_name(log->transports)));
-  json_t *tj = ar_nccl_tuner_json(&log->tuner, s->v.tuner, s->v.tuner_lib);
+  json_t *tj = ar_nccl_tuner_json(&log->tuner, s->v.tuner, s->v.tuner_lib, s->saved[AR_NENV_TUNER]);
   if (tj && json_object_get(tj, "note") && !*s->warning)
-    snprintf(s->warning, sizeof s->warning, "nccl:%s: %s", s->variant, json_string_value(json_object_get(tj, "note")));
+    snprintf(s->warning, sizeof s->warning, "nccl%s%s: %s", *s->variant ? ":" : "", s->variant,
+             json_string_value(json_object_get(tj, "note")));
   if (tj) json_object_set_new(rec, "nccl_tuner", tj);
   if (*s->warning) json_object_set_new(rec, "warning", json_string(s->warning));
   return 0;

@@ -413,11 +413,12 @@ int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks) {
   return strcmp(t, "NVL") && strcmp(t, "NVB") && strcmp(t, "C2C") && strcmp(t, "LOC");
 }
 
-json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib) {
-  int has_file = file && *file;
+json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib, const char *env_plugin) {
+  int has_file = file && *file, from_env = !has_file && env_plugin && *env_plugin;
   if (!has_file && !t->ran) return NULL;
+  const char *plugin = has_file ? lib : from_env ? env_plugin : NULL;
   json_t *j = json_pack("{s:o, s:o, s:b, s:o}", "file", has_file ? json_string(file) : json_null(), "plugin",
-                        has_file && lib && *lib ? json_string(lib) : json_null(), "ran", t->ran, "abi",
+                        plugin && *plugin ? json_string(plugin) : json_null(), "ran", t->ran, "abi",
                         *t->abi ? json_string(t->abi) : json_null());
   if (!j) return NULL;
   if (*t->match) json_object_set_new(j, "match", json_string(t->match));
@@ -436,6 +437,12 @@ json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, 
     note = "the tuner plugin did not run: NCCL loads it once per process and keeps a failed load (an earlier nccl "
            "variant without tuner= in this run), so run nccl:tuner= in its own arbench run";
   else if (has_file && *t->error) note = "the decisions file did not load: NCCL tuned on its own";
+  else if (from_env && *t->error)
+    note = "no tuner= here: this environment's NCCL_TUNER_PLUGIN loaded the tuner plugin, whose decisions file did not "
+           "load: NCCL tuned on its own";
+  else if (from_env)
+    note = "no tuner= here: this environment's NCCL_TUNER_PLUGIN loaded the tuner plugin, so NCCL ran its choices, "
+           "not its own tuning";
   else if (!has_file) note = "no tuner= here, but an earlier nccl:tuner= communicator of this process still holds the "
                              "plugin, so NCCL used it here too: run default and tuned nccl in separate arbench runs";
   if (note) json_object_set_new(j, "note", json_string(note));

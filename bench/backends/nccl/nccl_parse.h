@@ -101,9 +101,12 @@ void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *ou
 const char *ar_nccl_transport_name(int bits);
 /* The record's "nccl_tuner" object: which decisions file and plugin a tuner= variant set, whether the
  * plugin ran on this communicator (and as which ABI), the group and ranges it used, its error, and a
- * note when it did not run or ran without tuner=. NULL when neither (a plain variant). New reference. */
+ * note when it did not run or ran without tuner= (env_plugin: the user's own NCCL_TUNER_PLUGIN, NULL when
+ * unset: then the plugin came from there, not from an earlier tuner= communicator). NULL when neither (a plain
+ * variant). New reference. */
 struct json_t;
-struct json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib);
+struct json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib,
+                                  const char *env_plugin);
 
 /* Is forcing LL128 unsafe on this path? (no NVLink between the ranks: data can be corrupted) */
 int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks);
