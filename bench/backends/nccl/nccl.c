@@ -351,24 +351,15 @@ static int nccl_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why
   return 0;
 }
 
-/* reg=1 / symm=1: register the whole allocation that holds p (found through the driver API). */
-static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t len) {
-  unsigned long long addr = (unsigned long long)(uintptr_t)p, base = 0;
-  for (int i = 0; i < s->nreg; i++)
-    if (addr >= s->reg[i].base && addr < s->reg[i].base + s->reg[i].size) return 0;
-  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  int (*range)(unsigned long long *, size_t *, unsigned long long) = NULL;
-  void *sym = cuda ? dlsym(cuda, "cuMemGetAddressRange_v2") : NULL;
-  memcpy(&range, &sym, sizeof range);
-  size_t size = 0;
-  if (!range || range(&base, &size, addr) || s->nreg >= AR_NCCL_MAX_REG) {
-    snprintf(err, len, "nccl: cannot find the allocation of buffer %p to register it", p);
-    return -AR_ERUNTIME;
-  }
+/* reg=1 / symm=1: register [base, base + size) (under the guard: ncclCommWindowRegister is collective, every rank
+ * reaches it, the engine agrees before alloc; a peer that never does is ended by the host watchdog (-T)). */
+static int register_range(struct ar_nccl *s, unsigned long long base, size_t size, char *err, size_t len) {
   void *handle = NULL;
   ncclResult_t rc;
-  /* Under the guard. ncclCommWindowRegister is collective: every rank reaches it (the engine agrees
-   * before alloc); a peer that never does is ended by the host watchdog (-T), not by this lock. */
+  if (s->nreg >= AR_NCCL_MAX_REG) {
+    snprintf(err, len, "nccl: more than %d registered buffers", AR_NCCL_MAX_REG);
+    return -AR_ERUNTIME;
+  }
   if (ar_guard_enter(&s->guard, err, len)) return -AR_ETIMEOUT;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
   if (s->v.symm) rc = ncclCommWindowRegister(s->comm, (void *)(uintptr_t)base, size, (ncclWindow_t *)&handle,
@@ -387,6 +378,24 @@ static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t
   s->reg[s->nreg].size = size;
   s->reg[s->nreg++].handle = handle;
   return 0;
+}
+
+/* A buffer of a call outside every registration (not the engine's, e.g. a wrapping backend's): the whole
+ * allocation that holds p, found through the driver API. */
+static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t len) {
+  unsigned long long addr = (unsigned long long)(uintptr_t)p, base = 0;
+  for (int i = 0; i < s->nreg; i++)
+    if (addr >= s->reg[i].base && addr < s->reg[i].base + s->reg[i].size) return 0;
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  int (*range)(unsigned long long *, size_t *, unsigned long long) = NULL;
+  void *sym = cuda ? dlsym(cuda, "cuMemGetAddressRange_v2") : NULL;
+  memcpy(&range, &sym, sizeof range);
+  size_t size = 0;
+  if (!range || range(&base, &size, addr)) {
+    snprintf(err, len, "nccl: cannot find the allocation of buffer %p to register it", p);
+    return -AR_ERUNTIME;
+  }
+  return register_range(s, base, size, err, len);
 }
 
 static void deregister(struct ar_nccl *s) {
@@ -523,7 +532,7 @@ static int nccl_alloc(void *state, size_t bytes, void **p, char *err, size_t len
       *p = NULL;
       rc = -AR_ERUNTIME;
     }
-    if (!rc) rc = ensure_registered(s, *p, err, len);
+    if (!rc) rc = register_range(s, (unsigned long long)(uintptr_t)*p, bytes, err, len); /* ours: its extent known */
   }
   if (!rc) rc = probe(s, *p, bytes, err, len);
   logging_end(s);
