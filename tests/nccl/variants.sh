@@ -31,4 +31,22 @@ for r in res:
     assert r["nccl_transport"] == "P2P" and r["nccl"]["path"] == "PIX", r["nccl"]
 print("ok: %d records, 0 wrong, forced variants ran what they forced" % len(res))
 PY
+[ "$np" = 2 ] || { echo "variants: ok ($np ranks)"; exit 0; }
+# Two ranks also: registered buffers (ncclMemAlloc + ncclCommRegister / ncclCommWindowRegister) and ctas= (ncclConfig_t).
+ar_mpirun "$np" run --backend 'nccl:reg=1;nccl:symm=1;nccl:ctas=4' --sizes 8,512K -d float --inplace both -n 3 -w 1 -c 1 \
+  -J "$TMP/reg.jsonl" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "reg/symm/ctas run exited $?"; }
+"$PY" - "$TMP/reg.jsonl" <<'PY' || fail "reg/symm/ctas records"
+import json, sys
+res = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "result"]
+assert len(res) == 3 * 2 * 2, len(res)
+for r in res:
+    f = r["nccl"]["forced"]
+    assert r["wrong"] == 0 and r["checked"], r
+    assert (f["reg"], f["symm"], f["ctas"]) == {"reg=1": (True, False, 0), "symm=1": (False, True, 0),
+                                                "ctas=4": (False, False, 4)}[r["variant"]], f
+    assert r["nccl"]["coll_channels"] == (4 if r["variant"] == "ctas=4" else 2), r["nccl"]
+    if r["variant"] == "symm=1":  # the stand-in, like NCCL without symmetric memory, runs its regular kernels
+        assert r["nccl"]["symmetric"]["ran"] is False, r["nccl"]
+print("ok: reg=1, symm=1, ctas=4: %d records, 0 wrong" % len(res))
+PY
 echo "variants: ok ($np ranks)"
