@@ -49,4 +49,15 @@ for r in res:
         assert r["nccl"]["symmetric"]["ran"] is False, r["nccl"]
 print("ok: reg=1, symm=1, ctas=4: %d records, 0 wrong" % len(res))
 PY
+# What this machine cannot run, forced: NCCL's own error at the call (NVLS needs NVSwitch), a skip naming it.
+expect_status 3 ar_mpirun "$np" run --backend 'nccl:algo=NVLS' --sizes 512K -d float -n 3 -c 1 -J "$TMP/nvls.jsonl"
+"$PY" - "$TMP/nvls.jsonl" <<'PY' || fail "algo=NVLS skip"
+import json, sys
+recs = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] in ("skip", "result")]
+assert len(recs) == 1 and recs[0]["type"] == "skip", recs
+assert "cannot run the forced algorithm/protocol here: invalid usage" in recs[0]["reason"], recs[0]
+assert "Error : no algorithm/protocol available for function AllReduce with datatype ncclFloat32. NCCL_ALGO was set to " \
+       "NVLS." in recs[0]["reason"], recs[0]
+print("ok: algo=NVLS refused with NCCL's error")
+PY
 echo "variants: ok ($np ranks)"

@@ -140,7 +140,7 @@ SN_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, nc
   if ((rc = __atomic_load_n(&c->async, __ATOMIC_ACQUIRE))) return rc; /* ncclCommEnsureReady */
   if ((rc = args_check(c, dt, op))) return rc;
   SN_INFO(SN_COLL, "AllReduce: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root 0 comm %p "
-          "[nranks=%d] stream %p", (unsigned long)c->step, send, recv, count, (int)dt, (int)op, (void *)c, c->nranks,
+          "[nranks=%d] stream %p", (unsigned long)__atomic_load_n(&c->step, __ATOMIC_RELAXED), send, recv, count, (int)dt, (int)op, (void *)c, c->nranks,
           (void *)stream);
   struct job j = {c, send, recv, count, dt, op, 0};
   if (!count) return ncclSuccess;
