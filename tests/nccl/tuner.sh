@@ -40,4 +40,18 @@ for size, proto in want.items():
 assert (default[262144]["nccl_algo"], default[262144]["nccl_proto"]) == ("RING", "SIMPLE"), default[262144]
 print("ok: the plugin's choices ran per size (256K: LL where default NCCL runs SIMPLE)")
 PY
+# After a plain nccl variant NCCL (2.28.9 keeps a failed plugin load for the process) does not load the plugin for a
+# later tuner= variant of the same run: its records say so and rank 0 says so on stderr (not NCCL's tuning passed
+# off as the plugin's).
+ar_mpirun "$np" run --backend "nccl;nccl:tuner=$J" --sizes 256K -d float -n 2 -w 1 -c 1 -J "$TMP/late.jsonl" \
+  >"$TMP/late.out" 2>"$TMP/late.err" || { cat "$TMP/late.err"; fail "late tuner= run exited $?"; }
+grep -q "^arbench: warning: nccl:tuner=$J: the tuner plugin did not run: NCCL loads it once per process" "$TMP/late.err" ||
+  { cat "$TMP/late.err"; fail "no warning that the late tuner= variant ran without the plugin"; }
+"$PY" - "$TMP/late.jsonl" <<'PY' || fail "late tuner= records"
+import json, sys
+res = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "result"]
+late = [r for r in res if r["variant"].startswith("tuner=")]
+assert len(late) == 1 and late[0]["nccl_tuner"]["ran"] is False and "did not run" in late[0]["warning"], late
+assert (late[0]["nccl_algo"], late[0]["nccl_proto"]) == ("RING", "SIMPLE"), late[0]  # NCCL's own, not the plugin's LL
+PY
 echo "tuner: ok"

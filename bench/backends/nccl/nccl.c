@@ -322,6 +322,20 @@ static int probe(struct ar_nccl *s, void *pool, size_t pool_bytes, char *err, si
   return rc;
 }
 
+/* What the tuner plugin did on this communicator, said once on rank 0 when it is not what the variant asked
+ * (tuner= without the plugin running, a file it could not load, a plugin the variant did not ask for): the
+ * records say it too (nccl_tuner.note and warning), but a table of nccl:tuner= rows that ran NCCL's own tuning
+ * must not pass unnoticed. */
+static void check_tuner(struct ar_nccl *s) {
+  json_t *tj = ar_nccl_tuner_json(&s->log->tuner, s->v.tuner, s->v.tuner_lib, s->saved[AR_NENV_TUNER]);
+  const char *note = json_string_value(json_object_get(tj, "note"));
+  if (note && !*s->warning) {
+    snprintf(s->warning, sizeof s->warning, "nccl%s%s: %s", *s->variant ? ":" : "", s->variant, note);
+    if (s->env->rank == 0) fprintf(stderr, "arbench: warning: %s\n", s->warning);
+  }
+  json_decref(tj);
+}
+
 static void check_forced(struct ar_nccl *s) {
   const struct ar_env *env = s->env;
   if (!strstr(s->v.proto, "LL128") || !ar_nccl_ll128_unsafe(s->log, env->nranks)) return;
@@ -505,9 +519,6 @@ static int nccl_describe(void *state, json_t *rec) {
   }
   json_object_set_new(rec, "nccl_transport", json_string(ar_nccl_transport_name(log->transports)));
   json_t *tj = ar_nccl_tuner_json(&log->tuner, s->v.tuner, s->v.tuner_lib, s->saved[AR_NENV_TUNER]);
-  if (tj && json_object_get(tj, "note") && !*s->warning)
-    snprintf(s->warning, sizeof s->warning, "nccl%s%s: %s", *s->variant ? ":" : "", s->variant,
-             json_string_value(json_object_get(tj, "note")));
   if (tj) json_object_set_new(rec, "nccl_tuner", tj);
   if (*s->warning) json_object_set_new(rec, "warning", json_string(s->warning));
   return 0;
@@ -537,6 +548,7 @@ static int nccl_alloc(void *state, size_t bytes, void **p, char *err, size_t len
   if (!rc) rc = probe(s, *p, bytes, err, len);
   logging_end(s);
   check_forced(s);
+  check_tuner(s);
   return rc;
 }
 
