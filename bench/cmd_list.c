@@ -40,6 +40,8 @@ int ar_cmd_list(int argc, char **argv) {
       char status[AR_ERRLEN];
       if (rc && !ar_backend_built(all[i])) snprintf(status, sizeof status, "%s", reason); /* not compiled in: why */
       else if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
+      else if ((all[i]->flags & AR_BE_DEVICE) && ar_gpu_standin()) /* -Dcuda-emu: run it by name */
+        snprintf(status, sizeof status, "available (emulated: CPU stand-in of CUDA)");
       else snprintf(status, sizeof status, "available");
       printf("%-14s %-6s %-52s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
              all[i]->summary);
@@ -48,7 +50,8 @@ int ar_cmd_list(int argc, char **argv) {
     const char *archs = json_string_value(json_object_get(st, "archs"));
     printf("\nstack: %s; GPU kernels (fill/check, custom allreduce): %s\n",
            json_string_value(json_object_get(st, "name")),
-           json_is_true(json_object_get(st, "kernels")) ? archs
+           ar_gpu_standin() ? "built by the host C++ compiler, run on CPU threads (the CPU stand-in)"
+           : json_is_true(json_object_get(st, "kernels")) ? archs
            : json_is_object(json_object_get(st, "custom_kernels"))
                ? "fill/check not built: no nvcc under cuda-home (data staged through the host)"
            : json_object_get(st, "kernels") ? "not built: no nvcc under cuda-home (data staged through the host)"
@@ -60,6 +63,7 @@ int ar_cmd_list(int argc, char **argv) {
     json_decref(st);
     printf("GPUs visible: %d", gpus);
     if (!gpus) printf(" (%s)", why);
+    else if (ar_gpu_standin()) printf(" (CPU stand-ins of CUDA devices, -Dcuda-emu: ARBENCH_STANDIN_GPUS)");
     printf("\n");
   }
   MPI_Comm_free(&env.node_comm);

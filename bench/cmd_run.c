@@ -232,6 +232,7 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
              env.nnodes > 1 ? "s" : "", run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
         printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+      if (ar_gpu_standin()) puts(AR_GPU_STANDIN_NOTE);
     }
     ar_engine_emit(&e, "run", runrec);
   }

@@ -1,7 +1,11 @@
 /* fault.c — planted faults for the tests: corrupted output elements on chosen ranks (the check must
  * count each of them) and one slow rank (the statistics must take the max over ranks, -T must fire). */
 #include "fault.h"
+#include "ar_config.h"
 #include "dtype.h"
+#if AR_CUDA_EMU
+#include "standin.h"
+#endif
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -138,11 +142,13 @@ static const struct hook {
 } hooks[] = {
   {"ARBENCH_P2P_STALL", HOOK_RANK, offsetof(struct ar_fault, p2p_stall), 0},
   {"ARBENCH_SYMM_STALL", HOOK_RANK, offsetof(struct ar_fault, symm_stall), 0},
-  {"ARBENCH_EMU_STALL", HOOK_RANK, offsetof(struct ar_fault, emu_stall), 0},
   {"ARBENCH_NCCL_HANG_BYTES", HOOK_BYTES, 0, offsetof(struct ar_fault, nccl_hang_bytes)},
   {"ARBENCH_INJECT_FILL_FAIL", HOOK_RANK_BYTES, offsetof(struct ar_fault, fill_fail_rank),
    offsetof(struct ar_fault, fill_fail_bytes)},
   {"ARBENCH_INJECT_SILENT", HOOK_RANK, offsetof(struct ar_fault, silent_rank), 0},
+  {"ARBENCH_EMU_HANG", HOOK_RANK, offsetof(struct ar_fault, emu_hang), 0},
+  {"ARBENCH_EMU_CORRUPT", HOOK_RANK, offsetof(struct ar_fault, emu_corrupt), 0},
+  {"ARBENCH_EMU_IPC_FAIL", HOOK_RANK, offsetof(struct ar_fault, emu_ipc_fail), 0},
 };
 
 int ar_fault_hooks(struct ar_fault *f, char *(*get)(const char *), int nranks, char *err, size_t len) {
@@ -155,6 +161,9 @@ int ar_fault_hooks(struct ar_fault *f, char *(*get)(const char *), int nranks, c
     if (h->form != HOOK_RANK) *(size_t *)((char *)f + h->bytes) = bytes;
     if (rc) return rc;
   }
+#if AR_CUDA_EMU /* the stand-in's own hooks: it compares the ranks with its own */
+  ar_standin_faults(f->emu_hang, f->emu_corrupt, f->emu_ipc_fail);
+#endif
   return 0;
 }
 

@@ -16,11 +16,15 @@ struct ar_fault {
   int delay_rank;              /* rank that sleeps in even timed iterations; -1 = none */
   double delay_ms;
   /* Test hooks (ar_fault_hooks): -1 / 0 when unset. */
-  int p2p_stall, symm_stall, emu_stall; /* ARBENCH_{P2P,SYMM,EMU}_STALL=R: rank R never launches its kernels */
+  int p2p_stall, symm_stall;   /* ARBENCH_{P2P,SYMM}_STALL=R: rank R never launches its kernels */
   size_t nccl_hang_bytes;      /* ARBENCH_NCCL_HANG_BYTES=B: the nccl backend's calls of B bytes hang (device check) */
   int fill_fail_rank;          /* ARBENCH_INJECT_FILL_FAIL=R:B: rank R's fill of a B-byte message fails */
   size_t fill_fail_bytes;
   int silent_rank;             /* ARBENCH_INJECT_SILENT=R: rank R never answers a peer (arbench links) */
+  /* The CPU stand-in of CUDA (-Dcuda-emu; ignored elsewhere): rank R's created streams never complete their work
+   * (ARBENCH_EMU_HANG), its device-to-device and device-to-host copies flip a bit (ARBENCH_EMU_CORRUPT), its
+   * cudaIpcOpenMemHandle fails as under ACS or the IOMMU (ARBENCH_EMU_IPC_FAIL). */
+  int emu_hang, emu_corrupt, emu_ipc_fail;
 };
 
 /* Parse ARBENCH_INJECT_FAULT (R[:POS][,R[:POS]...], POS an element index, 'first', 'mid' or 'last';

@@ -250,6 +250,9 @@ int ar_cmd_version(int argc, char **argv) {
 #define S(k) (json_string_value(json_object_get(st, k)) ? json_string_value(json_object_get(st, k)) : "none")
   printf("arbench %s (git %s)\n", AR_VERSION_STRING, AR_GIT_COMMIT);
   printf("stack        %s\n", S("name"));
+  json_t *standin = json_object_get(st, "standin"); /* -Dcuda-emu: what stands in for the GPU stack */
+  for (const char *k = standin ? "cuda" : NULL; k; k = NULL)
+    printf("stand-in     %s\n", json_string_value(json_object_get(standin, k)));
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
   const char *sn = json_string_value(json_object_get(json_object_get(st, "standin"), "nccl"));

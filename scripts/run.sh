@@ -72,10 +72,10 @@ for ((i = 0; i < ${#args[@]}; i += 2)); do
   given "${names[@]}" || keep+=("${args[i]}" "${args[i + 1]}")
 done
 args=("${keep[@]}")
-# what `arbench run` runs by default here: the available backends of this side, not the emu-* ones
-# (the GPU kernels on CPU threads: a correctness check, never in the default list)
-backends=$(awk -v w="$where" '$2 == w && $3 == "available" && $1 !~ /^emu-/ {printf "%s%s", n++ ? ", " : "", $1}' <<<"$list")
-nb=$(awk -v w="$where" '$2 == w && $3 == "available" && $1 !~ /^emu-/' <<<"$list" | wc -l)
+# what `arbench run` runs by default here: the available backends of this side, never the emulated ones (a
+# -Dcuda-emu build's GPU backends on the CPU stand-in of CUDA: a correctness check, never in the default list)
+backends=$(awk -v w="$where" '$2 == w && $3 == "available" && $4 != "(emulated:" {printf "%s%s", n++ ? ", " : "", $1}' <<<"$list")
+nb=$(awk -v w="$where" '$2 == w && $3 == "available" && $4 != "(emulated:"' <<<"$list" | wc -l)
 case " ${ARBENCH_ARGS:-} " in
   *" --backend "*) backends="as ARBENCH_ARGS gives" nb="" ;;
 esac

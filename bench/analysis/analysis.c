@@ -353,6 +353,18 @@ const char *ar_rec_stack(json_t *runs, json_t *rec) {
   return s ? s : "unknown";
 }
 
+int ar_rec_standin(json_t *runs, json_t *rec) {
+  json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
+  return json_object_get(json_object_get(run, "stack"), "standin") != NULL;
+}
+
+int ar_results_drop_standin(json_t *results, json_t *runs) {
+  int gone = 0;
+  for (size_t i = json_array_size(results); i-- > 0;)
+    if (ar_rec_standin(runs, json_array_get(results, i))) json_array_remove(results, i), gone++;
+  return gone;
+}
+
 const char *ar_rec_buffers(json_t *rec) { return strcmp(ar_rec_str(rec, "buffers", "cold"), "hot") ? "cold" : "hot"; }
 const char *ar_rec_timing(json_t *rec) { return strcmp(ar_rec_str(rec, "timing", "iter"), "loop") ? "iter" : "loop"; }
 const char *ar_rec_average(json_t *rec) {

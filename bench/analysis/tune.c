@@ -20,6 +20,7 @@ struct tune_opts {
   struct ar_filter filter;
   struct ar_noise noise;
   int nfiles;
+  int standin; /* --standin: keep the CPU stand-in's records */
   char **files;
 };
 
@@ -40,6 +41,8 @@ static void usage(FILE *f) {
           "size in the tuner CSV and the custom allreduce per range in the thresholds. When a side has a\n"
           "single run its samples cannot show drift between runs: differences below --drift are ties.\n"
           "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
+          "  --standin            keep the records of the CPU stand-in of CUDA (a -Dcuda-emu build; left out by\n"
+          "                       default: their times are not GPU numbers)\n"
           "Optionally writes:\n"
           "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/tuner.json, DIR/thresholds.json, DIR/nccl_env.sh\n"
           "  --tuner-json FILE    decisions for arbench's tuner plugin (libarbench-tuner.so, docs/tuner.md):\n"
@@ -747,6 +750,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     {"output", required_argument, 0, 'o'},     {"tuner-csv", required_argument, 0, 'C'},
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
     {"drift", required_argument, 0, 'D'},   {"tuner-json", required_argument, 0, 'J'},
+    {"standin", no_argument, 0, 'S'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -761,6 +765,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'T') thr = optarg;
     else if (c == 'E') env = optarg;
     else if (c == 'J') tj = optarg;
+    else if (c == 'S') o->standin = 1;
     else if (c == 'D') {
       char err[AR_ERRLEN];
       if (ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)) {
@@ -802,6 +807,10 @@ int ar_cmd_tune(int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   ar_filter_apply(&o.filter, a.results);
+  int standin = o.standin ? 0 : ar_results_drop_standin(a.results, a.runs);
+  if (standin)
+    fprintf(stderr, "arbench tune: left out %d result%s of the CPU stand-in of CUDA (stack cuda-standin): its times "
+            "are not GPU numbers (--standin keeps them)\n", standin, standin == 1 ? "" : "s");
   struct ar_grid *g = NULL;
   int n = 0, status = AR_EXIT_OK;
   if (ar_ana_nothing(&a, "tune", o.nfiles, o.files)) {

@@ -141,7 +141,7 @@ static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : js
  * at run time; archs: the cubins'), or null (not compiled in). */
 static json_t *custom_kernels(void) {
 #if AR_CUDA_EMU
-  return json_pack("{s:s, s:s, s:s}", "compiler", "host C++ compiler (CPU stand-in)", "archs", "cpu", "load",
+  return json_pack("{s:s, s:s, s:s}", "compiler", "host-c++", "archs", "the CPU stand-in of CUDA", "load",
                    "linked in, run on CPU threads");
 #elif AR_HAVE_RTC
   char archs[128] = "";

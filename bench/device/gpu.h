@@ -20,5 +20,9 @@ json_t *ar_gpu_describe(void);
 /* 1 when the devices are the CPU stand-in of CUDA (a -Dcuda-emu=true build, kernels/emu/cudart/): correct
  * results, meaningless times. */
 int ar_gpu_standin(void);
+/* The line run and links print under their header when ar_gpu_standin(). */
+#define AR_GPU_STANDIN_NOTE                                                                                      \
+  "# the GPUs are the CPU stand-in of CUDA (-Dcuda-emu): results are checked; times and bandwidths are not GPU " \
+  "numbers (records: stack cuda-standin)"
 
 #endif

@@ -1,6 +1,7 @@
 /* cmd.c — `arbench links`: start-up shared with `run` (options agreed, topology, binding, run record), the
  * smoke test, every (method, direction, pattern, size) measured into `link` records, then the report. */
 #include "commands.h"
+#include "device/gpu.h"
 #include "engine.h"
 #include "links/cmd_cuda.h"
 #include "links/cuda_plan.h"
@@ -371,6 +372,7 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
                AR_VERSION_STRING, env->nranks, run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
         printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+      if (L->gpu && ar_gpu_standin()) puts(AR_GPU_STANDIN_NOTE);
     }
     emit(L, "run", runrec);
   }

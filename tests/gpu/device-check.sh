@@ -6,7 +6,9 @@
 # the p2p-* kernels, pull and push, and the fused backend (device-check-p2p.sh), then `arbench links` on GPUs
 # (device-check-links.sh). It prints what that
 # covers and a summary table each.
-# No GPU: 'skipped: no CUDA device'.
+# No GPU: 'skipped: no CUDA device'. On the CPU stand-in of CUDA (a -Dcuda-emu=true build, ARBENCH set) the same
+# steps run on its devices, smaller; without NCCL the engine steps run on p2p-oneshot and the NCCL steps say why
+# they are skipped.
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -57,7 +59,11 @@ step() {
 
 "$ARBENCH" --version
 "$ARBENCH" list | grep -E '^nccl|GPUs visible'
+nccl_why=$("$ARBENCH" list | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
 multi=$(( gpus > 8 ? 8 : gpus ))
+D=float,half,bf16,int32
+
+nccl_steps() {
 echo "== coverage: with one rank NCCL returns before tuning or registration (in-place is a no-op,"
 echo "   out-of-place a device copy): the 1-rank steps prove the engine (fills, checks, timing, graphs,"
 echo "   watchdog), not NCCL's algorithms, protocols, channels or registration."
@@ -66,7 +72,6 @@ if [ "$multi" -ge 2 ]; then
 else
   echo "   1 GPU: no multi-rank step (NCCL refuses two ranks on one GPU); variants are not exercised."
 fi
-D=float,half,bf16,int32
 step sizes 0 -- --backend nccl -b 8 -e 256M -f 2 -d $D -n 20 -w 5 -c 1 --inplace both
 for op in prod max min avg; do
   step "op-$op" 0 -- --backend nccl -b 8 -e 16M -f 8 -d $D -o $op -n 10 -w 2 -c 1
@@ -89,7 +94,28 @@ if [ "$multi" -ge 2 ]; then
   # One GPU visible per rank (srun --gpus-per-task=1 style): every rank must still get its GPU.
   NP=2 PERTASK=1 step multi-pertask 0 -- --backend nccl --sizes 8,1M -n 5 -c 1
 fi
+}
 
+# Without NCCL (the stand-in build has no stand-in of it): the same engine steps on p2p-oneshot, 2 ranks, sizes a
+# CPU runs in seconds; the shared GPU runs (p2p takes one), a hung device (ARBENCH_EMU_HANG) replaces NCCL's.
+p2p_engine_steps() {
+echo "== skipped: the NCCL steps (nccl not compiled in: $nccl_why); the engine's steps (fills, checks, graphs,"
+echo "   --timing loop, --buffers cold, a shared GPU, a hung device) run on p2p-oneshot with 2 ranks instead"
+local B=p2p-oneshot
+NP=2 step sizes 0 -- --backend $B -b 8 -e 1M -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
+for op in prod max min avg; do
+  NP=2 step "op-$op" 0 -- --backend $B -b 8 -e 64K -f 8 -d $D -o $op -n 5 -w 1 -c 1
+done
+NP=2 step graph 0 -- --backend $B -b 8 -e 1M -f 16 -d $D -n 40 -w 10 -G 10 -c 1 --inplace both
+NP=2 step loop 0 -- --backend $B -b 8 -e 1M -f 64 -d float -n 20 -w 5 -c 1 --timing loop -a 1
+NP=2 step loop-graph 0 -- --backend $B --sizes 8,1M -d float -n 40 -w 10 -G 10 -c 1 --timing loop
+NP=2 step cold 0 -- --backend $B --sizes 8,64K -d float -n 20 -w 5 -c 1 --buffers cold --repeat 2
+NP=2 step bad-variant 2 -- --backend "$B:mode=Bogus" --sizes 8
+NP=2 step shared-gpu-p2p 0 -- --backend $B --devices 0,0 --shared-gpu --sizes 8,64K -n 5 -c 1
+NP=2 step hang 1 ARBENCH_EMU_HANG=1 -- --backend $B --sizes 8,1M -n 10 -c 1 -T 4
+}
+
+if [ -z "$nccl_why" ]; then nccl_steps; else p2p_engine_steps; fi
 python3 "$src/tests/gpu/device_check_report.py" "$tmp"
 nccl_rc=$?
 echo
@@ -110,7 +136,7 @@ if ! "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
   ARBENCH="$ARBENCH" DEAD_RANK_CASES="p2p-oneshot:KILL:2 p2p-twoshot:STOP:1" DEAD_RANK_N=200 \
     DEAD_RANK_ARGS="--devices 0,0,0,0 --shared-gpu" bash "$src/tests/integration/dead_rank.sh" || dead_rc=1
 fi
-if [ "$gpus" -ge 4 ]; then
+if [ "$gpus" -ge 4 ] && [ -z "$nccl_why" ]; then
   echo "== dead ranks: nccl SIGKILL and SIGSTOP (4 GPUs)"
   ARBENCH="$ARBENCH" DEAD_RANK_CASES="nccl:KILL:3 nccl:STOP:1" DEAD_RANK_N=500 DEAD_RANK_ARGS="--devices 0,1,2,3" \
     bash "$src/tests/integration/dead_rank.sh" || dead_rc=1

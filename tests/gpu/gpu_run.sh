@@ -7,8 +7,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 list=$("$ARBENCH" list)
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
-if grep -q '^nccl .*not compiled in' <<<"$list"; then
-  echo "skipped: no CUDA device (built without CUDA)"
+if grep -q '^nccl .*not compiled in' <<<"$list"; then # the reason: no CUDA, or the stand-in build without NCCL
+  why=$(sed -n 's/^nccl  *gpu  *\(not compiled in: .*\) ncclAllReduce$/\1/p' <<<"$list")
+  case $why in
+    *stand-in*) echo "skipped: nccl $why" ;;
+    *) echo "skipped: no CUDA device (built without CUDA)" ;;
+  esac
   exit 77
 fi
 run() { mpirun --oversubscribe -np 1 "$ARBENCH" run --backend nccl -b 8 -e 1M -f 16 -d float,half,bf16,int32 \

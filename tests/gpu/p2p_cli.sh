@@ -6,10 +6,11 @@ source "$(dirname "$0")/../lib/common.sh"
 list=$("$ARBENCH" list)
 for b in p2p-oneshot p2p-twoshot p2p-staged p2p-islands; do
   line=$(grep -E "^$b " <<<"$list") || fail "no $b line in arbench list"
-  grep -Eq "^$b +gpu +(available|unavailable: .+|not compiled in: .+) +custom" <<<"$line" || fail "bad line: $line"
+  grep -Eq "^$b +gpu +(available|available \(emulated: CPU stand-in of CUDA\)|unavailable: .+|not compiled in: .+) +custom" \
+    <<<"$line" || fail "bad line: $line"
 done
 fline=$(grep -E "^fused " <<<"$list") || fail "no fused line in arbench list"
-grep -Eq "^fused +gpu +(available|unavailable: .+|not compiled in: .+) +custom allreduce.* RMSNorm" <<<"$fline" ||
+grep -Eq "^fused +gpu +(available|available \(emulated: CPU stand-in of CUDA\)|unavailable: .+|not compiled in: .+) +custom allreduce.* RMSNorm" <<<"$fline" ||
   fail "bad line: $fline"
 if ! grep -q "GPUs visible: [1-9]" <<<"$list" && ! grep -q 'not compiled in' <<<"$fline"; then
   grep -q "unavailable: no CUDA device" <<<"$fline" || fail "fused without a GPU should say why: $fline"
@@ -34,10 +35,12 @@ if [ $compiled = 1 ]; then
 fi
 # How the custom kernels got in: nvcc's linked in, or (stacks without nvcc) NVRTC's cubins loaded at run time.
 ver=$("$ARBENCH" version)
-comp=$(sed -n 's/^custom kernels \([a-z]*\)-built for .*/\1/p' <<<"$ver")
+comp=$(sed -n 's/^custom kernels \([a-z+-]*\)-built for .*/\1/p' <<<"$ver")
 if [ $compiled = 1 ]; then
   case "$comp" in
     nvcc) grep -q "^custom kernels nvcc-built for .*, linked in$" <<<"$ver" || fail "version: $ver" ;;
+    host-c++) grep -q "^custom kernels host-c++-built for the CPU stand-in of CUDA, linked in, run on CPU threads$" \
+                <<<"$ver" || fail "version: $ver" ;; # -Dcuda-emu: the kernels' source on CPU threads
     nvrtc) grep -Eq "^custom kernels nvrtc-built for sm_[0-9]+(,(sm|compute)_[0-9]+)*, loaded at run time" <<<"$ver" ||
              fail "version: $ver"
            grep -Eq "^custom allreduce kernels: nvrtc-built for sm_[0-9]+" <<<"$list" || fail "list: no NVRTC line" ;;

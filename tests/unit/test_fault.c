@@ -27,7 +27,9 @@ static void test_unset(void **st) {
   assert_int_equal(hooks(&f, err, sizeof err, NULL), 0);
   assert_int_equal(f.p2p_stall, -1);
   assert_int_equal(f.symm_stall, -1);
-  assert_int_equal(f.emu_stall, -1);
+  assert_int_equal(f.emu_hang, -1);
+  assert_int_equal(f.emu_corrupt, -1);
+  assert_int_equal(f.emu_ipc_fail, -1);
   assert_int_equal(f.fill_fail_rank, -1);
   assert_int_equal(f.silent_rank, -1);
   assert_int_equal(f.nccl_hang_bytes, 0);
@@ -41,13 +43,15 @@ static void test_values(void **st) {
   (void)st;
   struct ar_fault f;
   char err[256];
-  static const char *const v[] = {"ARBENCH_P2P_STALL=1", "ARBENCH_SYMM_STALL=2", "ARBENCH_EMU_STALL=3",
+  static const char *const v[] = {"ARBENCH_P2P_STALL=1", "ARBENCH_SYMM_STALL=2", "ARBENCH_EMU_HANG=3",
                                   "ARBENCH_NCCL_HANG_BYTES=1048576", "ARBENCH_INJECT_FILL_FAIL=1:4096",
-                                  "ARBENCH_INJECT_SILENT=0", NULL};
+                                  "ARBENCH_INJECT_SILENT=0", "ARBENCH_EMU_CORRUPT=2", "ARBENCH_EMU_IPC_FAIL=1", NULL};
   assert_int_equal(hooks(&f, err, sizeof err, v), 0);
   assert_int_equal(f.p2p_stall, 1);
   assert_int_equal(f.symm_stall, 2);
-  assert_int_equal(f.emu_stall, 3);
+  assert_int_equal(f.emu_hang, 3);
+  assert_int_equal(f.emu_corrupt, 2);
+  assert_int_equal(f.emu_ipc_fail, 1);
   assert_int_equal(f.nccl_hang_bytes, 1048576);
   assert_int_equal(f.fill_fail_rank, 1);
   assert_int_equal(f.fill_fail_bytes, 4096);
@@ -68,7 +72,9 @@ static void test_bad(void **st) {
   (void)st;
   bad("ARBENCH_P2P_STALL=x", "bad ARBENCH_P2P_STALL 'x' (allowed: one RANK, 0 to 3)");
   bad("ARBENCH_SYMM_STALL=4", "bad ARBENCH_SYMM_STALL '4' (allowed: one RANK, 0 to 3)");
-  bad("ARBENCH_EMU_STALL=1x", "bad ARBENCH_EMU_STALL '1x' (allowed: one RANK, 0 to 3)");
+  bad("ARBENCH_EMU_HANG=1x", "bad ARBENCH_EMU_HANG '1x' (allowed: one RANK, 0 to 3)");
+  bad("ARBENCH_EMU_CORRUPT=4", "bad ARBENCH_EMU_CORRUPT '4' (allowed: one RANK, 0 to 3)");
+  bad("ARBENCH_EMU_IPC_FAIL=a", "bad ARBENCH_EMU_IPC_FAIL 'a' (allowed: one RANK, 0 to 3)");
   bad("ARBENCH_NCCL_HANG_BYTES=-1", "bad ARBENCH_NCCL_HANG_BYTES '-1' (allowed: BYTES, a non-negative integer)");
   bad("ARBENCH_INJECT_FILL_FAIL=1", "bad ARBENCH_INJECT_FILL_FAIL '1' (allowed: RANK:BYTES, RANK 0 to 3)");
   bad("ARBENCH_INJECT_FILL_FAIL=1:4k", "bad ARBENCH_INJECT_FILL_FAIL '1:4k' (allowed: RANK:BYTES, RANK 0 to 3)");
