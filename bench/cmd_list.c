@@ -41,7 +41,8 @@ int ar_cmd_list(int argc, char **argv) {
       if (rc && !ar_backend_built(all[i])) snprintf(status, sizeof status, "%s", reason); /* not compiled in: why */
       else if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
       else if ((all[i]->flags & AR_BE_DEVICE) && ar_gpu_standin()) /* -Dcuda-emu: run it by name */
-        snprintf(status, sizeof status, "available (emulated: CPU stand-in of CUDA)");
+        snprintf(status, sizeof status, "available (emulated: CPU stand-in%s)",
+                 all[i]->family == AR_BE_FAM_NCCL ? "s: CUDA, NCCL" : " of CUDA");
       else snprintf(status, sizeof status, "available");
       printf("%-14s %-6s %-52s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
              all[i]->summary);
