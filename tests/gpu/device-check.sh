@@ -120,11 +120,11 @@ NP=2 step hang 1 ARBENCH_EMU_HANG=1 -- --backend $B --sizes 8,1M -n 10 -c 1 -T 4
 # (the nccl suite, tests/nccl, runs 2 to 8 ranks, the tuner plugin's deploy path and the dead ranks there).
 nccl_standin_steps() {
 echo "== the NCCL stand-in (CPU ranks, docs/nccl-standin.md): the NCCL steps at CPU sizes; multi-rank steps on 2 ranks"
-NP=2 step sizes 0 -- --backend nccl -b 8 -e 1M -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
+NP=2 step sizes 0 -- --backend nccl -b 8 -e 256K -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
 for op in prod max min avg; do
   NP=2 step "op-$op" 0 -- --backend nccl -b 8 -e 64K -f 8 -d $D -o $op -n 5 -w 1 -c 1
 done
-NP=2 step graph 0 -- --backend nccl -b 8 -e 1M -f 16 -d $D -n 40 -w 10 -G 10 -c 1 --inplace both
+NP=2 step graph 0 -- --backend nccl -b 8 -e 256K -f 16 -d $D -n 40 -w 10 -G 10 -c 1 --inplace both
 step variants-1rank 0 -- --backend 'nccl:proto=Simple' --backend 'nccl:ctas=2' --backend 'nccl:reg=1' \
   -b 8 -e 64K -f 16 -n 10 -c 1
 NP=2 step loop 0 -- --backend nccl -b 8 -e 1M -f 64 -d float -n 20 -w 5 -c 1 --timing loop -a 1
@@ -133,8 +133,8 @@ NP=2 step cold 0 -- --backend nccl --sizes 8,64K -d float -n 20 -w 5 -c 1 --buff
 step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
 NP=2 step shared-gpu 3 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8 # NCCL refuses: all skipped, 3
 NP=2 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4
-NP=2 step multi-sizes 0 -- --backend nccl -b 8 -e 1M -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
-NP=2 step multi-graph 0 -- --backend nccl -b 8 -e 1M -f 16 -d float,bf16 -n 40 -w 10 -G 10 -c 1 --inplace both
+NP=2 step multi-sizes 0 -- --backend nccl -b 8 -e 256K -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
+NP=2 step multi-graph 0 -- --backend nccl -b 8 -e 256K -f 16 -d float,bf16 -n 40 -w 10 -G 10 -c 1 --inplace both
 NP=2 step multi-variants 0 -- --backend 'nccl:proto=Simple;nccl:algo=Ring,proto=LL;nccl:algo=Tree;nccl:ctas=2;nccl:reg=1;nccl:symm=1' \
   -b 8 -e 256K -f 16 -d float,bf16 -n 10 -c 1
 NP=2 step multi-nvls 0 -- --backend 'nccl:algo=NVLS' --sizes 1M -n 5 -c 1
