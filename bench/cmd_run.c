@@ -4,7 +4,9 @@
 #include "engine.h"
 #include "fault.h"
 #include "launch.h"
+#include "nt_log.h"
 #include "orphan.h"
+#include "pernode.h"
 #include "device/gpu.h"
 #include "opts.h"
 #include "provenance.h"
@@ -144,10 +146,17 @@ void ar_make_run_id(char *buf, size_t len, MPI_Comm comm) {
   snprintf(buf, len, "%016llx", h);
 }
 
+/* --per-node: what one node's run adds (NULL for a plain run): the tag of its records, the run record's
+ * "per_node", and whether its table is printed (the first node's only; every node prints its header line). */
+struct node_part {
+  json_t *tag, *job;
+  int quiet;
+};
+
 /* The run on a set-up environment: every start-up step after the communicators, the engine over every
  * backend, the agreed counts. Each collective step is a watchdog phase (bounded by -T). */
 static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall,
-                   int argc, char **argv) {
+                   int argc, char **argv, const struct node_part *np) {
   struct ar_env env = *env_;
   char msg[AR_ERRLEN] = "";
   ar_watchdog_phase(dog, "start-up: option check");
@@ -155,6 +164,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   if (check_same_options(&env)) return AR_EXIT_USAGE;
   if (!o->nbackends) default_backends(o);
   ar_watchdog_phase(dog, "%s", "");
+  int nrc = env.rank == 0 ? ar_nt_check(o, msg, sizeof msg) : 0; /* --format nccl-tests: its logs */
+  if (ar_agree_print(env.comm, nrc, msg)) return AR_EXIT_USAGE;
   for (int i = 0; i < o->nbackends; i++) {
     const struct ar_backend *be;
     const char *variant;
@@ -214,25 +225,40 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   ar_make_run_id(run_id, sizeof run_id, env.comm);
   ar_watchdog_phase(dog, "%s", "");
   struct ar_report report;
-  ar_report_init(&report, stdout, o->quiet);
+  FILE *out = np && np->quiet && env.rank == 0 ? fopen("/dev/null", "w") : NULL; /* --per-node: one node's table */
+  ar_report_init(&report, out ? out : stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
   ar_report_columns(&report, o->placement & AR_PLACE_OUT, o->placement & AR_PLACE_IN, o->timing != AR_TIME_LOOP);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
                         .fill_fail_rank = -1};
   e.dog = dog;
+  e.tag = np ? np->tag : NULL;
   ar_watchdog_phase(dog, "start-up: link rates and run record");
   e.link_gbs = gpu_link_gbs(&env);
   e.fault = fault;
   e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
   e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  struct ar_nt_run ntrun = {0};
+  if (o->format == AR_FMT_NCCL_TESTS) { /* out of memory: no logs, and the run fails */
+    if (!ar_nt_setup(&ntrun, &env, run_id, runrec)) ar_report_nccl_tests(&report, &ntrun);
+    else report.failed++;
+  }
+  if (env.rank == 0 && np) {
+    json_object_set(runrec, "per_node", np->job);
+    fprintf(o->format == AR_FMT_NCCL_TESTS ? stderr : stdout, "# arbench %s: per node: %s, node %lld of %lld, %d ranks, run %s\n",
+            AR_VERSION_STRING, json_string_value(json_object_get(np->tag, "host")),
+            json_integer_value(json_object_get(np->job, "node")) + 1, json_integer_value(json_object_get(np->job, "nodes")),
+            env.nranks, run_id);
+    fflush(stdout);
+  }
   if (env.rank == 0) {
-    if (!o->quiet) {
-      printf("# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
-             env.nnodes > 1 ? "s" : "", run_id);
+    if (!o->quiet && !np) {
+      fprintf(report.note, "# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
+              env.nnodes > 1 ? "s" : "", run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
-        printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
-      if (ar_gpu_standin()) puts(AR_GPU_STANDIN_NOTE);
+        fprintf(report.note, "# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+      if (ar_gpu_standin()) fprintf(report.note, "%s\n", AR_GPU_STANDIN_NOTE);
     }
     ar_engine_emit(&e, "run", runrec);
   }
@@ -247,17 +273,44 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
     ar_report_footer(&report);
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
   }
-  int fails[2] = {e.failures, report.measured}; /* rank 0's counts */
+  int fails[2] = {e.failures + report.failed, report.measured}; /* rank 0's counts */
   ar_watchdog_phase(dog, "teardown: result counts from rank 0");
   ar_stall_at(stall, env.rank, AR_STALL_BROADCAST);
   MPI_Bcast(fails, 2, MPI_INT, 0, env.comm);
   ar_watchdog_phase(dog, "%s", "");
   if (status == AR_EXIT_OK && (wrong || fails[0])) status = AR_EXIT_FAIL;
+  ar_nt_free(&ntrun);
   if (status == AR_EXIT_OK && !fails[1]) status = AR_EXIT_NOTHING; /* every configuration skipped */
   ar_writer_close(&writer);
+  if (out) fclose(out);
   json_decref(bindings);
   json_decref(point);
   if (env.topo) ar_topo_destroy(env.topo);
+  return status;
+}
+
+extern char **environ;
+
+/* --per-node: the options agreed over the whole job, then every node's own run on its own ranks, at once;
+ * the job waits for its slowest node (bounded, pernode.h) and ends with the worst node's status. */
+static int run_per_node(struct ar_env *world, struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall,
+                        int argc, char **argv) {
+  ar_watchdog_phase(dog, "start-up: option check over the job");
+  if (check_same_options(world)) return AR_EXIT_USAGE;
+  ar_watchdog_phase(dog, "start-up: the nodes' job id");
+  struct node_part np = {ar_pernode_tag(environ), ar_pernode_job(world), world->rank != 0};
+  struct ar_env node;
+  ar_pernode_split(world, &node);
+  ar_watchdog_phase(dog, "%s", "");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int status = run_env(&node, o, dog, stall, argc, argv, &np);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fflush(stdout);
+  status = ar_pernode_finish(world, dog, status, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+  ar_pernode_free(&node);
+  json_decref(np.tag);
+  json_decref(np.job);
   return status;
 }
 
@@ -272,7 +325,7 @@ static int run(struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall
   ar_run_setup_env(&env, o);
   ar_peers_open(&peers, env.node_comm, env.rank);
   ar_watchdog_mpi(dog, 1, env.rank, &peers);
-  int status = run_env(&env, o, dog, stall, argc, argv);
+  int status = o->per_node ? run_per_node(&env, o, dog, stall, argc, argv) : run_env(&env, o, dog, stall, argc, argv, NULL);
   ar_watchdog_phase(dog, "teardown: barrier");
   MPI_Barrier(env.comm);
   ar_peers_copy(&peers, kept);
@@ -284,7 +337,6 @@ static int run(struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall
   return status;
 }
 
-extern char **environ;
 
 /* Started outside an MPI launcher (bench/launch.c decides): exec mpirun with one rank per GPU (or --np N),
  * printing the command; on a CPU-only node one line on how to run N ranks. Returns -1 to go on here as
@@ -346,7 +398,9 @@ int ar_cmd_run(int argc, char **argv) {
   }
   struct ar_stall stall;
   char serr[AR_ERRLEN] = "";
-  if (ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && !prc) {
+  if (!ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && stall.where == AR_STALL_PROBE)
+    snprintf(serr, sizeof serr, "bad ARBENCH_INJECT_STALL point 'probe' for run (it is arbench links' only)");
+  if (*serr && !prc) {
     prc = -AR_EINVAL;
     snprintf(err, sizeof err, "%s", serr);
   }

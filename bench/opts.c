@@ -271,7 +271,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH, OPT_LAST
+  OPT_NP, OPT_NO_LAUNCH, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -307,6 +307,9 @@ static const struct option long_opts[] = {
   {"repeat", required_argument, 0, OPT_REPEAT},
   {"np", required_argument, 0, OPT_NP},
   {"no-launch", no_argument, 0, OPT_NO_LAUNCH},
+  {"format", required_argument, 0, OPT_FORMAT},
+  {"nccl-tests-dir", required_argument, 0, OPT_NT_DIR},
+  {"per-node", no_argument, 0, OPT_PER_NODE},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -348,7 +351,14 @@ void ar_opts_usage(FILE *f) {
     "  --quiet               print only the table\n"
     "  --np N                started outside mpirun: relaunch under mpirun with N ranks (default: one per\n"
     "                        GPU when there are several; as root with Open MPI's allow-run-as-root variables)\n"
-    "  --no-launch           started outside mpirun: run as this one process, never relaunch\n");
+    "  --no-launch           started outside mpirun: run as this one process, never relaunch\n"
+    "  --format arbench|nccl-tests  stdout as arbench's table (default) or as nccl-tests 2.18.5's\n"
+    "                        all_reduce_perf output for one backend and dtype; its method is nccl-tests'\n"
+    "                        unless given: --buffers hot --timing loop -a 1 --inplace both\n"
+    "  --nccl-tests-dir DIR  one nccl-tests log per backend x dtype in DIR (implies --format nccl-tests;\n"
+    "                        stdout keeps arbench's table)\n"
+    "  --per-node            launched over many nodes: every node measures its own ranks alone, all nodes\n"
+    "                        at once; every record carries its host (arbench fleet compares the boxes)\n");
 }
 
 static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
@@ -517,6 +527,9 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case OPT_REPEAT: rc = parse_int(optarg, "--repeat", 1, 1000, &o->repeat, err, errlen); break;
     case OPT_NP: rc = parse_int(optarg, "--np", 1, 4096, &o->np, err, errlen); break;
     case OPT_NO_LAUNCH: o->no_launch = true; break;
+    case OPT_FORMAT: rc = parse_word2(optarg, "--format", "arbench", "nccl-tests", &o->format, err, errlen); break;
+    case OPT_NT_DIR: rc = copy_str(o->nt_dir, sizeof o->nt_dir, optarg, "--nccl-tests-dir", err, errlen); break;
+    case OPT_PER_NODE: o->per_node = true; break;
     case 'h': return 1;
     case ':':
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
@@ -530,6 +543,17 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
   if (optind < argc) {
     snprintf(err, errlen, "unexpected argument '%s' (see arbench run --help)", argv[optind]);
     return -AR_EINVAL;
+  }
+  if (*o->nt_dir && seen[OPT_FORMAT] && o->format != AR_FMT_NCCL_TESTS) {
+    snprintf(err, errlen, "--nccl-tests-dir writes nccl-tests logs: not with --format arbench (stdout keeps "
+                          "arbench's table with --nccl-tests-dir)");
+    return -AR_EINVAL;
+  }
+  if (*o->nt_dir) o->format = AR_FMT_NCCL_TESTS;
+  if (o->format == AR_FMT_NCCL_TESTS) { /* nccl-tests' method, unless given */
+    if (!seen[OPT_TIMING]) o->timing = AR_TIME_LOOP;
+    if (!seen['a']) o->average = AR_AVG_MEAN;
+    if (!seen[OPT_INPLACE]) o->placement = AR_PLACE_BOTH;
   }
   return finish(o, minb, maxb, factor, stepb, have_range, have_factor, err, errlen);
 }
@@ -547,7 +571,8 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
       (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
   PUT(";xml=%s;devices=%s;point=%s", o->xml, o->devices, o->point);
-  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d", o->buffers, o->timing, o->average, o->repeat);
+  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d;per_node=%d", o->buffers, o->timing, o->average, o->repeat,
+      o->format, (int)o->per_node);
 #undef PUT
   return n < len ? 0 : -AR_EINVAL;
 }

@@ -5,6 +5,7 @@
 #include "ar_git.h"
 #include "device/gpu.h"
 #include "opts.h"
+#include "pernode.h"
 #include "topo.h"
 #include <hwloc.h>
 #include <stdio.h>
@@ -223,6 +224,8 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
   json_object_set_new(rec, "binding", bindings ? json_incref(bindings) : json_null());
   json_object_set_new(rec, "options", options_object(env->opts));
   json_object_set_new(rec, "env", env_object());
+  json_t *slurm = ar_slurm_describe(environ); /* the job, step and node, under Slurm */
+  if (slurm) json_object_set_new(rec, "slurm", slurm);
   (void)run_id;
   return rec;
 }

@@ -10,10 +10,10 @@ Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, 
 (# starts a comment; search and replace may use \t \n \\; search must occur exactly once in file;
 tests: comma-separated meson test names, at least one of which must fail on the mutant; a leading
 'asan:' runs them in a second scratch build with -Db_sanitize=address,undefined, for bugs only a
-sanitizer sees, such as a leak or an undefined cast; 'emu:' in a scratch build with -Dcuda-emu=true, for
-bugs in GPU host code that only the CPU stand-ins of CUDA and NCCL run).
+sanitizer sees, such as a leak or an undefined cast; a leading 'emu:' in a scratch build with
+-Dcuda-emu=true, for bugs of the GPU host code that only the CPU stand-ins of CUDA and NCCL run).
 The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
-one build directory kept there between runs (another per asan: or emu: build), so each mutant is an
+one build directory kept there between runs (one more for asan:, one for emu:), so each mutant is an
 incremental build. First the named
 tests run once on the unmutated copy (--no-baseline skips that); then per mutant: apply, ninja, run
 its tests, record caught or survived, revert. Ends with 'N caught, N survived'; exit status 1 when
@@ -229,38 +229,27 @@ setup_build() {
 }
 # where_of TESTS: the build an entry's tests run in (asan: -> build-asan, emu: -> build-emu) and the test names alone.
 where_of() {
-  if [[ $1 == asan:* ]]; then BDIR=build-asan TNAMES=${1#asan:} MULT=3
-  elif [[ $1 == emu:* ]]; then BDIR=build-emu TNAMES=${1#emu:} MULT=1
-  else BDIR=build TNAMES=$1 MULT=1; fi
+  case $1 in
+    asan:*) BDIR=build-asan TNAMES=${1#asan:} MULT=3 ;;
+    emu:*) BDIR=build-emu TNAMES=${1#emu:} MULT=1 ;;
+    *) BDIR=build TNAMES=$1 MULT=1 ;;
+  esac
 }
-# The default build, unless every entry runs in another (its CUDA kernels take the longest to build).
-if grep -qvP '\t(asan|emu):' <<<"$ENTRIES"; then
-  setup_build build
-fi
-# The sanitizer build of the CI step (one CUDA arch keeps it quick), only when an entry asks for it.
-if grep -qP '\tasan:' <<<"$ENTRIES"; then
-  setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
-fi
-# The CPU stand-ins of CUDA and NCCL (-Dcuda-emu=true): their tests exist only in that build.
-if grep -qP '\temu:' <<<"$ENTRIES"; then
-  setup_build build-emu -Dcuda-emu=true
-fi
+# Only the builds the entries ask for: the default one, the sanitizer build of the CI step (one CUDA arch keeps it
+# quick), the CPU stand-in of CUDA.
+grep -qvP '\t(asan|emu):' <<<"$ENTRIES" && setup_build build
+grep -qP '\tasan:' <<<"$ENTRIES" && setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
+grep -qP '\temu:' <<<"$ENTRIES" && setup_build build-emu -Dcuda-emu=true
 
 known() { meson test -C "$TREE/$1" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p'; }
-KNOWN=$(for d in build build-asan build-emu; do [ ! -f "$TREE/$d/build.ninja" ] || known "$d"; done)
-ALL_TESTS=() ASAN_TESTS=() EMU_TESTS=()
+declare -A KNOWN TESTS
 while IFS=$'\t' read -r id file tests where; do
   where_of "$tests"
+  [ -n "${KNOWN[$BDIR]+x}" ] || KNOWN[$BDIR]=$(known "$BDIR")
   IFS=, read -ra ts <<<"$TNAMES"
   for t in "${ts[@]}"; do
-    grep -qxF "$t" <<<"$KNOWN" || die "$where: $id: no meson test named '$t' (see meson test -C build --list)"
-    if [ "$BDIR" = build-asan ]; then
-      [[ " ${ASAN_TESTS[*]} " == *" $t "* ]] || ASAN_TESTS+=("$t")
-    elif [ "$BDIR" = build-emu ]; then
-      [[ " ${EMU_TESTS[*]} " == *" $t "* ]] || EMU_TESTS+=("$t")
-    else
-      [[ " ${ALL_TESTS[*]} " == *" $t "* ]] || ALL_TESTS+=("$t")
-    fi
+    grep -qxF "$t" <<<"${KNOWN[$BDIR]}" || die "$where: $id: no meson test named '$t' in $BDIR (see meson test -C $BDIR --list)"
+    [[ " ${TESTS[$BDIR]:-} " == *" $t "* ]] || TESTS[$BDIR]="${TESTS[$BDIR]:-} $t"
   done
 done <<<"$ENTRIES"
 
@@ -274,9 +263,10 @@ baseline() {
          die "the named tests fail on the unmutated copy (log: $SCRATCH/logs/baseline-$dir.log)"; }
 }
 if [ "$BASELINE" = 1 ]; then
-  baseline build 1 "${ALL_TESTS[@]}"
-  baseline build-asan 3 "${ASAN_TESTS[@]}"
-  baseline build-emu 1 "${EMU_TESTS[@]}"
+  for d in build build-asan build-emu; do
+    read -ra ts <<<"${TESTS[$d]:-}"
+    baseline "$d" "$([ $d = build-asan ] && echo 3 || echo 1)" "${ts[@]}"
+  done
 fi
 
 caught=0 survived=0 broken=0

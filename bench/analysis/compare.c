@@ -70,6 +70,31 @@ static void match_key(json_t *r, char *buf, size_t len, int with_size) {
     snprintf(buf + n, len - (size_t)n, "|%lld", (long long)json_integer_value(json_object_get(r, "size")));
 }
 
+static json_t *last_of(json_t *runs);
+
+/* nccl-tests' all_reduce_perf (an import) runs NCCL with its defaults, as arbench's nccl backend without a
+ * variant does: the key of the same measurement from the other tool, "" for any other record. The two are
+ * matched across sides only (within a side they stay apart), and only with the same method. */
+static void counterpart_key(json_t *r, char *buf, size_t len, int with_size) {
+  const char *be = ar_rec_str(r, "backend", "");
+  const char *other = !strcmp(be, "nccl-tests") ? "nccl" : !strcmp(be, "nccl") ? "nccl-tests" : NULL;
+  buf[0] = 0;
+  if (!other || *ar_rec_str(r, "variant", "")) return;
+  json_t *c = json_copy(r);
+  json_object_set_new(c, "backend", json_string(other));
+  match_key(c, buf, len, with_size);
+  json_decref(c);
+}
+
+/* The runs of the other side that match key k (whose runs are these): the same key, or its counterpart. */
+static json_t *matching(json_t *other, const char *k, json_t *runs) {
+  json_t *m = json_object_get(other, k);
+  char ck[512];
+  if (m || !runs) return m;
+  counterpart_key(last_of(runs), ck, sizeof ck, 1);
+  return *ck ? json_object_get(other, ck) : NULL;
+}
+
 /* The bootstrap's seed key of a match: its configuration and size without type and method (so the
  * draws of a match do not change with the fields the match key gained). */
 static void seed_key(json_t *r, char *buf, size_t len) {
@@ -161,7 +186,7 @@ static json_t *only_in(json_t *order, json_t *from, json_t *other) {
   size_t i;
   json_t *k;
   json_array_foreach(order, i, k) {
-    if (json_object_get(other, json_string_value(k))) continue;
+    if (matching(other, json_string_value(k), json_object_get(from, json_string_value(k)))) continue;
     json_t *r = last_of(json_object_get(from, json_string_value(k)));
     char ck[512];
     match_key(r, ck, sizeof ck, 0);
@@ -218,8 +243,8 @@ static int family_size(struct ar_ana *A, struct ar_ana *B) {
   size_t i;
   json_t *k;
   json_array_foreach(oa, i, k) {
-    json_t *rb = json_object_get(ib, json_string_value(k));
-    m += rb && ar_runs_sampled(rb) && ar_runs_sampled(json_object_get(ia, json_string_value(k)));
+    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = matching(ib, json_string_value(k), ra);
+    m += rb && ar_runs_sampled(rb) && ar_runs_sampled(ra);
   }
   json_decref(ia);
   json_decref(ib);
@@ -236,7 +261,7 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
   size_t i;
   json_t *k;
   json_array_foreach(oa, i, k) {
-    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
+    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = matching(ib, json_string_value(k), ra);
     if (!rb) continue;
     double ratio = ar_runs_p50(rb) / ar_runs_p50(ra), lo = NAN, hi = NAN, p = NAN;
     struct ar_noise nz = {.resamples = o->resamples, .seed = o->seed};

@@ -2,6 +2,7 @@
  * launch appended (its run_ids), finished points for --resume, and the sweep/point/error records. */
 #include "sweep/file.h"
 #include "ar.h"
+#include "pernode.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -165,6 +166,8 @@ static json_t *strv_array(const struct ar_strv *s) {
   return a;
 }
 
+extern char **environ;
+
 json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, const char *sweep_id, int todo) {
   json_t *axes = json_object(), *inproc = json_object(), *files_of = json_object();
   for (int i = 0; i < c->naxes; i++) {
@@ -190,6 +193,9 @@ json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, c
                    "resume", c->resume, "point_timeout", c->point_timeout, "repeat", c->repeat);
   if (rec) json_object_update(rec, files_of);
   json_decref(files_of);
+  json_t *slurm = ar_slurm_describe(environ); /* the allocation the sweep runs in (--launcher srun) */
+  if (rec && slurm) json_object_set(rec, "slurm", slurm);
+  json_decref(slurm);
   return rec;
 }
 

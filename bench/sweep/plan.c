@@ -99,6 +99,12 @@ static int forward_x(const struct ar_sweep_cfg *c) {
   return !strcmp(prog, "mpirun") || !strcmp(prog, "mpiexec") || !strcmp(prog, "orterun");
 }
 
+/* The launcher's rank-count flag: Slurm's srun takes -n (--ntasks), the MPI launchers -np. */
+static const char *np_flag(const struct ar_sweep_cfg *c) {
+  const char *prog = strrchr(c->launcher.v[0], '/');
+  return !strcmp(prog ? prog + 1 : c->launcher.v[0], "srun") ? "-n" : "-np";
+}
+
 /* A growable text buffer. */
 struct text {
   char *s;
@@ -288,7 +294,7 @@ static int build_argv(const struct ar_sweep_cfg *c, struct ar_launch *l, const i
   for (int i = 0; i < run.n; i++) json_array_append_new(l->args, json_string(run.v[i]));
   char *point = json_dumps(l->point, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (!rc) rc = push_all(&l->argv, &c->launcher);
-  if (!rc) rc = ar_strv_push(&l->argv, "-np") || ar_strv_push(&l->argv, c->axes[0].values.v[idx[0]]);
+  if (!rc) rc = ar_strv_push(&l->argv, np_flag(c)) || ar_strv_push(&l->argv, c->axes[0].values.v[idx[0]]);
   for (int i = 0; !rc && forward_x(c) && i < l->assign.n; i++)
     rc = ar_strv_push(&l->argv, "-x") || ar_strv_push(&l->argv, l->assign.v[i]);
   if (!rc) rc = ar_strv_push(&l->argv, launch_exe(c, idx)) || ar_strv_push(&l->argv, "run") || push_all(&l->argv, &run);

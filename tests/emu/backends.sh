@@ -2,7 +2,8 @@
 # backends.sh — the p2p-* and fused backends on the CPU stand-in of CUDA (a -Dcuda-emu=true build): their host code
 # and the kernels' own source through `arbench run` under mpirun: every dtype, op, placement and odd count with 0
 # wrong elements by the engine's exact check, their variants, fused within its tolerance, records that say
-# stand-in, one-line errors (exit 2) for bad variants, `list`, and a default run that takes none of them.
+# stand-in, the device loop's graph, --timing loop and --buffers cold paths, one-line errors (exit 2) for bad variants,
+# `list`, and a default run that takes none of them.
 source "$(dirname "$0")/../lib/common.sh"
 results() { # results JSONL N_EXPECTED : every result record checked with 0 wrong, no skip or error, stack stand-in
   "$PY" - "$1" "$2" <<'PY'
@@ -16,6 +17,8 @@ bad = [r for r in recs if r["type"] in ("skip", "error")]
 assert not bad, bad
 assert len(res) == int(sys.argv[2]), (len(res), sys.argv[2])
 assert all(r["wrong"] == 0 and r["checked"] for r in res), [r for r in res if r["wrong"] or not r["checked"]][:2]
+# the stand-in's events stamp real time: an interval measured end to start is negative, one not waited for fails
+assert all(r["time_us"]["min"] > 0 for r in res), [r["time_us"] for r in res if not r["time_us"]["min"] > 0][:2]
 PY
 }
 # 3 ranks: every dtype, sum and avg, both placements, odd counts spanning several staging pieces (chunk 256K /
@@ -49,10 +52,30 @@ ar_mpirun 3 run --backend fused:hidden=64,fused:hidden=128,unfused=p2p,blocks=2 
   --inplace both -n 2 -w 1 -c 1 -J "$J" >"$TMP/t" 2>"$TMP/e" || { cat "$TMP/t" "$TMP/e"; fail "fused failed"; }
 results "$J" 8 || fail "fused: records"
 grep -q '"checked": *"tolerance"' "$J" || fail "fused: not checked within the tolerance"
+# the device loop's other paths (bench/device/platform_cuda.c): CUDA graphs rotating over buffer sets, --timing
+# loop plain and over graphs, --buffers cold with --repeat: every one measured and checked
+for mode in "-G 4" "--timing loop" "--timing loop -G 4" "--buffers cold --repeat 2"; do
+  J=$TMP/loop.jsonl
+  rm -f "$J"
+  ar_mpirun 2 run --backend p2p-oneshot,fused:hidden=64 --counts 64,4096 -d bfloat16 -n 8 -w 2 -c 1 $mode -J "$J" \
+    >"$TMP/t" 2>"$TMP/e" || { cat "$TMP/t" "$TMP/e"; fail "$mode failed"; }
+  reps=1; [[ $mode == *repeat* ]] && reps=2
+  results "$J" $((4 * reps)) || fail "$mode: records"
+  "$PY" - "$J" "$mode" <<'PY' || fail "$mode: the records do not say what ran"
+import json, sys
+res = [json.loads(l) for l in open(sys.argv[1])]
+res = [r for r in res if r["type"] == "result"]
+m = sys.argv[2]
+assert all(r["graph"] == (4 if "-G" in m else 0) for r in res), [r["graph"] for r in res]
+assert all(r["timing"] == ("loop" if "loop" in m else "iter") for r in res)
+assert all(r["samples_n"] == (1 if "loop" in m else 2 if "-G" in m else 8) for r in res), [r["samples_n"] for r in res]
+assert all(r["buffers"] == "cold" and r["nsets"] > 1 for r in res) if "cold" in m else True
+PY
+done
 # unfused=nccl needs the nccl backend, which this build does not have: a recorded skip naming why, not a crash
-ar_mpirun 2 run --backend fused:unfused=nccl --counts 4096 -d bfloat16 -n 1 -J "$TMP/nccl.jsonl" >"$TMP/t" 2>"$TMP/e"
+expect_status 3 ar_mpirun 2 run --backend fused:unfused=nccl --counts 4096 -d bfloat16 -n 1 -J "$TMP/nccl.jsonl"
 grep -q '"reason": *"fused:unfused=nccl runs the nccl backend inside: not compiled in: the CPU stand-in build' \
-  "$TMP/nccl.jsonl" || { cat "$TMP/nccl.jsonl" "$TMP/e"; fail "fused:unfused=nccl: no skip naming the missing nccl"; }
+  "$TMP/nccl.jsonl" || { cat "$TMP/nccl.jsonl" "$TMP/err"; fail "fused:unfused=nccl: no skip naming the missing nccl"; }
 # bad variants: one line naming the backend, exit 2
 expect_one_line_error "p2p-twoshot variant mode=push: only p2p-oneshot has a mode" \
   ar_mpirun 2 run --backend p2p-twoshot:mode=push --sizes 8 -n 1

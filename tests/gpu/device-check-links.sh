@@ -6,7 +6,7 @@
 # arrival); >= 2 GPUs: the full probe, one rank per GPU, path classes from the topology; doctor's smoke test.
 # Correctness, not PCIe speed, on one GPU: without MPS the two ranks' kernels are time-sliced. On the CPU stand-in of
 # CUDA (a -Dcuda-emu=true build) the same steps; its devices are on no PCI bus, so every path class is '?', and the
-# full probe stops at 4M.
+# full probe measures 64K and 256K, twice.
 # No GPU: 'skipped: no CUDA device' (exit 77).  Usage: ARBENCH=build/arbench tests/gpu/device-check-links.sh
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -17,8 +17,11 @@ gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' FULL_E=16M FULL_F=16 # path classes; the full probe's sizes
-if "$ARBENCH" list | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then ONE='"?"' MANY='"?"' FULL_E=4M FULL_F=4; fi
+ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' # path classes
+FULL=(-b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3) # the full probe's sizes and counts
+if "$ARBENCH" list | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
+  ONE='"?"' MANY='"?"' FULL=(-b 64K -e 256K -f 4 -n 4 -w 1 --repeat 2 --lat-iters 20)
+fi
 
 # step NAME WANT NP [ENV=V...] -- links arguments
 step() {
@@ -64,7 +67,7 @@ for r in recs:
     need(r["wrong"] == 0, "data wrong: %s" % r)
     if r["direction"] in ("uni", "bi"):
         need(r["gbs"] is not None and r["gbs"] > 0 and len(r["samples_gbs"]) == 2, "gbs: %s" % r)
-        need(r["path"] == '$ONE' and r["src_id"] == r["dst_id"] != "?", "one GPU: path '$ONE', same bus id: %s" % r)
+        need(r["path"] == '$ONE' and r["src_id"] == r["dst_id"] != "?", "one GPU: path '"${ONE//\"/}"', same bus id: %s" % r)
 lat = [r for r in recs if r["method"] == "flag"]
 if "sm-read" in ms:
     need(len(lat) == 2 and all(r["us"] is not None and r["us"] > 0 for r in lat), "flag latency: %s" % lat)
@@ -74,13 +77,15 @@ need(len(ce) == 4 and all(r["us"] > 0 for r in ce), "copy-engine latency: %s" % 
 grep -q "one-way flag latency" "$tmp/one-gpu.out" || { echo "FAIL: no latency matrix"; fails=$((fails + 1)); }
 
 echo "== the smoke test's timeout path: rank 1's copies queue behind a kernel that outlasts --smoke-timeout"
+# 0->1: rank 1's pull times out (the ACS/IOMMU line), its GPU is stuck: 1->0 is skipped untested (one line naming it)
 step silent 1 2 ARBENCH_INJECT_SILENT=1 -- --devices 0,0 --shared-gpu --method ce-write -b 64K -e 64K --pattern pairs \
   --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 1
 check silent '
-need(len(skips) == 2 and all(s["smoke"] == "timeout" for s in skips), "two timeout skips: %s" % skips)
+need(sorted((s["src"], s["dst"], s["smoke"]) for s in skips) == [(0, 1, "timeout"), (1, 0, "stuck")], "skips: %s" % skips)
 need(not recs, "nothing measured on skipped pairs: %s" % recs)
 '
-[ "$(grep -c 'PCIe ACS or the IOMMU' "$tmp/silent.err")" = 2 ] || { echo "FAIL: not one ACS/IOMMU line per bad pair"; cat "$tmp/silent.err"; fails=$((fails + 1)); }
+[ "$(grep -c 'PCIe ACS or the IOMMU' "$tmp/silent.err")" = 1 ] && [ "$(grep -c 'GPU of rank 1 (' "$tmp/silent.err")" = 1 ] \
+  || { echo "FAIL: not one ACS/IOMMU line for 0->1 and one stuck line for rank 1"; cat "$tmp/silent.err"; fails=$((fails + 1)); }
 
 echo "== the smoke test's data check: what rank 1 receives is corrupted"
 step fault 1 2 ARBENCH_INJECT_FAULT=1:mid -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
@@ -90,13 +95,28 @@ need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], sk
 need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
 '
 
+if [ "$ONE" = '"?"' ]; then # the stand-in's device faults (docs/emu.md): rank 1's IPC opens fail, its copies corrupt
+  echo "== the stand-in's faults: rank 1 cannot map its peer's memory (ACS/IOMMU), rank 1's copies corrupt data"
+  step ipc-fail 1 2 ARBENCH_EMU_IPC_FAIL=1 -- --method ce-read -b 64K -e 64K --pattern pairs --direction uni -n 2 \
+    --repeat 1 --lat-iters 0
+  check ipc-fail '
+need(len(skips) == 2 and all("could not be mapped through CUDA IPC" in s["reason"] for s in skips), "two no-IPC skips: %s" % skips)
+need(not recs, "nothing measured: %s" % recs)
+'
+  step corrupt-copy 1 2 ARBENCH_EMU_CORRUPT=1 -- --method ce-write -b 64K -e 64K --pattern pairs --direction uni -n 2 \
+    --repeat 1 --lat-iters 0
+  check corrupt-copy '
+need(len(skips) == 2 and all(s["smoke"] == "corrupt" for s in skips), "two corrupt skips: %s" % skips)
+'
+fi
+
 echo "== bad input"
 step bad-devices 2 2 -- --method sm-read --devices 0,x
 
 if [ "$gpus" -ge 2 ]; then
   np=$(( gpus > 8 ? 8 : gpus ))
   echo "== the full probe on $np GPUs, one rank each (default methods and patterns)"
-  step full 0 "$np" -- -b 1M -e $FULL_E -f $FULL_F -n 10 -w 2 --repeat 3 --smoke-timeout 5
+  step full 0 "$np" -- "${FULL[@]}" --smoke-timeout 5
   check full '
 n = '$np'
 need(not skips, "no pair skipped: %s" % skips)

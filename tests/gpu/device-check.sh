@@ -10,6 +10,8 @@
 # steps run on its devices, smaller; the NCCL steps on the NCCL stand-in at CPU sizes (without NCCL the engine steps
 # run on p2p-oneshot and the NCCL steps say why they are skipped).
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
+# DEVICE_CHECK_SKIP=links,dead: parts a test suite runs as tests of their own (gpu-device-check-links,
+# integration-dead_rank-standin), said so, not run twice.
 set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -150,14 +152,19 @@ p2p_rc=$?
 [ "$p2p_rc" = 77 ] && echo "(p2p-* skipped)" && p2p_rc=0
 echo
 # arbench links on GPUs: one GPU shared by 2 ranks through CUDA IPC, the smoke test's paths; >= 2 GPUs the full probe.
-ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-links.sh"
-links_rc=$?
+skip=" ${DEVICE_CHECK_SKIP//,/ } "
+links_rc=0
+if [[ $skip == *" links "* ]]; then echo "(links: a test of its own here, gpu-device-check-links)"
+else ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-links.sh"; links_rc=$?
+fi
 [ "$links_rc" = 77 ] && echo "(links skipped)" && links_rc=0
 echo
 # A killed or stopped rank in the middle of a GPU run (the host test tests/integration/dead_rank.sh, on the
 # custom kernels with 4 ranks sharing GPU 0; nccl on 4 GPUs when there are): ends within -T, names the rank.
 dead_rc=0
-if ! "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
+if [[ $skip == *" dead "* ]]; then
+  echo "(dead ranks: a test of their own here, integration-dead_rank-standin)"
+elif ! "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
   echo "== dead ranks: p2p-oneshot SIGKILL, p2p-twoshot SIGSTOP (4 ranks on GPU 0)"
   ARBENCH="$ARBENCH" DEAD_RANK_CASES="p2p-oneshot:KILL:2 p2p-twoshot:STOP:1" DEAD_RANK_N=200 \
     DEAD_RANK_ARGS="--devices 0,0,0,0 --shared-gpu" bash "$src/tests/integration/dead_rank.sh" || dead_rc=1

@@ -161,9 +161,10 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t h, cudaStream_t stream) {
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t h) {
+/* A graph or an executable graph goes with the copies of work it holds. */
+static cudaError_t destroy(void *h, unsigned magic, const char *call) {
   sa_init();
-  struct sa_graph *g = graph_of(h, X_MAGIC, "cudaGraphExecDestroy");
+  struct sa_graph *g = graph_of(h, magic, call);
   struct g_box *b = (struct g_box *)((char *)g - offsetof(struct g_box, g));
   graph_free(g);
   b->magic = 0;
@@ -171,12 +172,6 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t h) {
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphDestroy(cudaGraph_t h) {
-  sa_init();
-  struct sa_graph *g = graph_of(h, G_MAGIC, "cudaGraphDestroy");
-  struct g_box *b = (struct g_box *)((char *)g - offsetof(struct g_box, g));
-  graph_free(g);
-  b->magic = 0;
-  free(b);
-  return cudaSuccess;
-}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t h) { return destroy(h, X_MAGIC, "cudaGraphExecDestroy"); }
+
+cudaError_t cudaGraphDestroy(cudaGraph_t h) { return destroy(h, G_MAGIC, "cudaGraphDestroy"); }

@@ -58,7 +58,7 @@ typedef struct cudaIpcMemHandle_st {
   char reserved[CUDA_IPC_HANDLE_SIZE];
 } cudaIpcMemHandle_t;
 typedef void (*cudaHostFn_t)(void *userData);
-#define CUDART_CB /* host_defines.h: the host callbacks' calling convention, empty on Linux */
+#define CUDART_CB /* CUDA defines it (crt/host_defines.h): the calling convention of callbacks, empty on Linux */
 
 /* ---- flags ---- */
 #define cudaHostAllocDefault 0x00
