@@ -331,7 +331,7 @@ void ar_opts_usage(FILE *f) {
     "  -w, --warmup_iters N  warm-up iterations per size (default 10)\n"
     "  -c, --check N         checked iterations per size, 0 = no check (default 1)\n"
     "  -G, --cudagraph K     capture K iterations in a CUDA graph and replay it (GPU backends)\n"
-    "  -T, --timeout SECS    abort a collective that makes no progress for SECS (default 300, 0 = off)\n"
+    "  -T, --timeout SECS    abort a collective that makes no progress for SECS, 1 or more (default 300, 0 = off)\n"
     "  -J, --json FILE       append JSON Lines results to FILE\n"
     "  --inplace no|yes|both out-of-place, in-place or both (default no)\n"
     "  --devices LIST        CUDA device per local rank (default: local rank)\n"
@@ -509,7 +509,15 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case 'w': rc = parse_int(optarg, "-w", 0, 10000000, &o->warmup, err, errlen); break;
     case 'c': rc = parse_int(optarg, "-c", 0, 1000000, &o->check, err, errlen); break;
     case 'G': rc = parse_int(optarg, "-G", 0, 100000, &o->graph, err, errlen); break;
-    case 'T': rc = parse_double(optarg, "-T", 0, 1e6, &o->timeout, err, errlen); break;
+    case 'T': { /* 0 = off; below 1 s not even start-up could show progress in time */
+      double t = 0;
+      rc = parse_double(optarg, "-T", 0, 1e6, &t, err, errlen);
+      if (rc || (t > 0 && t < 1)) {
+        snprintf(err, errlen, "bad value '%s' for -T (expected 0 = off, or seconds from 1 to 1000000)", optarg);
+        rc = -AR_EINVAL;
+      } else o->timeout = t;
+      break;
+    }
     case 'J': rc = copy_str(o->json, sizeof o->json, optarg, "-J", err, errlen); break;
     case OPT_BACKEND: rc = parse_backends(o, optarg, err, errlen); break;
     case OPT_INPLACE: rc = parse_inplace(optarg, &o->placement, err, errlen); break;

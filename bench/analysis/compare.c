@@ -569,6 +569,13 @@ static void print_group_matches(json_t *r) {
   json_decref(seen);
 }
 
+/* Nothing matched: one line on what a match needs, exit 3 (nothing to compare). */
+static int no_match(const char *a, const char *b) {
+  fprintf(stderr, "arbench compare: no configuration of %s matches one of %s (a match has the same backend, variant, "
+          "sweep point, dtype, ranks, placement, op and method): nothing to compare\n", a, b);
+  return AR_EXIT_NOTHING;
+}
+
 static void print_groups(json_t *r) {
   json_t *comps = json_object_get(r, "comparisons"), *c, *v;
   const char *base = ar_rec_str(r, "baseline", "");
@@ -642,14 +649,19 @@ static int cmd_by(const struct cmp_opts *o) {
             o->by, json_array_size(b.groups) ? "one" : "no", o->by, *names ? names : "no results");
     goto out;
   }
-  json_t *r = compare_groups(&b, base, o);
+  json_t *r = compare_groups(&b, base, o), *c;
+  size_t i;
+  int any = 0;
+  json_array_foreach(json_object_get(r, "comparisons"), i, c) any += (int)json_array_size(json_object_get(c, "matches"));
   if (o->json) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");
     free(s);
   } else print_groups(r);
   json_decref(r);
-  status = AR_EXIT_OK;
+  char basename[300];
+  snprintf(basename, sizeof basename, "the baseline %s %s", o->by, json_string_value(json_array_get(b.groups, (size_t)base)));
+  status = any ? AR_EXIT_OK : no_match(basename, "another group");
 out:
   ar_by_free(&b);
   ar_ana_free(&all);
@@ -793,6 +805,7 @@ int ar_cmd_compare(int argc, char **argv) {
   json_t *r = compare(&A, &B, &o), *one = json_pack("[O]", r);
   finish_family(one, r);
   json_decref(one);
+  int matched = json_array_size(json_object_get(r, "matches")) || lr; /* else nothing was compared: exit 3 */
   if (lr) json_object_set_new(r, "links", lr);
   else if ((la || lb) && !o.json)
     fprintf(stderr, "arbench compare: note: link records in %s only: not compared\n", la ? o.a : o.b);
@@ -806,7 +819,7 @@ int ar_cmd_compare(int argc, char **argv) {
     if (json_object_get(r, "links")) ar_links_compare_print(json_object_get(r, "links"));
   }
   json_decref(r);
-  status = AR_EXIT_OK;
+  status = matched ? AR_EXIT_OK : no_match(o.a, o.b);
 out:
   json_decref(lr);
   ar_ana_free(&A);

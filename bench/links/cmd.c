@@ -8,6 +8,7 @@
 #include "links/measure.h"
 #include "links/measure_cuda.h"
 #include "links/watch.h"
+#include "launch.h"
 #include "orphan.h"
 #include "pernode.h"
 #include "model/linkfit.h"
@@ -157,18 +158,35 @@ static int measure_instance(struct links_run *L, int method, int dir, int pat, i
   return 0;
 }
 
+/* One stderr line per measured (method, direction, pattern), so a long probe shows it is alive (rank 0). */
+static void progress(const struct links_run *L, int k, int total, int m, int d, int p, double t0) {
+  if (L->env->rank || L->quiet) return;
+  fprintf(stderr, "arbench links: [%d/%d] %s %s %s: %d instance%s x %d size%s, %.1f s\n", k, total, ar_lmethod_name(m),
+          ar_ldir_name(d), ar_lpat_name(p), ar_links_ninstances(p, d, L->env->nranks),
+          ar_links_ninstances(p, d, L->env->nranks) == 1 ? "" : "s", L->o->nsizes, L->o->nsizes == 1 ? "" : "s",
+          MPI_Wtime() - t0);
+  fflush(stderr);
+}
+
 static int measure_all(struct links_run *L) {
-  int n = L->env->nranks, rc = 0;
+  int n = L->env->nranks, rc = 0, total = 0, k = 0;
   struct ar_flow *f = malloc(sizeof *f * (size_t)(n * n));
   double *v = malloc(sizeof *v * (size_t)(n * n) * (size_t)L->o->repeat);
   uint64_t *wrong = malloc(sizeof *wrong * (size_t)(n * n));
   if (!f || !v || !wrong) rc = -AR_ERUNTIME;
-  for (int m = 0; m < AR_LM_N && !rc; m++)
-    for (int d = 0; d < AR_LD_N && !rc; d++)
-      for (int p = 0; p < AR_LP_N && !rc; p++) {
-        if (!(L->o->methods >> m & 1) || !(L->o->dirs >> d & 1) || !(L->o->patterns >> p & 1)) continue;
-        for (int k = 0; k < ar_links_ninstances(p, d, n) && !rc; k++) rc = measure_instance(L, m, d, p, k, f, v, wrong);
-      }
+  for (int pass = 0; pass < 2; pass++) /* count the groups, then measure them */
+    for (int m = 0; m < AR_LM_N && !rc; m++)
+      for (int d = 0; d < AR_LD_N && !rc; d++)
+        for (int p = 0; p < AR_LP_N && !rc; p++) {
+          if (!(L->o->methods >> m & 1) || !(L->o->dirs >> d & 1) || !(L->o->patterns >> p & 1)) continue;
+          if (!pass) {
+            total++;
+            continue;
+          }
+          double t0 = MPI_Wtime();
+          for (int i = 0; i < ar_links_ninstances(p, d, n) && !rc; i++) rc = measure_instance(L, m, d, p, i, f, v, wrong);
+          if (!rc) progress(L, ++k, total, m, d, p, t0);
+        }
   free(f), free(v), free(wrong);
   return rc;
 }
@@ -362,7 +380,8 @@ static int checks(struct ar_env *env, struct ar_fault *fault, int *silent) {
   char msg[AR_ERRLEN] = "";
   int rc = 0;
   if (env->nranks < 2)
-    snprintf(msg, sizeof msg, "links needs 2 or more ranks (mpirun -np N arbench links), got %d", env->nranks), rc = -AR_EINVAL;
+    snprintf(msg, sizeof msg, "links needs 2 or more ranks, got %d: arbench links --np N (or mpirun -np N arbench "
+             "links)", env->nranks), rc = -AR_EINVAL;
   else if (env->nnodes > 1)
     snprintf(msg, sizeof msg, "links on CPU ranks needs every rank on one node (MPI shared memory), got %d nodes",
              env->nnodes), rc = -AR_EINVAL;
@@ -465,10 +484,21 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
     }
     ar_links_watch_stall(L->w, AR_STALL_PROBE);
     if (measure_all(L)) status = AR_EXIT_FAIL;
+    double t0 = MPI_Wtime();
     if (o->lat_iters && status == AR_EXIT_OK) measure_latency(L);
     if (o->lat_iters && status == AR_EXIT_OK && L->gpu && measure_gpu_latency(L)) status = AR_EXIT_FAIL;
+    if (o->lat_iters && status == AR_EXIT_OK && env->rank == 0 && !L->quiet)
+      fprintf(stderr, "arbench links: latency of every pair, %d ping-pongs x %d repeats: %.1f s\n", o->lat_iters,
+              o->repeat, MPI_Wtime() - t0);
     ar_links_watch_phase(L->w, 0, "teardown: report and the wrong count from rank 0");
-    if (env->rank == 0 && !L->quiet) ar_links_report(stdout, L->recs, env->nranks);
+    if (env->rank == 0 && !L->quiet) {
+      ar_links_report(stdout, L->recs, env->nranks);
+      long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      if (L->host && env->local_nranks > cores) /* time-sliced ranks: the loaded numbers are the scheduler's */
+        printf("  caveat: %d CPU ranks share %ld cores here, so ranks take turns: loaded and bi-directional flows and "
+               "their ratios to isolated ones measure the scheduler as much as the links (run at most %ld ranks)\n",
+               env->local_nranks, cores, cores);
+    }
     uint64_t wrong = L->wrong;
     ar_links_watch_stall(L->w, AR_STALL_BROADCAST);
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, env->comm);
@@ -546,6 +576,23 @@ int ar_cmd_links(int argc, char **argv) {
     ar_links_usage(stdout);
     free(o), free(ro);
     return AR_EXIT_OK;
+  }
+  if (!prc) { /* started outside mpirun: relaunch under it as run does (the CPU-only hint is run's, not ours) */
+    struct ar_launch l;
+    ar_relaunch_plan(o->np, o->no_launch, &l);
+    struct ar_writer w;
+    if (l.action == AR_LAUNCH_RELAUNCH && *o->json && ar_writer_open(&w, o->json, err, sizeof err)) {
+      fprintf(stderr, "arbench links: %s\n", err); /* what every rank would meet, said once */
+      json_decref(calib);
+      return free(o), free(ro), AR_EXIT_USAGE;
+    }
+    if (l.action == AR_LAUNCH_RELAUNCH && *o->json) ar_writer_close(&w);
+    if (l.action == AR_LAUNCH_RELAUNCH) {
+      bool given = o->np > 0;
+      json_decref(calib);
+      free(o), free(ro);
+      return ar_relaunch_exec(&l, given, argc, argv);
+    }
   }
   if (ar_orphan_guard(environ)) return free(o), free(ro), AR_EXIT_FAIL; /* mpirun already gone */
   /* -T watches every phase from before MPI_Init to after MPI_Finalize, as run's watchdog does (links/watch.h) */

@@ -58,6 +58,9 @@ void ar_links_usage(FILE *f) {
     "  --calib FILE           link parameters fitted by arbench model --fit LINKS.jsonl: the records get the\n"
     "                         model's expected_gbs (expected_us) and ratio = measured / expected\n"
     "  --no-bind              leave the ranks where mpirun put them\n"
+    "  --np N                 started outside mpirun: relaunch under mpirun with N ranks (default: one per GPU\n"
+    "                         when there are several), as arbench run --np does\n"
+    "  --no-launch            started outside mpirun: run as this one process, never relaunch\n"
     "  -q, --quiet            no matrices or findings, records only\n"
     "  --per-node             launched over many nodes: every node probes its own ranks alone, all nodes at\n"
     "                         once; every record carries its host (arbench fleet compares the boxes)\n");
@@ -132,7 +135,7 @@ static int devices_ok(const char *s) {
 }
 
 enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED, OPT_CALIB,
-       OPT_PER_NODE };
+       OPT_PER_NODE, OPT_NP, OPT_NO_LAUNCH };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
   {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
@@ -143,7 +146,8 @@ static const struct option long_opts[] = {
   {"no-bind", no_argument, 0, OPT_NOBIND}, {"devices", required_argument, 0, OPT_DEVICES},
   {"shared-gpu", no_argument, 0, OPT_SHARED}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
   {"calib", required_argument, 0, OPT_CALIB}, {"timeout", required_argument, 0, 'T'},
-  {"per-node", no_argument, 0, OPT_PER_NODE}, {0, 0, 0, 0},
+  {"per-node", no_argument, 0, OPT_PER_NODE}, {"np", required_argument, 0, OPT_NP},
+  {"no-launch", no_argument, 0, OPT_NO_LAUNCH}, {0, 0, 0, 0},
 };
 
 /* The sizes from -b/-e/-f: a transfer of at least 4 bytes, a multiple of 4 (the data check's words). */
@@ -200,6 +204,8 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
       } else snprintf(o->calib, sizeof o->calib, "%s", optarg);
       break;
     case OPT_NOBIND: o->bind = false; break;
+    case OPT_NP: rc = parse_int(optarg, "--np", 2, 4096, &o->np, err, len); break;
+    case OPT_NO_LAUNCH: o->no_launch = true; break;
     case OPT_SHARED: o->shared_gpu = true; break;
     case OPT_DEVICES:
       if (!devices_ok(optarg) || strlen(optarg) >= sizeof o->devices) {

@@ -93,6 +93,14 @@ static void test_env_replaced_and_root(void **st) {
   const char *const want[] = {"mpirun", "-np", "2", "-x", "FOO=new", EXE, "run", "--point",
                               "{\"np\":2,\"FOO\":\"new\"}", "-J", "/r.jsonl", NULL};
   assert_argv(&p.l[0].argv, want);
+  char *buf = NULL; /* --dry-run's line holds the variables the sweep adds: pasted as root, it runs (issue 42) */
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ar_launch_print(f, &p.l[0]);
+  fclose(f);
+  assert_string_equal(buf, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FOO=new mpirun -np 2 -x FOO=new "
+                           "/opt/arbench run --point '{\"np\":2,\"FOO\":\"new\"}' -J /r.jsonl");
+  free(buf);
   done(&c, &p);
 }
 
