@@ -48,8 +48,7 @@ static int symm_absent(const struct ar_env *env, char *why, size_t len) {
   (void)env;
   char gate[AR_ERRLEN];
 #if AR_CUDA_EMU /* the NCCL stand-in has NCCL's host API, not its device API */
-  snprintf(gate, sizeof gate, "symm's kernel needs NCCL's device API (LSA pointers and barriers in kernels, NCCL >= "
-           "2.28), which the NCCL stand-in of the CPU stand-in build (-Dcuda-emu) does not have");
+  snprintf(gate, sizeof gate, "its kernel needs NCCL's device API, which the NCCL stand-in (-Dcuda-emu) lacks");
 #elif defined(AR_HAVE_CUDA)
   ar_symm_gate(1, AR_HAVE_NVCC, AR_NCCL_HEADER_CODE, 0, gate, sizeof gate);
 #else
