@@ -135,6 +135,8 @@ NP=2 step cold 0 -- --backend nccl --sizes 8,64K -d float -n 20 -w 5 -c 1 --buff
 step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
 NP=2 step shared-gpu 3 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8 # NCCL refuses: all skipped, 3
 NP=2 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4
+# the engine on a hung device (the CUDA stand-in's hook), as the steps without NCCL check it
+NP=2 step hang 1 ARBENCH_EMU_HANG=1 -- --backend p2p-oneshot --sizes 8,1M -n 10 -c 1 -T 4
 NP=2 step multi-sizes 0 -- --backend nccl -b 8 -e 256K -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
 NP=2 step multi-graph 0 -- --backend nccl -b 8 -e 256K -f 16 -d float,bf16 -n 40 -w 10 -G 10 -c 1 --inplace both
 NP=2 step multi-variants 0 -- --backend 'nccl:proto=Simple;nccl:algo=Ring,proto=LL;nccl:algo=Tree;nccl:ctas=2;nccl:reg=1;nccl:symm=1' \
