@@ -41,7 +41,8 @@ int ar_cmd_list(int argc, char **argv) {
       if (rc && !ar_backend_built(all[i])) snprintf(status[i], sizeof status[i], "%s", reason); /* not compiled in: why */
       else if (rc) snprintf(status[i], sizeof status[i], "unavailable: %s", reason);
       else if ((all[i]->flags & AR_BE_DEVICE) && ar_gpu_standin()) /* -Dcuda-emu: run it by name */
-        snprintf(status[i], sizeof status[i], "available (emulated: CPU stand-in of CUDA)");
+        snprintf(status[i], sizeof status[i], "available (emulated: CPU stand-in%s)",
+                 all[i]->family == AR_BE_FAM_NCCL ? "s: CUDA, NCCL" : " of CUDA");
       else snprintf(status[i], sizeof status[i], "available");
       nw = (int)strlen(all[i]->name) > nw ? (int)strlen(all[i]->name) : nw;
       sw = (int)strlen(status[i]) > sw ? (int)strlen(status[i]) : sw;

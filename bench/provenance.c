@@ -269,6 +269,8 @@ int ar_cmd_version(int argc, char **argv) {
     printf("stand-in     %s\n", json_string_value(json_object_get(standin, k)));
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
+  const char *sn = json_string_value(json_object_get(json_object_get(st, "standin"), "nccl"));
+  if (sn) printf("NCCL stand-in %s (CPU ranks: no GPU, no NCCL ran)\n", sn);
   json_t *ck = json_object_get(st, "custom_kernels");
   char archs[512];
   ar_stack_kernels_line(st, archs, sizeof archs);

@@ -11,7 +11,7 @@ Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, 
 tests: comma-separated meson test names, at least one of which must fail on the mutant; a leading
 'asan:' runs them in a second scratch build with -Db_sanitize=address,undefined, for bugs only a
 sanitizer sees, such as a leak or an undefined cast; a leading 'emu:' in a scratch build with
--Dcuda-emu=true, for bugs of the GPU host code that only the CPU stand-in of CUDA runs).
+-Dcuda-emu=true, for bugs of the GPU host code that only the CPU stand-ins of CUDA and NCCL run).
 The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
 one build directory kept there between runs (one more for asan:, one for emu:), so each mutant is an
 incremental build. First the named

@@ -21,11 +21,10 @@
   const struct ar_backend SYM = {.name = NAME, .summary = SUMMARY, .flags = (FLAGS),   \
                                  .family = FAMILY, .available = SYM##_absent}
 
-/* The CPU stand-in build (-Dcuda-emu) has the CUDA runtime's stand-in and no NCCL until a NCCL stand-in joins it. */
-#define AR_ABSENT_NCCL_STANDIN "the CPU stand-in build (-Dcuda-emu) has no stand-in of NCCL"
+/* The CPU stand-in build (-Dcuda-emu) always has the NCCL stand-in (kernels/emu/nccl/): nccl is then compiled in. */
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_NCCL
 AR_ABSENT(ar_be_nccl, "nccl", AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_BASELINE, AR_BE_FAM_NCCL, "ncclAllReduce",
-          AR_CUDA_EMU ? AR_ABSENT_NCCL_STANDIN : "built without CUDA");
+          "built without CUDA");
 #endif
 
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_P2P
@@ -48,9 +47,8 @@ AR_ABSENT(ar_be_fused, "fused", AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_FUSED, AR_BE_
 static int symm_absent(const struct ar_env *env, char *why, size_t len) {
   (void)env;
   char gate[AR_ERRLEN];
-#if AR_CUDA_EMU /* nvcc and NCCL's device API (LSA pointers and barriers): neither has a stand-in */
-  snprintf(gate, sizeof gate, "%s, and symm's kernel needs NCCL's device API (LSA pointers and barriers, NCCL >= "
-           "2.28) compiled by nvcc", AR_ABSENT_NCCL_STANDIN);
+#if AR_CUDA_EMU /* the NCCL stand-in has NCCL's host API, not its device API */
+  snprintf(gate, sizeof gate, "its kernel needs NCCL's device API, which the NCCL stand-in (-Dcuda-emu) lacks");
 #elif defined(AR_HAVE_CUDA)
   ar_symm_gate(1, AR_HAVE_NVCC, AR_NCCL_HEADER_CODE, 0, gate, sizeof gate);
 #else

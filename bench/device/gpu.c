@@ -196,7 +196,11 @@ json_t *ar_stack_describe(void) {
                          "kernels", AR_HAVE_NVCC, "cuda_home", AR_CUDA_HOME, "nccl_home", AR_NCCL_HOME);
   if (*warn) json_object_set_new(st, "warning", json_string(warn));
 #if AR_CUDA_EMU /* what the records' readers test (ar_rec_standin): the stand-ins this stack is made of */
-  json_object_set_new(st, "standin", json_pack("{s:s}", "cuda", ar_standin_describe()));
+  json_t *standin = json_pack("{s:s}", "cuda", ar_standin_describe());
+#ifdef AR_NCCL_STANDIN_DESCRIBE /* the NCCL stand-in's nccl.h: "nccl-standin (mimics 2.28.9)" */
+  json_object_set_new(standin, "nccl", json_string(AR_NCCL_STANDIN_DESCRIBE));
+#endif
+  json_object_set_new(st, "standin", standin);
   json_object_set_new(st, "cuda_home", json_null());
   json_object_set_new(st, "nccl_home", json_null());
 #endif

@@ -7,8 +7,8 @@
 # (device-check-links.sh). It prints what that
 # covers and a summary table each.
 # No GPU: 'skipped: no CUDA device'. On the CPU stand-in of CUDA (a -Dcuda-emu=true build, ARBENCH set) the same
-# steps run on its devices, smaller; without NCCL the engine steps run on p2p-oneshot and the NCCL steps say why
-# they are skipped.
+# steps run on its devices, smaller; the NCCL steps on the NCCL stand-in at CPU sizes (without NCCL the engine steps
+# run on p2p-oneshot and the NCCL steps say why they are skipped).
 # Usage: tests/gpu/device-check.sh [BUILD_DIR]     (ARBENCH=path/to/arbench skips the build)
 # DEVICE_CHECK_SKIP=links,dead: parts a test suite runs as tests of their own (gpu-device-check-links,
 # integration-dead_rank-standin), said so, not run twice.
@@ -62,6 +62,7 @@ step() {
 "$ARBENCH" --version
 "$ARBENCH" list | grep -E '^nccl|GPUs visible'
 nccl_why=$("$ARBENCH" list | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
+nccl_standin=$("$ARBENCH" version 2>/dev/null | grep -c '^NCCL stand-in') # the CPU stand-in of NCCL (kernels/emu/nccl)
 multi=$(( gpus > 8 ? 8 : gpus ))
 D=float,half,bf16,int32
 
@@ -85,7 +86,7 @@ step loop 0 -- --backend nccl -b 8 -e 64M -f 64 -d float -n 20 -w 5 -c 1 --timin
 step loop-graph 0 -- --backend nccl --sizes 8,1M -d float -n 100 -w 10 -G 10 -c 1 --timing loop
 step cold 0 -- --backend nccl --sizes 8,1M,256M -d float -n 20 -w 5 -c 1 --buffers cold --repeat 2
 step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
-NP=2 step shared-gpu 0 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8
+NP=2 step shared-gpu 3 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8 # NCCL refuses: all skipped, 3
 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4
 if [ "$multi" -ge 2 ]; then
   NP=$multi step multi-sizes 0 -- --backend nccl -b 8 -e 256M -f 4 -d $D -n 20 -w 5 -c 2 --inplace both
@@ -117,7 +118,34 @@ NP=2 step shared-gpu-p2p 0 -- --backend $B --devices 0,0 --shared-gpu --sizes 8,
 NP=2 step hang 1 ARBENCH_EMU_HANG=1 -- --backend $B --sizes 8,1M -n 10 -c 1 -T 4
 }
 
-if [ -z "$nccl_why" ]; then nccl_steps; else p2p_engine_steps; fi
+# On the NCCL stand-in (-Dcuda-emu=true): the same NCCL steps at sizes a CPU runs in seconds, multi-rank ones on 2 ranks
+# (the nccl suite, tests/nccl, runs 2 to 8 ranks, the tuner plugin's deploy path and the dead ranks there).
+nccl_standin_steps() {
+echo "== the NCCL stand-in (CPU ranks, docs/nccl-standin.md): the NCCL steps at CPU sizes; multi-rank steps on 2 ranks"
+NP=2 step sizes 0 -- --backend nccl -b 8 -e 256K -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
+for op in prod max min avg; do
+  NP=2 step "op-$op" 0 -- --backend nccl -b 8 -e 64K -f 8 -d $D -o $op -n 5 -w 1 -c 1
+done
+NP=2 step graph 0 -- --backend nccl -b 8 -e 256K -f 16 -d $D -n 40 -w 10 -G 10 -c 1 --inplace both
+step variants-1rank 0 -- --backend 'nccl:proto=Simple' --backend 'nccl:ctas=2' --backend 'nccl:reg=1' \
+  -b 8 -e 64K -f 16 -n 10 -c 1
+NP=2 step loop 0 -- --backend nccl -b 8 -e 1M -f 64 -d float -n 20 -w 5 -c 1 --timing loop -a 1
+NP=2 step loop-graph 0 -- --backend nccl --sizes 8,1M -d float -n 40 -w 10 -G 10 -c 1 --timing loop
+NP=2 step cold 0 -- --backend nccl --sizes 8,64K -d float -n 20 -w 5 -c 1 --buffers cold --repeat 2
+step bad-variant 2 -- --backend 'nccl:algo=Bogus' --sizes 8
+NP=2 step shared-gpu 3 -- --backend nccl --devices 0,0 --shared-gpu --sizes 8 # NCCL refuses: all skipped, 3
+NP=2 step watchdog 1 ARBENCH_NCCL_HANG_BYTES=1048576 -- --backend nccl --sizes 8,1M -n 10 -c 1 -T 4
+# the engine on a hung device (the CUDA stand-in's hook), as the steps without NCCL check it
+NP=2 step hang 1 ARBENCH_EMU_HANG=1 -- --backend p2p-oneshot --sizes 8,1M -n 10 -c 1 -T 4
+NP=2 step multi-sizes 0 -- --backend nccl -b 8 -e 256K -f 4 -d $D -n 10 -w 2 -c 1 --inplace both
+NP=2 step multi-graph 0 -- --backend nccl -b 8 -e 256K -f 16 -d float,bf16 -n 40 -w 10 -G 10 -c 1 --inplace both
+NP=2 step multi-variants 0 -- --backend 'nccl:proto=Simple;nccl:algo=Ring,proto=LL;nccl:algo=Tree;nccl:ctas=2;nccl:reg=1;nccl:symm=1' \
+  -b 8 -e 256K -f 16 -d float,bf16 -n 10 -c 1
+NP=2 step multi-nvls 0 -- --backend 'nccl:algo=NVLS' --sizes 1M -n 5 -c 1
+NP=2 PERTASK=1 step multi-pertask 0 -- --backend nccl --sizes 8,1M -n 5 -c 1
+}
+
+if [ -n "$nccl_why" ]; then p2p_engine_steps; elif [ "$nccl_standin" -gt 0 ]; then nccl_standin_steps; else nccl_steps; fi
 python3 "$src/tests/gpu/device_check_report.py" "$tmp"
 nccl_rc=$?
 echo
@@ -143,7 +171,7 @@ elif ! "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
   ARBENCH="$ARBENCH" DEAD_RANK_CASES="p2p-oneshot:KILL:2 p2p-twoshot:STOP:1" DEAD_RANK_N=200 \
     DEAD_RANK_ARGS="--devices 0,0,0,0 --shared-gpu" bash "$src/tests/integration/dead_rank.sh" || dead_rc=1
 fi
-if [ "$gpus" -ge 4 ] && [ -z "$nccl_why" ]; then
+if [ "$gpus" -ge 4 ] && [ -z "$nccl_why" ] && [ "$nccl_standin" = 0 ]; then # stand-in: integration-dead_rank-nccl
   echo "== dead ranks: nccl SIGKILL and SIGSTOP (4 GPUs)"
   ARBENCH="$ARBENCH" DEAD_RANK_CASES="nccl:KILL:3 nccl:STOP:1" DEAD_RANK_N=500 DEAD_RANK_ARGS="--devices 0,1,2,3" \
     bash "$src/tests/integration/dead_rank.sh" || dead_rc=1

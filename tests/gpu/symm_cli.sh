@@ -11,8 +11,8 @@ line=$(grep -E '^symm ' <<<"$list") || fail "no symm line in arbench list"
 grep -Eq '^symm +gpu +(available|unavailable: .+|not compiled in: .+) +custom one-/two-shot kernel' <<<"$line" ||
   fail "bad line: $line"
 if grep -q 'not compiled in' <<<"$line"; then
-  # The reason is the build's own: no CUDA, no nvcc, or the headers' NCCL version.
-  grep -Eq 'not compiled in: (built without CUDA|no nvcc in this stack|needs NCCL >= 2.28 headers \(built with [0-9.]+\)|the CPU stand-in build \(-Dcuda-emu\) has no stand-in of NCCL)' \
+  # The reason is the build's own: no CUDA, no nvcc, the headers' NCCL version, or (-Dcuda-emu) no NCCL device API.
+  grep -Eq 'not compiled in: (built without CUDA|no nvcc in this stack|needs NCCL >= 2.28 headers \(built with [0-9.]+\)|its kernel needs NCCL.s device API, which the NCCL stand-in \(-Dcuda-emu\) lacks)' \
     <<<"$line" || fail "not-compiled reason: $line"
   expect_one_line_error "backend 'symm': not compiled in: " ar_mpirun 1 run --backend symm --sizes 8
   echo "symm_cli: ok (symm not compiled in: listed with the reason)"

@@ -192,9 +192,18 @@ static void test_ctas(void **st) {
   ar_nccl_ctas(4, "16", "32", &mn, &mx);
   assert_int_equal(mn, 4);
   assert_int_equal(mx, 4);
-  ar_nccl_ctas(0, "16", NULL, &mn, &mx);
+  ar_nccl_ctas(0, "16", NULL, &mn, &mx); /* NCCL refuses minCTAs 16 with maxCTAs unset: its default maximum */
   assert_int_equal(mn, 16);
-  assert_int_equal(mx, 0);
+  assert_int_equal(mx, 64);
+  ar_nccl_ctas(0, NULL, "8", &mn, &mx);
+  assert_int_equal(mn, 0);
+  assert_int_equal(mx, 8);
+  ar_nccl_ctas(0, "16", "8", &mn, &mx); /* as NCCL takes the variables: both the maximum */
+  assert_int_equal(mn, 8);
+  assert_int_equal(mx, 8);
+  ar_nccl_ctas(0, "0x10", "100", &mn, &mx); /* strtoll base 0, capped at MAXCHANNELS */
+  assert_int_equal(mn, 16);
+  assert_int_equal(mx, 64);
   ar_nccl_ctas(0, "-1", "x2", &mn, &mx); /* NCCL ignores these too */
   assert_int_equal(mn, 0);
   assert_int_equal(mx, 0);

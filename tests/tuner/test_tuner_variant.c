@@ -124,7 +124,7 @@ static void test_record_from_plugin_lines(void **st) {
   }
   t->finalize(ctx);
   dlclose(h);
-  json_t *j = ar_nccl_tuner_json(&nlog.tuner, "/abs/tuner.json", lib);
+  json_t *j = ar_nccl_tuner_json(&nlog.tuner, "/abs/tuner.json", lib, NULL);
   assert_non_null(j);
   char *s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
   char want[2048];
@@ -148,7 +148,7 @@ static void test_record_notes(void **st) {
   ar_nccl_log_init(&nlog);
   assert_int_equal(t->init(&ctx, 1, 8, 1, nccl_like_log, NULL, NULL), 0);
   t->finalize(ctx);
-  json_t *j = ar_nccl_tuner_json(&nlog.tuner, p, lib);
+  json_t *j = ar_nccl_tuner_json(&nlog.tuner, p, lib, NULL);
   assert_true(json_is_true(json_object_get(j, "ran")));
   assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "later-bad.json: not valid JSON"));
   assert_string_equal(json_string_value(json_object_get(j, "note")), "the decisions file did not load: NCCL tuned on its own");
@@ -158,7 +158,7 @@ static void test_record_notes(void **st) {
   ar_nccl_log_init(&nlog);
   assert_int_equal(t->init(&ctx, 1, 6, 1, nccl_like_log, NULL, NULL), 0);
   t->finalize(ctx);
-  j = ar_nccl_tuner_json(&nlog.tuner, good, lib);
+  j = ar_nccl_tuner_json(&nlog.tuner, good, lib, NULL);
   assert_string_equal(json_string_value(json_object_get(j, "match")), "nearest");
   assert_int_equal(json_integer_value(json_object_get(j, "group_nranks")), 8);
   json_decref(j);
@@ -166,13 +166,13 @@ static void test_record_notes(void **st) {
   ar_nccl_log_init(&nlog);
   assert_int_equal(t->init(&ctx, 1, 64, 1, nccl_like_log, NULL, NULL), 0);
   t->finalize(ctx);
-  j = ar_nccl_tuner_json(&nlog.tuner, good, lib);
+  j = ar_nccl_tuner_json(&nlog.tuner, good, lib, NULL);
   assert_true(json_is_true(json_object_get(j, "ran")));
   assert_string_equal(json_string_value(json_object_get(j, "match")), "none");
   json_decref(j);
   /* tuner= set but no plugin line: did not run */
   ar_nccl_log_init(&nlog);
-  j = ar_nccl_tuner_json(&nlog.tuner, good, lib);
+  j = ar_nccl_tuner_json(&nlog.tuner, good, lib, NULL);
   assert_true(json_is_false(json_object_get(j, "ran")));
   assert_non_null(strstr(json_string_value(json_object_get(j, "note")), "the tuner plugin did not run"));
   json_decref(j);
@@ -180,13 +180,19 @@ static void test_record_notes(void **st) {
   ar_nccl_log_init(&nlog);
   assert_int_equal(t->init(&ctx, 1, 8, 1, nccl_like_log, NULL, NULL), 0);
   t->finalize(ctx);
-  j = ar_nccl_tuner_json(&nlog.tuner, "", "");
+  j = ar_nccl_tuner_json(&nlog.tuner, "", "", NULL);
   assert_true(json_is_null(json_object_get(j, "file")));
   assert_non_null(strstr(json_string_value(json_object_get(j, "note")), "earlier nccl:tuner= communicator"));
   json_decref(j);
+  /* plain variant, the user's own NCCL_TUNER_PLUGIN loaded it: said so, not blamed on a tuner= variant */
+  j = ar_nccl_tuner_json(&nlog.tuner, "", "", "/opt/lib/libarbench-tuner.so");
+  assert_string_equal(json_string_value(json_object_get(j, "plugin")), "/opt/lib/libarbench-tuner.so");
+  assert_non_null(strstr(json_string_value(json_object_get(j, "note")), "this environment's NCCL_TUNER_PLUGIN"));
+  assert_null(strstr(json_string_value(json_object_get(j, "note")), "earlier"));
+  json_decref(j);
   /* plain variant, no plugin: no object */
   ar_nccl_log_init(&nlog);
-  assert_null(ar_nccl_tuner_json(&nlog.tuner, "", ""));
+  assert_null(ar_nccl_tuner_json(&nlog.tuner, "", "", NULL));
   dlclose(h);
 }
 

@@ -322,6 +322,20 @@ static int probe(struct ar_nccl *s, void *pool, size_t pool_bytes, char *err, si
   return rc;
 }
 
+/* What the tuner plugin did on this communicator, said once on rank 0 when it is not what the variant asked
+ * (tuner= without the plugin running, a file it could not load, a plugin the variant did not ask for): the
+ * records say it too (nccl_tuner.note and warning), but a table of nccl:tuner= rows that ran NCCL's own tuning
+ * must not pass unnoticed. */
+static void check_tuner(struct ar_nccl *s) {
+  json_t *tj = ar_nccl_tuner_json(&s->log->tuner, s->v.tuner, s->v.tuner_lib, s->saved[AR_NENV_TUNER]);
+  const char *note = json_string_value(json_object_get(tj, "note"));
+  if (note && !*s->warning) {
+    snprintf(s->warning, sizeof s->warning, "nccl%s%s: %s", *s->variant ? ":" : "", s->variant, note);
+    if (s->env->rank == 0) fprintf(stderr, "arbench: warning: %s\n", s->warning);
+  }
+  json_decref(tj);
+}
+
 static void check_forced(struct ar_nccl *s) {
   const struct ar_env *env = s->env;
   if (!strstr(s->v.proto, "LL128") || !ar_nccl_ll128_unsafe(s->log, env->nranks)) return;
@@ -351,24 +365,15 @@ static int nccl_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why
   return 0;
 }
 
-/* reg=1 / symm=1: register the whole allocation that holds p (found through the driver API). */
-static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t len) {
-  unsigned long long addr = (unsigned long long)(uintptr_t)p, base = 0;
-  for (int i = 0; i < s->nreg; i++)
-    if (addr >= s->reg[i].base && addr < s->reg[i].base + s->reg[i].size) return 0;
-  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  int (*range)(unsigned long long *, size_t *, unsigned long long) = NULL;
-  void *sym = cuda ? dlsym(cuda, "cuMemGetAddressRange_v2") : NULL;
-  memcpy(&range, &sym, sizeof range);
-  size_t size = 0;
-  if (!range || range(&base, &size, addr) || s->nreg >= AR_NCCL_MAX_REG) {
-    snprintf(err, len, "nccl: cannot find the allocation of buffer %p to register it", p);
-    return -AR_ERUNTIME;
-  }
+/* reg=1 / symm=1: register [base, base + size) (under the guard: ncclCommWindowRegister is collective, every rank
+ * reaches it, the engine agrees before alloc; a peer that never does is ended by the host watchdog (-T)). */
+static int register_range(struct ar_nccl *s, unsigned long long base, size_t size, char *err, size_t len) {
   void *handle = NULL;
   ncclResult_t rc;
-  /* Under the guard. ncclCommWindowRegister is collective: every rank reaches it (the engine agrees
-   * before alloc); a peer that never does is ended by the host watchdog (-T), not by this lock. */
+  if (s->nreg >= AR_NCCL_MAX_REG) {
+    snprintf(err, len, "nccl: more than %d registered buffers", AR_NCCL_MAX_REG);
+    return -AR_ERUNTIME;
+  }
   if (ar_guard_enter(&s->guard, err, len)) return -AR_ETIMEOUT;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
   if (s->v.symm) rc = ncclCommWindowRegister(s->comm, (void *)(uintptr_t)base, size, (ncclWindow_t *)&handle,
@@ -387,6 +392,24 @@ static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t
   s->reg[s->nreg].size = size;
   s->reg[s->nreg++].handle = handle;
   return 0;
+}
+
+/* A buffer of a call outside every registration (not the engine's, e.g. a wrapping backend's): the whole
+ * allocation that holds p, found through the driver API. */
+static int ensure_registered(struct ar_nccl *s, const void *p, char *err, size_t len) {
+  unsigned long long addr = (unsigned long long)(uintptr_t)p, base = 0;
+  for (int i = 0; i < s->nreg; i++)
+    if (addr >= s->reg[i].base && addr < s->reg[i].base + s->reg[i].size) return 0;
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  int (*range)(unsigned long long *, size_t *, unsigned long long) = NULL;
+  void *sym = cuda ? dlsym(cuda, "cuMemGetAddressRange_v2") : NULL;
+  memcpy(&range, &sym, sizeof range);
+  size_t size = 0;
+  if (!range || range(&base, &size, addr)) {
+    snprintf(err, len, "nccl: cannot find the allocation of buffer %p to register it", p);
+    return -AR_ERUNTIME;
+  }
+  return register_range(s, base, size, err, len);
 }
 
 static void deregister(struct ar_nccl *s) {
@@ -495,9 +518,7 @@ static int nccl_describe(void *state, json_t *rec) {
     json_object_set_new(rec, "nccl_channels", json_integer(t->channels));
   }
   json_object_set_new(rec, "nccl_transport", json_string(ar_nccl_transport_name(log->transports)));
-  json_t *tj = ar_nccl_tuner_json(&log->tuner, s->v.tuner, s->v.tuner_lib);
-  if (tj && json_object_get(tj, "note") && !*s->warning)
-    snprintf(s->warning, sizeof s->warning, "nccl:%s: %s", s->variant, json_string_value(json_object_get(tj, "note")));
+  json_t *tj = ar_nccl_tuner_json(&log->tuner, s->v.tuner, s->v.tuner_lib, s->saved[AR_NENV_TUNER]);
   if (tj) json_object_set_new(rec, "nccl_tuner", tj);
   if (*s->warning) json_object_set_new(rec, "warning", json_string(s->warning));
   return 0;
@@ -522,11 +543,12 @@ static int nccl_alloc(void *state, size_t bytes, void **p, char *err, size_t len
       *p = NULL;
       rc = -AR_ERUNTIME;
     }
-    if (!rc) rc = ensure_registered(s, *p, err, len);
+    if (!rc) rc = register_range(s, (unsigned long long)(uintptr_t)*p, bytes, err, len); /* ours: its extent known */
   }
   if (!rc) rc = probe(s, *p, bytes, err, len);
   logging_end(s);
   check_forced(s);
+  check_tuner(s);
   return rc;
 }
 

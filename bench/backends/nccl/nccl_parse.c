@@ -368,13 +368,20 @@ void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min
     *min = *max = ctas;
     return;
   }
+  /* As NCCL reads the variables (ncclLoadParam: strtoll base 0; values <= 0 leave the config alone; above
+   * MAXCHANNELS, 64, capped; src/misc/param.cc, src/init.cc:1661-1681, 1760-1773 at v2.28.9-1). */
   const char *u[2] = {user_min, user_max};
   int *out[2] = {min, max};
   for (int i = 0; i < 2; i++) {
-    char *end;
-    long v = u[i] && *u[i] ? strtol(u[i], &end, 10) : 0;
-    if (v > 0 && v <= 64 && !*end) *out[i] = (int)v; /* NCCL ignores values <= 0 as well */
+    errno = 0;
+    long long v = u[i] && *u[i] ? strtoll(u[i], NULL, 0) : 0;
+    if (!errno && v > 0) *out[i] = v > 64 ? 64 : (int)v;
   }
+  /* ncclConfig_t is checked harder than the variables: minCTAs > maxCTAs is refused, and an unset maxCTAs is
+   * INT_MIN there (init.cc:1865-1872), so a minimum alone needs NCCL's default maximum beside it; where the variables
+   * gave minimum > maximum NCCL sets both to the maximum (init.cc:1770-1773). */
+  if (*min && !*max) *max = 64;
+  if (*min > *max && *max) *min = *max;
 }
 
 void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len) {
@@ -406,11 +413,12 @@ int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks) {
   return strcmp(t, "NVL") && strcmp(t, "NVB") && strcmp(t, "C2C") && strcmp(t, "LOC");
 }
 
-json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib) {
-  int has_file = file && *file;
+json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib, const char *env_plugin) {
+  int has_file = file && *file, from_env = !has_file && env_plugin && *env_plugin;
   if (!has_file && !t->ran) return NULL;
+  const char *plugin = has_file ? lib : from_env ? env_plugin : NULL;
   json_t *j = json_pack("{s:o, s:o, s:b, s:o}", "file", has_file ? json_string(file) : json_null(), "plugin",
-                        has_file && lib && *lib ? json_string(lib) : json_null(), "ran", t->ran, "abi",
+                        plugin && *plugin ? json_string(plugin) : json_null(), "ran", t->ran, "abi",
                         *t->abi ? json_string(t->abi) : json_null());
   if (!j) return NULL;
   if (*t->match) json_object_set_new(j, "match", json_string(t->match));
@@ -429,6 +437,12 @@ json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, 
     note = "the tuner plugin did not run: NCCL loads it once per process and keeps a failed load (an earlier nccl "
            "variant without tuner= in this run), so run nccl:tuner= in its own arbench run";
   else if (has_file && *t->error) note = "the decisions file did not load: NCCL tuned on its own";
+  else if (from_env && *t->error)
+    note = "no tuner= here: this environment's NCCL_TUNER_PLUGIN loaded the tuner plugin, whose decisions file did not "
+           "load: NCCL tuned on its own";
+  else if (from_env)
+    note = "no tuner= here: this environment's NCCL_TUNER_PLUGIN loaded the tuner plugin, so NCCL ran its choices, "
+           "not its own tuning";
   else if (!has_file) note = "no tuner= here, but an earlier nccl:tuner= communicator of this process still holds the "
                              "plugin, so NCCL used it here too: run default and tuned nccl in separate arbench runs";
   if (note) json_object_set_new(j, "note", json_string(note));

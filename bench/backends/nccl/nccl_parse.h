@@ -92,7 +92,8 @@ void ar_nccl_log_key(struct ar_nccl_log *log, const struct ar_nccl_call *calls, 
 /* Last tuning decision for a message of bytes in dtype, NULL when none. */
 const struct ar_nccl_tuned *ar_nccl_log_find(const struct ar_nccl_log *log, uint64_t bytes, int dtype);
 /* CTAs for ncclConfig_t: the variant's ctas=, else the user's NCCL_MIN_CTAS/NCCL_MAX_CTAS (which
- * the backend clears from the environment, or NCCL would let them override ctas=). 0 = NCCL's own. */
+ * the backend clears from the environment, or NCCL would let them override ctas=), meaning in the config
+ * what they meant as variables: a minimum alone gets NCCL's default maximum (64). 0 = NCCL's own. */
 void ar_nccl_ctas(int ctas, const char *user_min, const char *user_max, int *min, int *max);
 /* NCCL_DEBUG_FILE's file name as NCCL expands it (%h host, %p pid, %% percent). */
 void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *out, size_t len);
@@ -100,9 +101,12 @@ void ar_nccl_debug_path(const char *pattern, const char *host, int pid, char *ou
 const char *ar_nccl_transport_name(int bits);
 /* The record's "nccl_tuner" object: which decisions file and plugin a tuner= variant set, whether the
  * plugin ran on this communicator (and as which ABI), the group and ranges it used, its error, and a
- * note when it did not run or ran without tuner=. NULL when neither (a plain variant). New reference. */
+ * note when it did not run or ran without tuner= (env_plugin: the user's own NCCL_TUNER_PLUGIN, NULL when
+ * unset: then the plugin came from there, not from an earlier tuner= communicator). NULL when neither (a plain
+ * variant). New reference. */
 struct json_t;
-struct json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib);
+struct json_t *ar_nccl_tuner_json(const struct ar_nccl_tuner_log *t, const char *file, const char *lib,
+                                  const char *env_plugin);
 
 /* Is forcing LL128 unsafe on this path? (no NVLink between the ranks: data can be corrupted) */
 int ar_nccl_ll128_unsafe(const struct ar_nccl_log *log, int nranks);
