@@ -9,6 +9,7 @@
 #include "opts.h"
 #include "provenance.h"
 #include "report.h"
+#include "runas.h"
 #include "runenv.h"
 #include "topo.h"
 #include <errno.h>
@@ -223,6 +224,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
   e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  if (*o->as) json_object_set_new(runrec, "as_env", ar_runas_json(ar_runas_find(o->as)));
+  e.as = o->as;
   if (env.rank == 0) {
     if (!o->quiet) {
       printf("# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
@@ -329,6 +332,8 @@ int ar_cmd_run(int argc, char **argv) {
     free(o);
     return AR_EXIT_OK;
   }
+  if (prc == 0 && *o->as) /* still one thread: before relaunch, MPI_Init, the watchdog and CUDA */
+    prc = ar_runas_apply(ar_runas_find(o->as), err, sizeof err);
   if (prc == 0) {
     int lrc = relaunch(o, argc, argv);
     if (lrc >= 0) {

@@ -49,6 +49,7 @@ struct ar_opts {
   int repeat;               /* --repeat N: measure every (dtype, size, placement) N times */
   int np;                   /* --np N: ranks when arbench launches mpirun itself (0 = one per GPU) */
   bool no_launch;           /* --no-launch: outside mpirun, run as this one process */
+  char as[32];              /* --as ENGINE: the engine's NCCL/CUDA environment (runas.h), "" = none */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */

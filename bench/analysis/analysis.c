@@ -327,20 +327,24 @@ static void value_str(json_t *v, char *buf, size_t len) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The record's point, and "as" (run --as ENGINE: the engine's environment, runas.h) as one more pair: a
+ * configuration measured as an engine runs it is another configuration (labels, cells, compare's matches). */
 void ar_rec_point(json_t *rec, char *buf, size_t len) {
-  json_t *p = json_object_get(rec, "point");
+  json_t *p = json_object_get(rec, "point"), *as = json_object_get(rec, "as");
   buf[0] = 0;
-  if (!json_is_object(p) || !json_object_size(p)) return;
-  size_t n = json_object_size(p), k = 0, used = 0;
+  if (!json_is_string(as) || json_object_get(p, "as")) as = NULL;
+  if ((!json_is_object(p) || !json_object_size(p)) && !as) return;
+  size_t n = json_object_size(p) + (as != NULL), k = 0, used = 0;
   const char **keys = calloc(n, sizeof *keys);
   const char *key;
   json_t *v;
   if (!keys) return;
   json_object_foreach(p, key, v) keys[k++] = key;
+  if (as) keys[k++] = "as";
   qsort(keys, n, sizeof *keys, cmp_str);
   for (size_t i = 0; i < n && used + 1 < len; i++) {
     char val[128];
-    value_str(json_object_get(p, keys[i]), val, sizeof val);
+    value_str(as && !strcmp(keys[i], "as") ? as : json_object_get(p, keys[i]), val, sizeof val);
     used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "", keys[i], val);
     if (used >= len) used = len - 1;
   }
@@ -351,6 +355,18 @@ const char *ar_rec_stack(json_t *runs, json_t *rec) {
   json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
   const char *s = json_string_value(json_object_get(json_object_get(run, "stack"), "name"));
   return s ? s : "unknown";
+}
+
+int ar_rec_standin(json_t *runs, json_t *rec) {
+  json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
+  return json_object_get(json_object_get(run, "stack"), "standin") != NULL;
+}
+
+int ar_results_drop_standin(json_t *results, json_t *runs) {
+  int gone = 0;
+  for (size_t i = json_array_size(results); i-- > 0;)
+    if (ar_rec_standin(runs, json_array_get(results, i))) json_array_remove(results, i), gone++;
+  return gone;
 }
 
 const char *ar_rec_buffers(json_t *rec) { return strcmp(ar_rec_str(rec, "buffers", "cold"), "hot") ? "cold" : "hot"; }
@@ -567,6 +583,7 @@ int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *
 
 static int point_has(json_t *rec, const char *name, const char *val) {
   json_t *v = json_object_get(json_object_get(rec, "point"), name);
+  if (!v && !strcmp(name, "as")) v = json_object_get(rec, "as"); /* ar_rec_point's pair */
   if (!v) return 0;
   char s[128];
   value_str(v, s, sizeof s);
