@@ -7,6 +7,7 @@
 #include "results.h"
 #include "sweep/plan.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -164,9 +165,10 @@ static int dtypes_of(json_t *arr, int ranks, const char **one) {
   return k;
 }
 
-static void write_sh(FILE *f, const struct ar_serving_engine *e, json_t *j, const char *dir) {
+static void write_sh(FILE *f, const struct ar_serving_engine *e, json_t *j, const char *where) {
   json_t *arr = json_object_get(json_object_get(j, "engines"), e->name), *grp;
-  char list[2000], msg[2400];
+  char list[2000], msg[2400], dir[PATH_MAX];
+  if (!realpath(where, dir)) snprintf(dir, sizeof dir, "%s", where);
   sh_groups_list(arr, list, sizeof list);
   fprintf(f, "# %s settings written by arbench tune (%s/serving.json holds the same, with why; docs/serving.md)\n"
              "# Source it in the shell that starts %s:  source %s.sh TP [DTYPE]\n"

@@ -5,7 +5,7 @@
 # files exporting exactly the JSON's env, the baseline as the engine runs it (run --as), what is left out, errors.
 . "$(dirname "$0")/common.sh"
 MK="$FIX/make_serving.py"
-for m in main as host standin mixed; do "$PY" "$MK" $m "$TMP/$m.jsonl" || check_fail "make_serving.py $m"; done
+for m in main as kernels host standin mixed; do "$PY" "$MK" $m "$TMP/$m.jsonl" || check_fail "make_serving.py $m"; done
 tune() { local out=$1; shift; "$ARBENCH" tune "$@" -o "$TMP/$out" >"$TMP/$out.report" 2>"$TMP/$out.err"; }
 tune main "$TMP/main.jsonl" --hidden 4096 || check_fail "tune main exited $?"
 S="$TMP/main/serving.json"
@@ -111,6 +111,18 @@ check_eq "thresholds.json: a group per as, the same values" "262144 -;1048576 sg
 S="$TMP/main/serving.json"
 check_eq "SGLang without run --as: not its baseline, and how to measure it" 'false 1' \
   "$(grp sglang 2 bfloat16 '.baseline.fair') $(grp sglang 2 bfloat16 .baseline.note | grep -c 'arbench run --as sglang')"
+
+# The engines pick one-stage at 2 GPUs by themselves: two-stage winning every custom size is one variable; a winner
+# that changes with the size is a patch (their variable forces one kernel for every size).
+tune kernels "$TMP/kernels.jsonl" || check_fail "tune kernels exited $?"
+S="$TMP/kernels/serving.json"
+check_eq "two-stage everywhere: the engines' variables" '"2stage" "2stage"' \
+  "$(grp vllm 2 bfloat16 .env.VLLM_CUSTOM_ALLREDUCE_ALGO) $(grp sglang 2 bfloat16 .env.SGLANG_CUSTOM_ALLREDUCE_ALGO)"
+check_eq "one-stage to 64K, two-stage to 512K: a patch, no variable" '[{"kernel":"custom-1stage","max_bytes":65536},{"kernel":"custom-2stage","max_bytes":524288}] null' \
+  "$(patch vllm 2 half "size-dependent custom kernel cut-off" '[.measured.ranges[] | {kernel, max_bytes}]') $(grp vllm 2 half .env.VLLM_CUSTOM_ALLREDUCE_ALGO)"
+check_eq "the .sh exports the variable" "2stage" \
+  "$(cd "$TMP/kernels" && bash -c 'source ./sglang.sh 2 bfloat16 >/dev/null 2>&1; echo $SGLANG_CUSTOM_ALLREDUCE_ALGO')"
+S="$TMP/main/serving.json"
 
 # Stand-in records are never GPU numbers: left out, named, and the groups are the GPUs' alone (the stand-in's
 # p2p-oneshot is 10x faster everywhere: included, it would move every crossover to 32 MiB).
