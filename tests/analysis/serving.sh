@@ -57,6 +57,8 @@ for e in vllm sglang; do
     "$(patch $e 8 bfloat16 "custom allreduce turned off" '.measured | .custom_max_bytes, .custom_max_tokens' | paste -sd' ')"
   check_eq "$e TP8: NCCL at every size unpatched" 1 "$(grp $e 8 bfloat16 .engine_runs | grep -c '^"NCCL at every size')"
 done
+check_eq "TP8: the cap the engines' own kernels need: 64 KiB (not thresholds' 256K, won by p2p-staged)" "65537 65536" \
+  "$(patch vllm 8 bfloat16 "custom allreduce size cap" .measured.value) $(patch sglang 8 bfloat16 "custom allreduce size cap" .measured.value)"
 check_eq "TP8: p2p-staged has no engine path (its use range: from one byte above 64 KiB)" '"p2p-staged" 65537 262144' \
   "$(patch vllm 8 bfloat16 "no vLLM path for p2p-staged" '.measured | .config, .min_bytes, .max_bytes' | paste -sd' ')"
 check_eq "SGLang TP8: MSCCL++ named as an option" '"--enable-mscclpp"' \
