@@ -115,10 +115,10 @@ int ar_serving_check(const struct ar_serving_opts *so, const struct ar_grid *g, 
 /* ---- one group ---- */
 
 /* NVLink (1) or PCIe (0) as NCCL reported the path of the group's nccl results; -1 when none said. */
-static int interconnect(const struct ar_grid *g) {
+static int interconnect(const struct ar_grid *g, const char *cols) {
   int seen = -1;
   for (int c = 0; c < g->ncfg; c++)
-    for (int s = 0; s < g->nsize; s++) {
+    for (int s = 0; cols[c] && s < g->nsize; s++) {
       json_t *r = ar_grid_at(g, s, c);
       const char *path = ar_rec_str(json_object_get(r, "nccl"), "path", ""), *tr = ar_rec_str(r, "nccl_transport", "");
       if (strstr(path, "NVL") || strstr(tr, "NVL")) return 1;
@@ -341,13 +341,14 @@ static json_t *paths_json(const struct ar_sgroup *sg, char *measured) {
 
 /* The NCCL the custom allreduce was compared with, and whether it is the one the engine runs. */
 static json_t *baseline_json(const struct ar_sgroup *sg) {
-  const struct ar_runas *ra = ar_runas_find(sg->e->name);
+  const struct ar_runas *ra = ar_runas_find(sg->e->name), *used = ar_runas_find(sg->as);
   char note[900];
-  int fair = *sg->as || !ra->nvars;
-  if (*sg->as) snprintf(note, sizeof note, "measured with arbench run --as %s: %s's NCCL/CUDA environment (%s)",
-                        sg->as, sg->e->label, ra->source);
-  else if (!ra->nvars) snprintf(note, sizeof note, "%s sets no NCCL or CUDA variable: NCCL as arbench ran it is "
-                                "%s's (%s)", sg->e->label, sg->e->label, ra->note);
+  int own = !strcmp(sg->as, sg->e->name), fair = own || (!ra->nvars && (!used || !used->nvars));
+  if (own) snprintf(note, sizeof note, "measured with arbench run --as %s: %s's NCCL/CUDA environment (%s)",
+                    sg->as, sg->e->label, ra->source);
+  else if (fair) snprintf(note, sizeof note, "%s sets no NCCL or CUDA variable: NCCL as arbench ran it%s%s is %s's "
+                          "(%s)", sg->e->label, used ? " with --as " : "", used ? used->engine : "", sg->e->label,
+                          ra->note);
   else {
     int n = snprintf(note, sizeof note, "NCCL as arbench ran it; %s runs it with", sg->e->label);
     for (int i = 0; i < ra->nvars && n > 0 && (size_t)n < sizeof note; i++)
@@ -395,21 +396,35 @@ static void custom_part(struct ar_sgroup *sg, json_t *grp) {
   json_object_set_new(grp, "engine_custom_max_bytes", umax);
   json_object_set_new(grp, "decisions", u ? json_incref(json_object_get(u, "use")) : json_array());
   if (!t || !u)
-    json_object_set_new(grp, "undecided", json_string(!t ? "no custom allreduce (p2p-*, symm) measured against NCCL "
-                                                           "in this group: measure p2p-oneshot, p2p-twoshot and nccl"
-                                                         : "the engine's kernels (p2p-oneshot, p2p-twoshot) were not "
-                                                           "measured against NCCL: measure them"));
+    json_object_set_new(grp, "undecided",
+                        json_string(!t ? "no custom allreduce (p2p-*, symm) measured against NCCL in this group (with "
+                                         "the same run --as as its NCCL): measure p2p-oneshot, p2p-twoshot and nccl"
+                                       : "the engine's kernels (p2p-oneshot, p2p-twoshot) were not measured against "
+                                         "NCCL: measure them"));
   json_decref(t);
   json_decref(u);
 }
 
+/* The run --as value whose columns make engine e's group: its own when measured; else none (NCCL as arbench runs
+ * it); else another engine's whose set is empty (the same environment). */
+static const char *pick_as(const struct ar_grid *g, const struct ar_serving_engine *e) {
+  json_t *as = ar_tune_as_values(g);
+  const char *pick = NULL;
+  for (int pass = 0; pass < 3 && !pick; pass++)
+    for (size_t i = 0; i < json_array_size(as) && !pick; i++) {
+      const char *v = json_string_value(json_array_get(as, i));
+      const struct ar_runas *ra = ar_runas_find(v);
+      if (pass == 0 && !strcmp(v, e->name)) pick = e->name;
+      else if (pass == 1 && !*v) pick = "";
+      else if (pass == 2 && ra && !ra->nvars) pick = ra->engine;
+    }
+  json_decref(as);
+  return pick ? pick : "";
+}
+
 json_t *ar_serving_group(const struct ar_grid *g, json_t *runs, const struct ar_serving_engine *e,
                          const struct ar_serving_opts *so, const struct ar_noise *nz) {
-  struct ar_sgroup sg = {.g = g, .runs = runs, .e = e, .so = so, .nz = nz, .as = ""};
-  json_t *as = ar_tune_as_values(g);
-  for (size_t i = 0; i < json_array_size(as); i++)
-    if (!strcmp(json_string_value(json_array_get(as, i)), e->name)) sg.as = e->name;
-  json_decref(as);
+  struct ar_sgroup sg = {.g = g, .runs = runs, .e = e, .so = so, .nz = nz, .as = pick_as(g, e)};
   sg.cols = ar_tune_as_columns(g, sg.as);
   sg.compared = calloc((size_t)g->nsize + 1, 1);
   if (!sg.cols || !sg.compared) {
@@ -418,7 +433,7 @@ json_t *ar_serving_group(const struct ar_grid *g, json_t *runs, const struct ar_
     return NULL;
   }
   for (int c = 0; c < g->ncfg; c++) sg.cols[c] = (char)(sg.cols[c] && ar_serving_column(g, runs, c));
-  sg.nvlink = interconnect(g);
+  sg.nvlink = interconnect(g, sg.cols);
   capability(g, runs, sg.cols, sg.cc, sizeof sg.cc);
   sg.flags = json_array();
   sg.env = json_object();

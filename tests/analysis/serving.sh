@@ -110,6 +110,13 @@ check_eq "vllm: plain NCCL is its own, 256 KiB" '262144 null true' \
   "$(grp vllm 2 bfloat16 '.custom_max_bytes, .baseline.as, .baseline.fair' | paste -sd' ')"
 check_eq "thresholds.json: a group per as, the same values" "262144 -;1048576 sglang" \
   "$(jq -r '.groups[] | select(.family == "gpu") | "\(.custom_max_bytes) \(.as // "-")"' "$TMP/as/thresholds.json" | paste -sd';')"
+# Measured only with --as vllm (vLLM's set is empty): vLLM's own baseline; SGLang's group takes them as NCCL as
+# arbench runs it, not its own.
+jq -c 'select(.as != "sglang") | if .type == "result" then .as = "vllm" else . end' "$TMP/as.jsonl" >"$TMP/vllmas.jsonl"
+tune vllmas "$TMP/vllmas.jsonl" || check_fail "tune vllmas exited $?"
+S="$TMP/vllmas/serving.json"
+check_eq "--as vllm only: vLLM's own, SGLang's not" '"vllm" true 262144 "vllm" false 262144' \
+  "$(grp vllm 2 bfloat16 '.baseline.as, .baseline.fair, .custom_max_bytes' | paste -sd' ') $(grp sglang 2 bfloat16 '.baseline.as, .baseline.fair, .custom_max_bytes' | paste -sd' ')"
 S="$TMP/main/serving.json"
 check_eq "SGLang without run --as: not its baseline, and how to measure it" 'false 1' \
   "$(grp sglang 2 bfloat16 '.baseline.fair') $(grp sglang 2 bfloat16 .baseline.note | grep -c 'arbench run --as sglang')"
