@@ -6,6 +6,7 @@
 #include "device/gpu.h"
 #include "opts.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int ar_cmd_list(int argc, char **argv) {
@@ -31,19 +32,23 @@ int ar_cmd_list(int argc, char **argv) {
   ar_gpu_select(&env, why, sizeof why); /* the device each rank would get (by PCI bus id), as `run` does */
   int gpus = ar_gpu_count(why, sizeof why);
   if (env.rank == 0) {
-    printf("%-14s %-6s %-52s %s\n", "backend", "where", "status", "what");
-    int n;
+    int n, nw = (int)strlen("backend"), sw = (int)strlen("status");
     const struct ar_backend *const *all = ar_backends(&n);
-    for (int i = 0; i < n; i++) {
+    char (*status)[AR_ERRLEN] = calloc((size_t)n + 1, sizeof *status);
+    for (int i = 0; status && i < n; i++) { /* every status first: the columns fit the longest name and status */
       char reason[AR_ERRLEN] = "";
       int rc = all[i]->available ? all[i]->available(&env, reason, sizeof reason) : 0;
-      char status[AR_ERRLEN];
-      if (rc && !ar_backend_built(all[i])) snprintf(status, sizeof status, "%s", reason); /* not compiled in: why */
-      else if (rc) snprintf(status, sizeof status, "unavailable: %s", reason);
-      else snprintf(status, sizeof status, "available");
-      printf("%-14s %-6s %-52s %s\n", all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", status,
-             all[i]->summary);
+      if (rc && !ar_backend_built(all[i])) snprintf(status[i], sizeof status[i], "%s", reason); /* not compiled in: why */
+      else if (rc) snprintf(status[i], sizeof status[i], "unavailable: %s", reason);
+      else snprintf(status[i], sizeof status[i], "available");
+      nw = (int)strlen(all[i]->name) > nw ? (int)strlen(all[i]->name) : nw;
+      sw = (int)strlen(status[i]) > sw ? (int)strlen(status[i]) : sw;
     }
+    printf("%-*s %-6s %-*s %s\n", nw, "backend", "where", sw, "status", "what");
+    for (int i = 0; status && i < n; i++)
+      printf("%-*s %-6s %-*s %s\n", nw, all[i]->name, all[i]->flags & AR_BE_DEVICE ? "gpu" : "host", sw, status[i],
+             all[i]->summary);
+    free(status);
     json_t *st = ar_stack_describe();
     const char *archs = json_string_value(json_object_get(st, "archs"));
     printf("\nstack: %s; GPU kernels (fill/check, custom allreduce): %s\n",

@@ -4,7 +4,9 @@
 #include "engine.h"
 #include "fault.h"
 #include "launch.h"
+#include "nt_log.h"
 #include "orphan.h"
+#include "pernode.h"
 #include "device/gpu.h"
 #include "opts.h"
 #include "provenance.h"
@@ -34,12 +36,10 @@ static int check_same_options(const struct ar_env *env) {
   return bad >= 0 ? -AR_EINVAL : 0;
 }
 
-static void default_backends(struct ar_opts *o) {
-  char why[AR_ERRLEN];
+/* The backends a run without --backend measures: the GPU ones where every rank has a GPU, else the host ones. */
+static void default_backends(struct ar_opts *o, int gpus) {
   int n;
   const struct ar_backend *const *all = ar_backends(&n);
-  int mine = ar_gpu_count(why, sizeof why), gpus;
-  MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* every rank picks the same list */
   for (int i = 0; i < n && o->nbackends < AR_MAX_BACKENDS; i++) {
     int device = (all[i]->flags & AR_BE_DEVICE) != 0;
     if ((all[i]->flags & AR_BE_EMU) || !ar_backend_built(all[i])) continue; /* emu-*: a correctness check, run when named */
@@ -142,31 +142,50 @@ void ar_make_run_id(char *buf, size_t len, MPI_Comm comm) {
   snprintf(buf, len, "%016llx", h);
 }
 
+/* --per-node: what one node's run adds (NULL for a plain run): the tag of its records, the run record's
+ * "per_node", and whether its table is printed (the first node's only; every node prints its header line). */
+struct node_part {
+  json_t *tag, *job;
+  int quiet;
+};
+/* Every named backend exists, takes its variant and is compiled in: 0, or -AR_EINVAL with one line in msg. */
+static int check_named(const struct ar_opts *o, const struct ar_env *env, char *msg, size_t len) {
+  for (int i = 0; i < o->nbackends; i++) {
+    const struct ar_backend *be;
+    const char *variant;
+    if (ar_backend_resolve(o->backends[i], &be, &variant, msg, len) ||
+        (be->check_variant && be->check_variant(variant, msg, len)))
+      return -AR_EINVAL;
+    if (!ar_backend_built(be)) { /* a usage error, as an unknown name: this binary can never run it */
+      char why[AR_ERRLEN] = "";
+      be->available(env, why, sizeof why);
+      snprintf(msg, len, "backend '%s': %s (arbench list shows this build's)", be->name, why);
+      return -AR_EINVAL;
+    }
+  }
+  return 0;
+}
+
 /* The run on a set-up environment: every start-up step after the communicators, the engine over every
- * backend, the agreed counts. Each collective step is a watchdog phase (bounded by -T). */
+ * backend, the agreed counts. Each collective step is a watchdog phase (bounded by -T). note: the launch
+ * note, said once the start-up checks passed (bad input is its one line alone). */
 static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall,
-                   int argc, char **argv) {
+                   int argc, char **argv, const char *note, const struct node_part *np) {
   struct ar_env env = *env_;
   char msg[AR_ERRLEN] = "";
   ar_watchdog_phase(dog, "start-up: option check");
   ar_stall_at(stall, env.rank, AR_STALL_OPTIONS);
   if (check_same_options(&env)) return AR_EXIT_USAGE;
-  if (!o->nbackends) default_backends(o);
+  char why[AR_ERRLEN];
+  int mine = ar_gpu_count(why, sizeof why), gpus;
+  MPI_Allreduce(&mine, &gpus, 1, MPI_INT, MPI_MIN, env.comm); /* every rank picks the same list */
+  if (!o->nbackends) default_backends(o, gpus);
   ar_watchdog_phase(dog, "%s", "");
-  for (int i = 0; i < o->nbackends; i++) {
-    const struct ar_backend *be;
-    const char *variant;
-    if (ar_backend_resolve(o->backends[i], &be, &variant, msg, sizeof msg) ||
-        (be->check_variant && be->check_variant(variant, msg, sizeof msg))) {
-      if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
-      return AR_EXIT_USAGE;
-    }
-    if (!ar_backend_built(be)) { /* a usage error, as an unknown name: this binary can never run it */
-      char why[AR_ERRLEN] = "";
-      be->available(&env, why, sizeof why);
-      if (env.rank == 0) fprintf(stderr, "arbench: backend '%s': %s (arbench list shows this build's)\n", be->name, why);
-      return AR_EXIT_USAGE;
-    }
+  int nrc = env.rank == 0 ? ar_nt_check(o, msg, sizeof msg) : 0; /* --format nccl-tests: its logs */
+  if (ar_agree_print(env.comm, nrc, msg)) return AR_EXIT_USAGE;
+  if (check_named(o, &env, msg, sizeof msg)) {
+    if (env.rank == 0) fprintf(stderr, "arbench: %s\n", msg);
+    return AR_EXIT_USAGE;
   }
   char warn[AR_ERRLEN];
   if (ar_opts_check_backends(o, warn, sizeof warn, msg, sizeof msg)) { /* -G on host backends only */
@@ -206,18 +225,21 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
     ar_topo_destroy(env.topo);
     return AR_EXIT_USAGE;
   }
+  if (*note && env.rank == 0) fprintf(stderr, "arbench: %s\n", note); /* the input is good: now the note */
   char run_id[32];
   ar_watchdog_phase(dog, "start-up: run-id exchange");
   ar_stall_at(stall, env.rank, AR_STALL_RUNID);
   ar_make_run_id(run_id, sizeof run_id, env.comm);
   ar_watchdog_phase(dog, "%s", "");
   struct ar_report report;
-  ar_report_init(&report, stdout, o->quiet);
+  FILE *out = np && np->quiet && env.rank == 0 ? fopen("/dev/null", "w") : NULL; /* --per-node: one node's table */
+  ar_report_init(&report, out ? out : stdout, o->quiet);
   ar_report_mode(&report, ar_buffers_name(o->buffers), ar_timing_name(o->timing), o->average);
   ar_report_columns(&report, o->placement & AR_PLACE_OUT, o->placement & AR_PLACE_IN, o->timing != AR_TIME_LOOP);
   struct ar_engine e = {.env = &env, .writer = &writer, .run_id = run_id, .point = point, .report = &report,
                         .fill_fail_rank = -1};
   e.dog = dog;
+  e.tag = np ? np->tag : NULL;
   ar_watchdog_phase(dog, "start-up: link rates and run record");
   e.link_gbs = gpu_link_gbs(&env);
   e.fault = fault;
@@ -226,12 +248,25 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   if (*o->as) json_object_set_new(runrec, "as_env", ar_runas_json(ar_runas_find(o->as)));
   e.as = o->as;
+  struct ar_nt_run ntrun = {0};
+  if (o->format == AR_FMT_NCCL_TESTS) { /* out of memory: no logs, and the run fails */
+    if (!ar_nt_setup(&ntrun, &env, run_id, runrec)) ar_report_nccl_tests(&report, &ntrun);
+    else report.failed++;
+  }
+  if (env.rank == 0 && np) {
+    json_object_set(runrec, "per_node", np->job);
+    fprintf(o->format == AR_FMT_NCCL_TESTS ? stderr : stdout, "# arbench %s: per node: %s, node %lld of %lld, %d ranks, run %s\n",
+            AR_VERSION_STRING, json_string_value(json_object_get(np->tag, "host")),
+            json_integer_value(json_object_get(np->job, "node")) + 1, json_integer_value(json_object_get(np->job, "nodes")),
+            env.nranks, run_id);
+    fflush(stdout);
+  }
   if (env.rank == 0) {
-    if (!o->quiet) {
-      printf("# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
-             env.nnodes > 1 ? "s" : "", run_id);
+    if (!o->quiet && !np) {
+      fprintf(report.note, "# arbench %s: %d ranks on %d node%s, run %s\n", AR_VERSION_STRING, env.nranks, env.nnodes,
+              env.nnodes > 1 ? "s" : "", run_id);
       for (size_t r = 0; bindings && r < json_array_size(bindings); r++)
-        printf("# binding: %s\n", json_string_value(json_array_get(bindings, r)));
+        fprintf(report.note, "# binding: %s\n", json_string_value(json_array_get(bindings, r)));
     }
     ar_engine_emit(&e, "run", runrec);
   }
@@ -246,17 +281,44 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
     ar_report_footer(&report);
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
   }
-  int fails[2] = {e.failures, report.measured}; /* rank 0's counts */
+  int fails[2] = {e.failures + report.failed, report.measured}; /* rank 0's counts */
   ar_watchdog_phase(dog, "teardown: result counts from rank 0");
   ar_stall_at(stall, env.rank, AR_STALL_BROADCAST);
   MPI_Bcast(fails, 2, MPI_INT, 0, env.comm);
   ar_watchdog_phase(dog, "%s", "");
   if (status == AR_EXIT_OK && (wrong || fails[0])) status = AR_EXIT_FAIL;
+  ar_nt_free(&ntrun);
   if (status == AR_EXIT_OK && !fails[1]) status = AR_EXIT_NOTHING; /* every configuration skipped */
   ar_writer_close(&writer);
+  if (out) fclose(out);
   json_decref(bindings);
   json_decref(point);
   if (env.topo) ar_topo_destroy(env.topo);
+  return status;
+}
+
+extern char **environ;
+
+/* --per-node: the options agreed over the whole job, then every node's own run on its own ranks, at once;
+ * the job waits for its slowest node (bounded, pernode.h) and ends with the worst node's status. */
+static int run_per_node(struct ar_env *world, struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall,
+                        int argc, char **argv, const char *note) {
+  ar_watchdog_phase(dog, "start-up: option check over the job");
+  if (check_same_options(world)) return AR_EXIT_USAGE;
+  ar_watchdog_phase(dog, "start-up: the nodes' job id");
+  struct node_part np = {ar_pernode_tag(environ), ar_pernode_job(world), world->rank != 0};
+  struct ar_env node;
+  ar_pernode_split(world, &node);
+  ar_watchdog_phase(dog, "%s", "");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int status = run_env(&node, o, dog, stall, argc, argv, note, &np);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fflush(stdout);
+  status = ar_pernode_finish(world, dog, status, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+  ar_pernode_free(&node);
+  json_decref(np.tag);
+  json_decref(np.job);
   return status;
 }
 
@@ -264,14 +326,15 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
  * table still open ends the run, and the watchdog goes on naming stopped peers from a copy (kept, freed by
  * the caller after MPI_Finalize). */
 static int run(struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall *stall, struct ar_peers *kept,
-               int argc, char **argv) {
+               int argc, char **argv, const char *note) {
   struct ar_env env;
   struct ar_peers peers;
   ar_watchdog_phase(dog, "start-up: communicators and peer table");
   ar_run_setup_env(&env, o);
   ar_peers_open(&peers, env.node_comm, env.rank);
   ar_watchdog_mpi(dog, 1, env.rank, &peers);
-  int status = run_env(&env, o, dog, stall, argc, argv);
+  int status = o->per_node ? run_per_node(&env, o, dog, stall, argc, argv, note)
+                           : run_env(&env, o, dog, stall, argc, argv, note, NULL);
   ar_watchdog_phase(dog, "teardown: barrier");
   MPI_Barrier(env.comm);
   ar_peers_copy(&peers, kept);
@@ -283,42 +346,50 @@ static int run(struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall
   return status;
 }
 
-extern char **environ;
+
+/* What a relaunch would meet on every rank, checked here first, without MPI: the named backends and their
+ * variants, options the chosen backends cannot use, --point, --xml, -J. 0, or -AR_EINVAL with one line. */
+static int precheck(const struct ar_opts *o, char *msg, size_t len) {
+  struct ar_env env = {.opts = o, .device = -1};
+  char warn[AR_ERRLEN], why[AR_ERRLEN];
+  struct ar_opts *c = malloc(sizeof *c); /* with the default backends this node's GPUs give */
+  if (!c) return snprintf(msg, len, "out of memory"), -AR_ERUNTIME;
+  *c = *o;
+  if (!c->nbackends) default_backends(c, ar_gpu_count(why, sizeof why));
+  int bad = check_named(c, &env, msg, len) || ar_opts_check_backends(c, warn, sizeof warn, msg, len);
+  free(c);
+  if (bad) return -AR_EINVAL;
+  json_t *point = *o->point ? json_loads(o->point, 0, NULL) : NULL;
+  bad = *o->point && !json_is_object(point);
+  json_decref(point);
+  if (bad) {
+    snprintf(msg, len, "bad --point '%.200s' (expected a JSON object)", o->point);
+    return -AR_EINVAL;
+  }
+  struct ar_topo *t = NULL;
+  if (*o->xml && ar_topo_load(&t, o->xml, msg, len)) return -AR_EINVAL;
+  if (t) ar_topo_destroy(t);
+  struct ar_writer w;
+  if (*o->json && ar_writer_open(&w, o->json, msg, len)) return -AR_EINVAL;
+  if (*o->json) ar_writer_close(&w);
+  return 0;
+}
 
 /* Started outside an MPI launcher (bench/launch.c decides): exec mpirun with one rank per GPU (or --np N),
- * printing the command; on a CPU-only node one line on how to run N ranks. Returns -1 to go on here as
- * this process, else the exit status (mpirun could not be started). */
-static int relaunch(const struct ar_opts *o, int argc, char **argv) {
-  char why[AR_ERRLEN];
+ * printing the command, once the input is checked; on a CPU-only node the note on how to run N ranks goes
+ * to note (the run says it once its own checks passed). Returns -1 to go on here as this process, else the
+ * exit status (bad input, or mpirun could not be started). */
+static int relaunch(const struct ar_opts *o, int argc, char **argv, char *note, size_t nlen) {
   struct ar_launch l;
-  bool outside = !o->no_launch && !ar_launcher_var(environ);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  ar_launch_decide(environ, outside ? ar_gpu_count(why, sizeof why) : 0, (int)cores, o->np, o->no_launch,
-                   geteuid() == 0, &l);
-  if (*l.note) fprintf(stderr, "arbench: %s\n", l.note);
+  char msg[AR_ERRLEN];
+  ar_relaunch_plan(o->np, o->no_launch, &l);
+  snprintf(note, nlen, "%s", l.note);
   if (l.action != AR_LAUNCH_RELAUNCH) return -1;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) snprintf(exe, sizeof exe, "%s", argv[-1]);
-  else exe[n] = 0;
-  char **v = ar_launch_argv(&l, exe, argc, argv);
-  if (!v) return AR_EXIT_FAIL;
-  static char cmd[8192];
-  ar_launch_format(&l, v, cmd, sizeof cmd);
-  fprintf(stderr, "arbench: not started by mpirun: running %d ranks%s: %s   (--no-launch: one rank here)\n", l.np,
-          o->np ? "" : ", one per GPU", cmd);
-  fflush(stderr);
-  setenv("ARBENCH_LAUNCHED", "1", 1);
-  if (l.root_env) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  if (precheck(o, msg, sizeof msg)) {
+    fprintf(stderr, "arbench: %s\n", msg);
+    return AR_EXIT_USAGE;
   }
-  if (l.oversubscribe) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-  execvp(v[0], v);
-  fprintf(stderr, "arbench: cannot start %s: %s (run it yourself, or --no-launch for one rank here)\n", v[0],
-          strerror(errno));
-  ar_launch_free(v);
-  return AR_EXIT_FAIL;
+  return ar_relaunch_exec(&l, o->np > 0, argc, argv);
 }
 
 int ar_cmd_run(int argc, char **argv) {
@@ -334,8 +405,9 @@ int ar_cmd_run(int argc, char **argv) {
   }
   if (prc == 0 && *o->as) /* still one thread: before relaunch, MPI_Init, the watchdog and CUDA */
     prc = ar_runas_apply(ar_runas_find(o->as), err, sizeof err);
+  char note[512] = "";
   if (prc == 0) {
-    int lrc = relaunch(o, argc, argv);
+    int lrc = relaunch(o, argc, argv, note, sizeof note);
     if (lrc >= 0) {
       free(o);
       return lrc;
@@ -347,7 +419,9 @@ int ar_cmd_run(int argc, char **argv) {
   }
   struct ar_stall stall;
   char serr[AR_ERRLEN] = "";
-  if (ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && !prc) {
+  if (!ar_stall_parse(&stall, getenv("ARBENCH_INJECT_STALL"), serr, sizeof serr) && stall.where == AR_STALL_PROBE)
+    snprintf(serr, sizeof serr, "bad ARBENCH_INJECT_STALL point 'probe' for run (it is arbench links' only)");
+  if (*serr && !prc) {
     prc = -AR_EINVAL;
     snprintf(err, sizeof err, "%s", serr);
   }
@@ -366,7 +440,7 @@ int ar_cmd_run(int argc, char **argv) {
   int status;
   struct ar_peers kept = {.win = MPI_WIN_NULL};
   if (ar_agree_print(MPI_COMM_WORLD, prc, err)) status = AR_EXIT_USAGE;
-  else status = run(o, &dog, &stall, &kept, argc, argv);
+  else status = run(o, &dog, &stall, &kept, argc, argv, note);
   fflush(stdout);
   ar_watchdog_mpi(&dog, 0, world, kept.slots ? &kept : NULL);
   ar_watchdog_phase(&dog, "teardown: MPI_Finalize");

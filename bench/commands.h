@@ -16,5 +16,6 @@ int ar_cmd_import(int argc, char **argv);  /* bench/analysis/import.c */
 int ar_cmd_model(int argc, char **argv);   /* bench/model/cmd.c */
 int ar_cmd_doctor(int argc, char **argv);  /* bench/doctor/doctor.c */
 int ar_cmd_links(int argc, char **argv);   /* bench/links/cmd.c */
+int ar_cmd_fleet(int argc, char **argv);   /* bench/analysis/fleet.c */
 
 #endif

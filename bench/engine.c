@@ -22,6 +22,7 @@ void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec) {
     json_object_update(line, rec);
     if (e->point && !json_object_get(line, "point")) json_object_set(line, "point", e->point);
     if (e->as && *e->as) json_object_set_new(line, "as", json_string(e->as));
+    if (e->tag) json_object_update_missing(line, e->tag);
     char err[AR_ERRLEN];
     if (ar_writer_put(e->writer, line, err, sizeof err)) {
       if (!e->write_failed) fprintf(stderr, "arbench: %s; stopping the run\n", err); /* said once */
@@ -62,10 +63,10 @@ static void emit_note(struct ar_engine *e, const char *type, const struct bench 
   json_object_set_new(rec, !strcmp(type, "skip") ? "reason" : "message", json_string(what));
   ar_engine_emit(e, type, rec);
   if (e->env->rank == 0) {
-    if (!strcmp(type, "skip")) printf("# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
-                                      (int)dt >= 0 ? ar_dtype_name(dt) : "", what);
+    if (!strcmp(type, "skip")) fprintf(e->report->note, "# %s%s%s: skipped: %s\n", b->spec, (int)dt >= 0 ? " " : "",
+                                       (int)dt >= 0 ? ar_dtype_name(dt) : "", what);
     else fprintf(stderr, "arbench: error: %s: %s\n", b->spec, what);
-    fflush(stdout);
+    fflush(e->report->note);
   }
   if (strcmp(type, "skip")) e->failures++;
 }
@@ -116,6 +117,18 @@ struct ar_rotation ar_buffer_sets(int cold, size_t cache_bytes, size_t pool_byte
   r.span_bytes = (size_t)r.nsets * (inplace ? 1 : 2) * align_up(bytes, AR_ROTATION_LINE);
   r.cold_reached = r.span_bytes >= 2 * cache_bytes;
   return r;
+}
+
+void ar_cold_note(const struct ar_rotation *r, size_t cache_bytes, int inplace, char *buf, size_t len) {
+  if (r->cold_reached || r->nsets < 1) {
+    snprintf(buf, len, "%s", "");
+    return;
+  }
+  size_t bufs = inplace ? 1 : 2, per = (size_t)r->nsets * bufs;
+  size_t from = align_up((2 * cache_bytes + per - 1) / per, AR_ROTATION_LINE);
+  snprintf(buf, len, "not cold: --buffers cold, but its %d sets span %zu bytes, under 2 x the %zu-byte cache, so its "
+           "reads partly hit the cache; %d sets reach it %s from %zu bytes", r->nsets, r->span_bytes, cache_bytes,
+           r->nsets, inplace ? "in place" : "out of place", from);
 }
 
 /* Samples one timed loop returns: one interval (--timing loop), one per graph replay or iteration. */
@@ -257,9 +270,14 @@ static void to_cell(const struct measured *m, size_t bytes, int nranks, struct a
   c->busbw = c->algbw * ar_busbw_factor(nranks);
 }
 
-/* How the numbers were taken: buffers, timing, how ranks combine, which repeat of how many. */
-static void add_method(json_t *rec, const struct ar_opts *o, int repeat) {
+/* How the numbers were taken: buffers (and, when cold fell short of the cache, that it did), timing, how ranks
+ * combine, which repeat of how many. */
+static void add_method(json_t *rec, const struct ar_opts *o, int repeat, const struct ar_rotation *rot,
+                       size_t cache_bytes, int inplace) {
+  char note[400] = "";
   json_object_set_new(rec, "buffers", json_string(ar_buffers_name(o->buffers)));
+  if (o->buffers == AR_BUF_COLD) ar_cold_note(rot, cache_bytes, inplace, note, sizeof note);
+  if (*note) json_object_set_new(rec, "buffers_note", json_string(note));
   json_object_set_new(rec, "timing", json_string(ar_timing_name(o->timing)));
   json_object_set_new(rec, "average", json_string(ar_average_name(o->average)));
   json_object_set_new(rec, "repeat", json_integer(repeat));
@@ -290,7 +308,7 @@ static void emit_result(struct bench *b, enum ar_dtype dt, size_t count, int inp
       "busbw_p50_gbs", ar_algbw_gbs(bytes, m->st.p50) * bf);
   if (b->plat != &ar_host_platform && e->link_gbs > 0)
     json_object_set_new(rec, "efficiency", json_real(ar_efficiency(ar_algbw_gbs(bytes, m->st.mean) * bf, e->link_gbs)));
-  add_method(rec, o, m->repeat);
+  add_method(rec, o, m->repeat, &m->rot, b->cache_bytes, inplace);
   json_object_set_new(rec, "rotation_bytes", json_integer((json_int_t)m->rot.span_bytes));
   json_object_set_new(rec, "cache_bytes", json_integer((json_int_t)b->cache_bytes));
   json_object_set_new(rec, "cold_reached", json_boolean(m->rot.cold_reached));
@@ -312,7 +330,7 @@ static int run_dtype(struct bench *b, enum ar_dtype dt) {
     emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", b, dt, 0, msg);
     return 0;
   }
-  if (e->env->rank == 0 && !o->quiet) ar_report_header(e->report, b->spec, dt, e->env->nranks);
+  if (e->env->rank == 0) ar_report_header(e->report, b->spec, dt, e->env->nranks); /* --quiet: no table header */
   for (int rep = 0; rep < o->repeat; rep++) run_sizes(b, dt, rep);
   return 0;
 }
@@ -323,7 +341,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
   const struct ar_opts *o = e->env->opts;
   char msg[AR_ERRLEN] = "";
   int rc;
-  if (e->env->rank == 0 && o->repeat > 1) printf("# repeat %d of %d\n", rep + 1, o->repeat);
+  if (e->env->rank == 0 && o->repeat > 1) fprintf(e->report->note, "# repeat %d of %d\n", rep + 1, o->repeat);
   for (int i = 0; i < o->nsizes && !ar_engine_stopped(e); i++) {
     size_t count = o->by_count ? o->sizes[i] : o->sizes[i] / ar_dtype_size(dt);
     size_t bytes = count * ar_dtype_size(dt);
@@ -348,7 +366,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
     }
     if (e->env->rank == 0) ar_report_row(e->report, bytes, count, dt, o->op, &cells[0], &cells[1]);
     if (e->env->rank == 0 && short_rot.nsets && !o->quiet)
-      fprintf(e->report->f, "# %zu B: not cold: %d sets span %zu bytes, under 2 x the %zu-byte cache (at most 4096 sets, 256 x K with -G K)\n",
+      fprintf(e->report->note, "# %zu B: not cold: %d sets span %zu bytes, under 2 x the %zu-byte cache (at most 4096 sets, 256 x K with -G K)\n",
               bytes, short_rot.nsets, short_rot.span_bytes, b->cache_bytes);
   }
 }

@@ -16,6 +16,7 @@ struct ar_engine {
   const char *run_id;
   json_t *point;            /* sweep point (object) or NULL */
   const char *as;           /* run --as ENGINE: every record says "as" (NULL or "": none) */
+  json_t *tag;              /* merged into every record (--per-node: host, Slurm ids; pernode.h) or NULL */
   struct ar_report *report; /* rank 0 only */
   struct ar_watchdog *dog;  /* the run's watchdog, start-up to MPI_Finalize (cmd_run.c) */
   uint64_t wrong_total;     /* wrong elements over all results */
@@ -43,6 +44,11 @@ struct ar_rotation {
 };
 struct ar_rotation ar_buffer_sets(int cold, size_t cache_bytes, size_t pool_bytes, size_t bytes, int inplace,
                                   int graph);
+/* --buffers cold whose rotation r stayed under 2 x cache_bytes (!r->cold_reached): one sentence for the record's
+ * method (its buffers_note): the sets and bytes it spanned, that the reads partly hit the cache, and the size
+ * from which this placement's rotation of as many sets is cold (out of place under about 12 KiB on an H200's
+ * 50 MB L2, 32 KiB on an RTX PRO 6000's 128 MiB). Empty when r reached it. Pure. */
+void ar_cold_note(const struct ar_rotation *r, size_t cache_bytes, int inplace, char *buf, size_t len);
 /* The buffer pool for sizes up to max_bytes: one out-of-place set of the largest; cold: plus twice the cache, so
  * the pool never stops a rotation short of 2 x cache (ceil(2 x cache / set) sets fit). */
 size_t ar_pool_bytes(int cold, size_t cache_bytes, size_t max_bytes);

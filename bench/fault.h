@@ -61,9 +61,10 @@ int ar_fault_wrap_checked(const struct ar_fault *f, int rank, const struct ar_pl
 void ar_fault_unwrap(struct ar_fault_slow *w);
 
 /* ARBENCH_INJECT_STALL=R:WHERE (bench/fault_stall.c): rank R stops itself with SIGSTOP at one point of
- * start-up or teardown, outside the timed loop. */
+ * start-up or teardown, outside the timed loop; `probe` only in `arbench links` (after its smoke test, before
+ * its first measurement). */
 enum { AR_STALL_INIT, AR_STALL_OPTIONS, AR_STALL_TOPOLOGY, AR_STALL_RUNID, AR_STALL_BROADCAST, AR_STALL_FINALIZE,
-       AR_STALL_NPOINTS };
+       AR_STALL_PROBE, AR_STALL_NPOINTS };
 struct ar_stall {
   int rank, where; /* -1, -1: none */
 };

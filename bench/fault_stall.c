@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const where_names[AR_STALL_NPOINTS] = {"init", "options", "topology", "runid", "broadcast",
-                                                           "finalize"};
+                                                           "finalize", "probe"};
 
 const char *ar_stall_name(int where) { return where >= 0 && where < AR_STALL_NPOINTS ? where_names[where] : "?"; }
 
@@ -20,7 +20,7 @@ int ar_stall_parse(struct ar_stall *s, const char *spec, char *err, size_t len) 
   long r = strtol(spec, &end, 10);
   if (end == spec || *end != ':' || r < 0 || r > 1 << 20) {
     snprintf(err, len, "bad ARBENCH_INJECT_STALL '%.100s' (expected RANK:WHERE, WHERE one of init, options, "
-                       "topology, runid, broadcast, finalize)", spec);
+                       "topology, runid, broadcast, finalize, probe)", spec);
     return -AR_EINVAL;
   }
   for (int i = 0; i < AR_STALL_NPOINTS; i++)
@@ -30,7 +30,7 @@ int ar_stall_parse(struct ar_stall *s, const char *spec, char *err, size_t len) 
       return 0;
     }
   snprintf(err, len, "bad ARBENCH_INJECT_STALL point '%.60s' (allowed: init, options, topology, runid, broadcast, "
-                     "finalize)", end + 1);
+                     "finalize, probe)", end + 1);
   return -AR_EINVAL;
 }
 

@@ -38,4 +38,10 @@ void ar_launch_free(char **v);
  * when it needs it. */
 void ar_launch_format(const struct ar_launch *l, char **argv, char *buf, size_t len);
 
+/* relaunch.c (not pure): the decision for this process (its environment, the GPUs it sees, online cores, root
+ * or not); and the relaunch itself: print the command (one line), exec it. Returns only when it could not
+ * (exit status 1, one line). np_given: --np was given (else the line says "one per GPU"). */
+void ar_relaunch_plan(int np_opt, bool no_launch, struct ar_launch *l);
+int ar_relaunch_exec(const struct ar_launch *l, bool np_given, int argc, char **argv);
+
 #endif

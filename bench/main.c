@@ -22,6 +22,7 @@ static const struct ar_command commands[] = {
   {"import", ar_cmd_import, "import nccl-tests all_reduce_perf output as results"},
   {"model", ar_cmd_model, "predicted time per algorithm from the topology; --fit, --against"},
   {"links", ar_cmd_links, "every rank pair's link: bandwidth, latency, read/write, alone and loaded"},
+  {"fleet", ar_cmd_fleet, "every box of a fleet against the others; names the box that is off"},
   {"doctor", ar_cmd_doctor, "why a box underperforms: P2P, ACS, IOMMU, link training, stack"},
   {"version", ar_cmd_version, "versions of arbench, CUDA, NCCL, MPI, hwloc"},
 };
@@ -49,6 +50,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, commands[i].name))
       return commands[i].fn(argc - 1, argv + 1);
   fprintf(stderr, "arbench: unknown command '%s' (known: run, list, topo, sweep, table, compare, "
-                  "tune, import, model, links, doctor, version)\n", cmd);
+                  "tune, import, model, links, fleet, doctor, version)\n", cmd);
   return AR_EXIT_USAGE;
 }

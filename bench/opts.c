@@ -272,7 +272,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_LAST
+  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -309,6 +309,9 @@ static const struct option long_opts[] = {
   {"np", required_argument, 0, OPT_NP},
   {"no-launch", no_argument, 0, OPT_NO_LAUNCH},
   {"as", required_argument, 0, OPT_AS},
+  {"format", required_argument, 0, OPT_FORMAT},
+  {"nccl-tests-dir", required_argument, 0, OPT_NT_DIR},
+  {"per-node", no_argument, 0, OPT_PER_NODE},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -330,7 +333,7 @@ void ar_opts_usage(FILE *f) {
     "  -w, --warmup_iters N  warm-up iterations per size (default 10)\n"
     "  -c, --check N         checked iterations per size, 0 = no check (default 1)\n"
     "  -G, --cudagraph K     capture K iterations in a CUDA graph and replay it (GPU backends)\n"
-    "  -T, --timeout SECS    abort a collective that makes no progress for SECS (default 300, 0 = off)\n"
+    "  -T, --timeout SECS    abort a collective that makes no progress for SECS, 1 or more (default 300, 0 = off)\n"
     "  -J, --json FILE       append JSON Lines results to FILE\n"
     "  --inplace no|yes|both out-of-place, in-place or both (default no)\n"
     "  --devices LIST        CUDA device per local rank (default: local rank)\n"
@@ -353,7 +356,14 @@ void ar_opts_usage(FILE *f) {
     "  --no-launch           started outside mpirun: run as this one process, never relaunch\n"
     "  --as ENGINE           run with the NCCL/CUDA environment the engine sets in its own process (sglang:\n"
     "                        NCCL_CUMEM_ENABLE=0, NCCL_NVLS_ENABLE=0 unless set, CUDA_DEVICE_MAX_CONNECTIONS=8;\n"
-    "                        vllm: none), applied before MPI and CUDA start; records say \"as\" (docs/serving.md)\n");
+    "                        vllm: none), applied before MPI and CUDA start; records say \"as\" (docs/serving.md)\n"
+    "  --format arbench|nccl-tests  stdout as arbench's table (default) or as nccl-tests 2.18.5's\n"
+    "                        all_reduce_perf output for one backend and dtype; its method is nccl-tests'\n"
+    "                        unless given: --buffers hot --timing loop -a 1 --inplace both\n"
+    "  --nccl-tests-dir DIR  one nccl-tests log per backend x dtype in DIR (implies --format nccl-tests;\n"
+    "                        stdout keeps arbench's table)\n"
+    "  --per-node            launched over many nodes: every node measures its own ranks alone, all nodes\n"
+    "                        at once; every record carries its host (arbench fleet compares the boxes)\n");
 }
 
 static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
@@ -504,7 +514,15 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case 'w': rc = parse_int(optarg, "-w", 0, 10000000, &o->warmup, err, errlen); break;
     case 'c': rc = parse_int(optarg, "-c", 0, 1000000, &o->check, err, errlen); break;
     case 'G': rc = parse_int(optarg, "-G", 0, 100000, &o->graph, err, errlen); break;
-    case 'T': rc = parse_double(optarg, "-T", 0, 1e6, &o->timeout, err, errlen); break;
+    case 'T': { /* 0 = off; below 1 s not even start-up could show progress in time */
+      double t = 0;
+      rc = parse_double(optarg, "-T", 0, 1e6, &t, err, errlen);
+      if (rc || (t > 0 && t < 1)) {
+        snprintf(err, errlen, "bad value '%s' for -T (expected 0 = off, or seconds from 1 to 1000000)", optarg);
+        rc = -AR_EINVAL;
+      } else o->timeout = t;
+      break;
+    }
     case 'J': rc = copy_str(o->json, sizeof o->json, optarg, "-J", err, errlen); break;
     case OPT_BACKEND: rc = parse_backends(o, optarg, err, errlen); break;
     case OPT_INPLACE: rc = parse_inplace(optarg, &o->placement, err, errlen); break;
@@ -528,6 +546,9 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
       if (!rc) snprintf(o->as, sizeof o->as, "%s", a->engine);
       break;
     }
+    case OPT_FORMAT: rc = parse_word2(optarg, "--format", "arbench", "nccl-tests", &o->format, err, errlen); break;
+    case OPT_NT_DIR: rc = copy_str(o->nt_dir, sizeof o->nt_dir, optarg, "--nccl-tests-dir", err, errlen); break;
+    case OPT_PER_NODE: o->per_node = true; break;
     case 'h': return 1;
     case ':':
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
@@ -541,6 +562,17 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
   if (optind < argc) {
     snprintf(err, errlen, "unexpected argument '%s' (see arbench run --help)", argv[optind]);
     return -AR_EINVAL;
+  }
+  if (*o->nt_dir && seen[OPT_FORMAT] && o->format != AR_FMT_NCCL_TESTS) {
+    snprintf(err, errlen, "--nccl-tests-dir writes nccl-tests logs: not with --format arbench (stdout keeps "
+                          "arbench's table with --nccl-tests-dir)");
+    return -AR_EINVAL;
+  }
+  if (*o->nt_dir) o->format = AR_FMT_NCCL_TESTS;
+  if (o->format == AR_FMT_NCCL_TESTS) { /* nccl-tests' method, unless given */
+    if (!seen[OPT_TIMING]) o->timing = AR_TIME_LOOP;
+    if (!seen['a']) o->average = AR_AVG_MEAN;
+    if (!seen[OPT_INPLACE]) o->placement = AR_PLACE_BOTH;
   }
   return finish(o, minb, maxb, factor, stepb, have_range, have_factor, err, errlen);
 }
@@ -558,7 +590,8 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
       (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
   PUT(";xml=%s;devices=%s;point=%s;as=%s", o->xml, o->devices, o->point, o->as);
-  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d", o->buffers, o->timing, o->average, o->repeat);
+  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d;per_node=%d", o->buffers, o->timing, o->average, o->repeat,
+      o->format, (int)o->per_node);
 #undef PUT
   return n < len ? 0 : -AR_EINVAL;
 }

@@ -5,6 +5,7 @@
 #include "ar_git.h"
 #include "device/gpu.h"
 #include "opts.h"
+#include "pernode.h"
 #include "topo.h"
 #include <hwloc.h>
 #include <stdio.h>
@@ -84,6 +85,17 @@ static int name_index(const char **v, int *n, int max, const char *s) {
   if (*n == max) return -1;
   v[*n] = s;
   return (*n)++;
+}
+
+void ar_stack_kernels_line(json_t *st, char *buf, size_t len) {
+  const char *off = json_string_value(json_object_get(st, "cuda_disabled"));
+  json_t *ck = json_object_get(st, "custom_kernels");
+  if (off) snprintf(buf, len, "none: this build has CUDA disabled (%s); meson configure BUILD -Dcuda=enabled, then "
+                    "ninja -C BUILD, builds the GPU parts where the CUDA toolkit is", off);
+  else if (json_is_true(json_object_get(st, "kernels")))
+    snprintf(buf, len, "%s", json_string_value(json_object_get(st, "archs")) ? json_string_value(json_object_get(st, "archs")) : "?");
+  else if (json_is_object(ck)) snprintf(buf, len, "none linked in (no nvcc in this stack: fill/check staged through the host)");
+  else snprintf(buf, len, "none (no nvcc in this stack: no GPU kernels compiled in)");
 }
 
 #define AR_KB_MAX 64
@@ -223,6 +235,8 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
   json_object_set_new(rec, "binding", bindings ? json_incref(bindings) : json_null());
   json_object_set_new(rec, "options", options_object(env->opts));
   json_object_set_new(rec, "env", env_object());
+  json_t *slurm = ar_slurm_describe(environ); /* the job, step and node, under Slurm */
+  if (slurm) json_object_set_new(rec, "slurm", slurm);
   (void)run_id;
   return rec;
 }
@@ -253,9 +267,11 @@ int ar_cmd_version(int argc, char **argv) {
   printf("CUDA runtime %s, driver %s\n", S("cuda_runtime"), S("cuda_driver"));
   printf("NCCL         compiled %s, loaded %s\n", S("nccl_compiled"), S("nccl_loaded"));
   json_t *ck = json_object_get(st, "custom_kernels");
-  printf("GPU archs    %s\n", json_is_true(json_object_get(st, "kernels")) ? S("archs")
-                              : json_is_object(ck) ? "none linked in (no nvcc in this stack: fill/check staged through the host)"
-                                                   : "none (no nvcc in this stack: no GPU kernels compiled in)");
+  char archs[512];
+  ar_stack_kernels_line(st, archs, sizeof archs);
+  printf("GPU archs    %s\n", archs);
+  if (json_object_get(st, "cuda_disabled")) /* --kernels too: nothing was compiled, said rather than left blank */
+    printf("kernel build none: no GPU kernel in a build with CUDA disabled (nothing to report per kernel and arch)\n");
   if (json_is_object(ck)) /* p2p-* and fused: nvcc's, or NVRTC's cubins loaded at run time */
     printf("custom kernels %s-built for %s, %s\n", json_string_value(json_object_get(ck, "compiler")),
            json_string_value(json_object_get(ck, "archs")), json_string_value(json_object_get(ck, "load")));

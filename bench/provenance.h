@@ -17,5 +17,8 @@ struct ar_hwloc_versions {
 void ar_hwloc_versions(struct ar_hwloc_versions *v);
 /* "2.9.0 (library and headers; API 2.8.0)", or both sides spelled out when they differ. */
 void ar_hwloc_line(const struct ar_hwloc_versions *v, char *buf, size_t len);
+/* What GPU code this build holds, from ar_stack_describe: its archs, or why none ("this build has CUDA
+ * disabled (configured with -Dcuda=disabled)", "no nvcc in this stack ..."), for `version` and `list`. */
+void ar_stack_kernels_line(json_t *stack, char *buf, size_t len);
 
 #endif

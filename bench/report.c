@@ -7,8 +7,22 @@
 void ar_report_init(struct ar_report *r, FILE *f, bool quiet) {
   memset(r, 0, sizeof *r);
   r->f = f;
+  r->note = f;
+  r->table = true;
   r->quiet = quiet;
   r->out = r->in = r->pct = true;
+}
+
+void ar_report_nccl_tests(struct ar_report *r, const struct ar_nt_run *nr) {
+  r->nt = nr;
+  if (*nr->o->nt_dir) return; /* the logs go to files; stdout keeps the table */
+  r->table = false;
+  r->note = stderr;
+}
+
+/* The log of the configuration that just ended, if one is open. */
+static void nt_end(struct ar_report *r) {
+  if (r->nt && r->ntlog.f) ar_nt_end(&r->ntlog);
 }
 
 void ar_report_columns(struct ar_report *r, bool out, bool in, bool percentiles) {
@@ -42,6 +56,13 @@ void ar_report_mode(struct ar_report *r, const char *buffers, const char *timing
 
 void ar_report_header(struct ar_report *r, const char *backend, enum ar_dtype dt, int nranks) {
   FILE *f = r->f;
+  nt_end(r);
+  char err[AR_ERRLEN];
+  if (r->nt && ar_nt_begin(&r->ntlog, r->nt, backend, dt, err, sizeof err)) {
+    fprintf(stderr, "arbench: %s\n", err);
+    r->failed++;
+  }
+  if (!r->table || r->quiet) return;
   static const char *const name[] = {"time", "p50", "p99", "algbw", "busbw", "#wrong"};
   static const char *const unit[] = {"(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", ""};
   int w = r->pct ? 51 : 31;
@@ -80,6 +101,12 @@ static void cell(struct ar_report *r, const struct ar_cell *c) {
 
 void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtype dt, enum ar_op op,
                    const struct ar_cell *out, const struct ar_cell *in) {
+  if (r->nt) ar_nt_row(&r->ntlog, bytes, count, dt, op, out, in);
+  for (int p = 0; !r->table && p < 2; p++) { /* the counts the table keeps: what was measured */
+    const struct ar_cell *c = p ? in : out;
+    if (c && c->present) r->measured++, r->wrong += c->checked ? c->wrong : 0;
+  }
+  if (!r->table) return;
   fprintf(r->f, "  %10zu %12zu %8s %6s %6d", bytes, count, ar_dtype_name(dt), ar_op_name(op), -1);
   if (r->out) cell(r, out);
   if (r->in) cell(r, in);
@@ -88,6 +115,11 @@ void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtyp
 }
 
 void ar_report_footer(struct ar_report *r) {
+  nt_end(r);
+  if (!r->table) {
+    if (!r->measured) fprintf(r->note, "arbench: nothing measured: every configuration was skipped\n");
+    return;
+  }
   avg_line(r);
   fprintf(r->f, "# Out of bounds values : %llu %s\n", (unsigned long long)r->wrong, r->wrong ? "FAILED" : "OK");
   if (!r->measured) fprintf(r->f, "# Nothing measured: every configuration was skipped (see the skip lines above)\n");

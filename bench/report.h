@@ -4,6 +4,7 @@
 #define AR_REPORT_H
 
 #include "ar.h"
+#include "nt_log.h"
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -25,13 +26,22 @@ struct ar_report {
   int busbw_n;
   int measured;    /* cells measured over the whole run */
   char mode[200]; /* how the numbers were taken (buffers, timing, ranks), printed in each header */
+  FILE *note;      /* skip, repeat and start-up lines: stdout beside the table, stderr when stdout is a log */
+  bool table;      /* arbench's table on f (not with --format nccl-tests on stdout) */
+  const struct ar_nt_run *nt; /* --format nccl-tests: a log per configuration, else NULL */
+  struct ar_nt_log ntlog;     /* the log being written */
+  int failed;      /* a log that could not be written (the run fails) */
 };
 
 void ar_report_init(struct ar_report *r, FILE *f, bool quiet);
+/* --format nccl-tests: each configuration also (with --nccl-tests-dir) or instead (stdout) as an nccl-tests
+ * log; nr set up by ar_nt_setup. */
+void ar_report_nccl_tests(struct ar_report *r, const struct ar_nt_run *nr);
 /* Say once how the numbers are taken: --buffers, --timing and -a as given. */
 void ar_report_mode(struct ar_report *r, const char *buffers, const char *timing, int average);
 /* Which columns have data: the placements measured, and whether p50/p99 differ from the time. */
 void ar_report_columns(struct ar_report *r, bool out, bool in, bool percentiles);
+/* A configuration starts (called with --quiet too: its nccl-tests log needs the header). */
 void ar_report_header(struct ar_report *r, const char *backend, enum ar_dtype dt, int nranks);
 void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtype dt, enum ar_op op,
                    const struct ar_cell *out, const struct ar_cell *in);

@@ -68,6 +68,12 @@ double ar_watchdog_limit(double timeout, int per, int after_failure) {
   return limit + (grace < 1 ? 1 : grace > 10 ? 10 : grace);
 }
 
+double ar_watchdog_allowed(double limit, double allow_s) {
+  if (allow_s <= 0) return limit;
+  double grace = allow_s / 10 < 2 ? 2 : allow_s / 10;
+  return allow_s + grace > limit ? allow_s + grace : limit;
+}
+
 static void *watch(void *arg) {
   struct ar_watchdog *d = arg;
   uint64_t last_hb = __atomic_load_n(&d->heartbeat, __ATOMIC_RELAXED), last_seq = 0;
@@ -77,6 +83,7 @@ static void *watch(void *arg) {
     nap_ms(50);
     pthread_mutex_lock(&d->lock);
     int stop = d->stop, per = d->per_unit > 1 ? d->per_unit : 1, failed = d->after_failure;
+    double allow = d->allow_s;
     uint64_t seq = d->seq;
     memcpy(phase, d->phase, sizeof phase);
     pthread_mutex_unlock(&d->lock);
@@ -88,7 +95,7 @@ static void *watch(void *arg) {
       since = now_s();
       continue;
     }
-    double limit = ar_watchdog_limit(d->timeout, per, failed);
+    double limit = ar_watchdog_allowed(ar_watchdog_limit(d->timeout, per, failed), allow);
     if (now_s() - since > limit) fire(d, phase, limit);
   }
 }
@@ -126,6 +133,13 @@ void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...) {
   d->after_failure = 0;
   d->seq++;
   d->per_unit = 1;
+  d->allow_s = 0;
+  pthread_mutex_unlock(&d->lock);
+}
+
+void ar_watchdog_allow(struct ar_watchdog *d, double seconds) {
+  pthread_mutex_lock(&d->lock);
+  d->allow_s = seconds;
   pthread_mutex_unlock(&d->lock);
 }
 

@@ -16,6 +16,7 @@ struct ar_watchdog {
   uint64_t seq;         /* bumped by every phase change (progress) */
   double timeout;       /* seconds without progress before aborting, 0 = off */
   int per_unit;         /* collectives behind one heartbeat step (K of a CUDA graph replay), reset by phase */
+  double allow_s;       /* the phase's own bounded waits may take this long between beats (0: none), reset by phase */
   const struct ar_peers *peers; /* node-local pids: who stopped or died, who reports; may be NULL */
   int rank;
   int exchange;         /* 1 while a status exchange runs in what was an idle phase */
@@ -33,6 +34,12 @@ void ar_watchdog_phase(struct ar_watchdog *d, const char *fmt, ...);
 /* The current phase's work finishes in units of per collectives (a graph replay): the timeout is
  * per collective, so one unit may take per x -T. */
 void ar_watchdog_unit(struct ar_watchdog *d, int per);
+/* The current phase waits on bounded waits of its own (a smoke-test timeout, a GPU's bound) that may take up to
+ * seconds between two heartbeats: the limit is at least that plus a grace, so those waits end first and name
+ * what they waited for. Reset by the next phase. */
+void ar_watchdog_allow(struct ar_watchdog *d, double seconds);
+/* The limit of a phase with the limit of ar_watchdog_limit and an allowance (ar_watchdog_allow). */
+double ar_watchdog_allowed(double limit, double allow_s);
 /* Around a status exchange (a collective between phases): watched, named after the last phase, and
  * not counted as progress. on=1 enters, on=0 leaves; d may be NULL. */
 void ar_watchdog_exchange(struct ar_watchdog *d, int on);

@@ -11,8 +11,31 @@ BUILD_DIR=${BUILD_DIR:-build}
 export BUILD_DIR
 t0=$SECONDS
 say() { echo "run: $*" >&2; }
-[ $# = 0 ] || [ "$*" = --print-build ] \
-  || { echo "run.sh: unknown argument '$1' (allowed: --print-build; run options go in ARBENCH_ARGS)" >&2; exit 2; }
+usage() {
+  cat <<'EOF'
+usage: scripts/run.sh [--print-build | --help]
+The main job: install what is missing, build what this machine can run, benchmark every backend that can
+run here (all local GPUs, or CPU ranks on the host backends), then print the decision table and where the
+results, tuning files, plots and the per-run log are. It takes no options; the environment changes it:
+  ARBENCH_ARGS="..."   more `arbench run` options (arbench run --help), e.g. ARBENCH_ARGS="--backend mpi -e 1M";
+                       a default given again there is dropped (GPU: -b 8 -e 256M -f 2 -n 50 -w 10 -d bfloat16
+                       --repeat 3; CPU: -b 8 -e 16M -f 4 -n 50 -w 5 -d float --repeat 3)
+  RESULTS_DIR=DIR      where the results, log, tune/ and plots/ go (default results/local)
+  BUILD_DIR=DIR        the build directory (default build; an existing one is used as configured)
+  MESON_OPTS="..."     meson options of a fresh build (default: the local GPUs' archs, or -Dcuda=disabled)
+  --print-build        print the meson options a fresh build would get here, and exit
+Exit status: 0 measured and checked; else arbench run's (1 wrong results or errors, 3 nothing measured),
+1 when the table failed, 2 bad usage.
+On a GPU box run tests/gpu/device-check.sh first (a few minutes on one GPU: the engine, NCCL, CUDA graphs
+and the watchdog checked; HACKING.md#device-checks-on-a-gpu-box). README.md says how long each example takes.
+EOF
+}
+case "$*" in
+  -h|--help|help) usage; exit 0 ;;
+  ""|--print-build) ;;
+  *) echo "run.sh: unknown argument '$*' (allowed: one of --print-build, --help; run options go in ARBENCH_ARGS, see --help)" >&2
+     exit 2 ;;
+esac
 
 # What to build: kernels for the archs of the GPUs the driver reports, none without a GPU. An existing
 # build is used as it was configured (meson configure BUILD_DIR changes it).

@@ -23,11 +23,37 @@ static int gpu_index(const struct ar_topo *t, hwloc_obj_t o) {
   return -1;
 }
 
-/* Objects drawn: the machine, packages, groups/dies, any CPU-side object holding I/O, and PCI objects. */
+#define AR_VIRTIO_VENDOR 0x1af4 /* virtio (Red Hat): a VM's paravirtual disk, net, balloon, console, rng */
+
+/* A virtio device: the hypervisor's plumbing, not a path an allreduce takes; left out, and counted. */
+static bool virtio(hwloc_obj_t o) {
+  const struct hwloc_pcidev_attr_s *a = o->type == HWLOC_OBJ_PCI_DEVICE ? ar_topo_pci_attr(o) : NULL;
+  return a && a->vendor_id == AR_VIRTIO_VENDOR;
+}
+
+/* An I/O object worth drawing: a PCI device other than virtio, or a bridge above one. */
+static bool io_worth(hwloc_obj_t o) {
+  if (o->type == HWLOC_OBJ_OS_DEVICE || o->type == HWLOC_OBJ_MISC || virtio(o)) return false;
+  if (o->type == HWLOC_OBJ_PCI_DEVICE) return true;
+  for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
+    if (io_worth(c)) return true;
+  return false;
+}
+
+/* Objects drawn: the machine, packages, groups/dies, any CPU-side object holding I/O worth drawing, and those. */
 static bool drawn(hwloc_obj_t o) {
   if (o->type == HWLOC_OBJ_OS_DEVICE || o->type == HWLOC_OBJ_MISC) return false;
-  return !o->parent || o->type == HWLOC_OBJ_PACKAGE || o->type == HWLOC_OBJ_GROUP || o->type == HWLOC_OBJ_DIE ||
-         o->io_arity > 0 || ar_topo_is_io(o);
+  if (ar_topo_is_io(o)) return io_worth(o);
+  bool io = false;
+  for (hwloc_obj_t c = o->io_first_child; c && !io; c = c->next_sibling) io = io_worth(c);
+  return !o->parent || o->type == HWLOC_OBJ_PACKAGE || o->type == HWLOC_OBJ_GROUP || o->type == HWLOC_OBJ_DIE || io;
+}
+
+static int count_virtio(hwloc_obj_t o) {
+  int n = virtio(o);
+  for (hwloc_obj_t c = o->first_child; c; c = c->next_sibling) n += count_virtio(c);
+  for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) n += count_virtio(c);
+  return n;
 }
 
 static void cpu_label(const struct ar_topo *t, hwloc_obj_t o, char *buf, size_t len) {
@@ -36,8 +62,9 @@ static void cpu_label(const struct ar_topo *t, hwloc_obj_t o, char *buf, size_t 
   if (o->nodeset) hwloc_bitmap_list_snprintf(nodes, sizeof nodes, o->nodeset);
   if (!o->parent) {
     const char *m = hwloc_obj_get_info_by_name(o, "DMIProductName");
-    snprintf(buf, len, "Machine%s%s\\n%d packages, %d NUMA nodes", m ? "\\n" : "", m ? m : "",
-             hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE), hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE));
+    int np = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE), nn = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
+    snprintf(buf, len, "Machine%s%s\\n%d package%s, %d NUMA node%s", m ? "\\n" : "", m ? m : "", np, np == 1 ? "" : "s",
+             nn, nn == 1 ? "" : "s");
   } else if (o->type == HWLOC_OBJ_PACKAGE) {
     snprintf(buf, len, "Package %u\\nNUMA %s\\nPUs %s", o->os_index, nodes, cpus);
   } else {
@@ -98,11 +125,13 @@ static void put_escaped(FILE *f, const char *s) {
 void ar_topo_print_dot(FILE *f, const struct ar_topo *t, const char *digest) {
   fprintf(f, "graph arbench_topo {\n  label=\"arbench topo: ");
   put_escaped(f, t->source);
-  fprintf(f, " (%d NVIDIA GPU%s; %s)\";\n"
+  int nv = count_virtio(hwloc_get_root_obj(t->h));
+  fprintf(f, " (%d NVIDIA GPU%s; %s)", t->ngpus, t->ngpus == 1 ? "" : "s", digest);
+  if (nv) fprintf(f, "\\n%d virtio device%s of the hypervisor not drawn", nv, nv == 1 ? "" : "s");
+  fprintf(f, "\";\n"
              "  labelloc=t; rankdir=TB;\n"
              "  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
-             "  edge [fontname=\"Helvetica\", fontsize=9];\n",
-          t->ngpus, t->ngpus == 1 ? "" : "s", digest);
+             "  edge [fontname=\"Helvetica\", fontsize=9];\n");
   emit(f, t, hwloc_get_root_obj(t->h), NULL);
   fprintf(f, "}\n");
 }

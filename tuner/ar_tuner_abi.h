@@ -42,11 +42,20 @@ typedef enum {
   arNcclInvalidUsage = 5
 } ar_nccl_result_t;
 
-/* ncclDebugLogLevel and the subsystem flags the plugin logs under (nccl_common.h). */
-enum { AR_NCCL_LOG_WARN = 2, AR_NCCL_LOG_INFO = 3 };
+/* ncclDebugLogLevel and the subsystem flags (nccl_common.h). NCCL prints a line when its level is at most
+ * NCCL_DEBUG's and its flags meet the subsystem mask; the mask without NCCL_DEBUG_SUBSYS is INIT|ENV at 2.22
+ * (debug.cc), INIT|BOOTSTRAP|ENV at 2.26, 2.28 and 2.30 (debug.cc; a parameter's default at 2.30), so a
+ * TUNING-only line is dropped at every level. NCCL's own WARN() passes NCCL_ALL (~0, debug.h at every tag):
+ * the plugin's WARN does the same, its INFO lines go under INIT|TUNING (printed by default at NCCL_DEBUG=INFO,
+ * and with NCCL_DEBUG_SUBSYS=TUNING). NCCL_DEBUG unset is level NONE: no line at all, NCCL's own WARNs too. */
+enum { AR_NCCL_LOG_NONE = 0, AR_NCCL_LOG_WARN = 2, AR_NCCL_LOG_INFO = 3 };
 #define AR_NCCL_INIT 0x1UL
 #define AR_NCCL_TUNING 0x40UL
 #define AR_NCCL_ENV 0x80UL
+#define AR_NCCL_BOOTSTRAP 0x1000UL
+#define AR_NCCL_ALL (~0UL)
+#define AR_NCCL_WARN_FLAGS AR_NCCL_ALL
+#define AR_NCCL_INFO_FLAGS (AR_NCCL_INIT | AR_NCCL_TUNING)
 typedef void (*ar_nccl_logger_t)(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
 
 /* ncclFunc_t: allreduce is 4 at every tag read. */

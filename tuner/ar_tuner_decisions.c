@@ -196,6 +196,11 @@ int ar_tuner_apply(const struct ar_tuner_range *r, float *table, int numAlgo, in
   float *e = &table[r->algo * numProto + r->proto];
   if (*e == AR_NCCL_COST_IGNORE || *e < 0) return 0;
   *e = 0.0f;
-  if (r->channels > 0 && nChannels) *nChannels = r->channels;
+  if (ar_tuner_channels(r) > 0 && nChannels) *nChannels = r->channels;
   return 1;
+}
+
+int ar_tuner_channels(const struct ar_tuner_range *r) {
+  if (r->algo == AR_NCCL_ALGO_COLLNET_DIRECT || r->algo == AR_NCCL_ALGO_COLLNET_CHAIN) return 0;
+  return r->channels > 0 ? r->channels : 0;
 }

@@ -47,6 +47,12 @@ int ar_tuner_find(const struct ar_tuner_group *g, uint64_t nbytes);
  * *nChannels when r has a channel count: 1. When NCCL marked the entry unavailable (-1) or the table
  * has no such entry, nothing is written: 0. */
 int ar_tuner_apply(const struct ar_tuner_range *r, float *table, int numAlgo, int numProto, int *nChannels);
+/* The channel count the plugin sets for r (0: none, NCCL's). NCCL caps a plugin's count at the communicator's
+ * for Ring, Tree, NVLS and PAT (enqueue.cc's scheduler: nMaxChannels, v2.22.3-1 .. v2.30.7-1), so it can only
+ * lower it; for CollNet it takes the count as the channel range unbounded (the isCollnet branch), where a
+ * count above the communicator's would address channels it never set up: a CollNet range's count is never
+ * set (0). */
+int ar_tuner_channels(const struct ar_tuner_range *r);
 
 /* Names as `arbench tune` writes them (lower case): -1 when unknown. */
 int ar_tuner_algo_index(const char *name);

@@ -17,9 +17,12 @@ struct ar_tuner_ctx {
   unsigned char *logged; /* per range of g: 1 choice logged, 2 "unavailable" logged */
 };
 
-#define LOG(c, lvl, ...)                                                                         \
-  do {                                                                                           \
-    if ((c)->log) (c)->log((lvl), AR_NCCL_TUNING, __FILE__, __LINE__, __VA_ARGS__);              \
+/* WARN under every subsystem bit as NCCL's own WARN(), INFO under INIT|TUNING (ar_tuner_abi.h). */
+#define LOG(c, lvl, ...)                                                                                      \
+  do {                                                                                                        \
+    if ((c)->log)                                                                                             \
+      (c)->log((lvl), (lvl) == AR_NCCL_LOG_WARN ? AR_NCCL_WARN_FLAGS : AR_NCCL_INFO_FLAGS, __FILE__, __LINE__, \
+               __VA_ARGS__);                                                                                  \
   } while (0)
 
 static void ctx_free(struct ar_tuner_ctx *c) {
@@ -73,8 +76,10 @@ static void log_choice(struct ar_tuner_ctx *c, int i, int applied) {
   const struct ar_tuner_range *r = &c->g->range[i];
   unsigned char bit = applied ? 1 : 2;
   if (__atomic_fetch_or(&c->logged[i], bit, __ATOMIC_RELAXED) & bit) return;
-  char ch[32];
-  if (r->channels > 0) snprintf(ch, sizeof ch, "%d channels", r->channels);
+  char ch[128];
+  if (ar_tuner_channels(r) > 0) snprintf(ch, sizeof ch, "%d channels at most (NCCL caps it at the communicator's)", r->channels);
+  else if (r->channels > 0) snprintf(ch, sizeof ch, "NCCL's channel count (a CollNet range's %d is not set: NCCL "
+                                     "does not bound it)", r->channels);
   else snprintf(ch, sizeof ch, "NCCL's channel count");
   if (applied)
     LOG(c, AR_NCCL_LOG_INFO, "arbench tuner: allreduce %llu..%llu B on %d ranks: %s/%s, %s (measured %s)",
@@ -117,7 +122,7 @@ static int v2_coll(void *ctx, int collType, size_t nBytes, int collNetSupport, i
   if (ok) {
     *algorithm = r->algo;
     *protocol = r->proto;
-    if (r->channels > 0) *nChannels = r->channels;
+    if (ar_tuner_channels(r) > 0) *nChannels = r->channels;
   }
   log_choice(c, i, ok);
   return arNcclSuccess;

@@ -252,6 +252,50 @@ static size_t drop_incomplete(struct ar_ana *a) {
   return dropped;
 }
 
+/* Is backend name b in the JSON array of names? */
+static int listed(json_t *list, const char *b) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(list, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), b)) return 1;
+  return 0;
+}
+
+/* Sweep rule 2: an --env axis that the sweep recorded as not applying to a backend (its sweep record's
+ * "applies") leaves that backend's sweep points: the pair moves from "point" to "_pooled", so its runs at
+ * every value of the axis are one configuration (the grid names the points pooled). Returns how many
+ * records were folded. */
+static size_t fold_pooled(struct ar_ana *a) {
+  json_t *applies = json_object(), *sweep_of = json_object(), *rec, *id;
+  size_t i, k, folded = 0;
+  json_array_foreach(a->notes, i, rec) {
+    const char *type = ar_rec_str(rec, "type", ""), *sid = ar_rec_str(rec, "sweep_id", "");
+    if (!strcmp(type, "sweep") && json_is_object(json_object_get(rec, "applies")))
+      json_object_set(applies, sid, json_object_get(rec, "applies"));
+    if (!strcmp(type, "point"))
+      json_array_foreach(json_object_get(rec, "run_ids"), k, id)
+        if (json_is_string(id)) json_object_set_new(sweep_of, json_string_value(id), json_string(sid));
+  }
+  json_array_foreach(a->results, i, rec) {
+    const char *sid = json_string_value(json_object_get(sweep_of, ar_rec_str(rec, "run_id", "")));
+    json_t *ap = sid ? json_object_get(applies, sid) : NULL, *point = json_object_get(rec, "point"), *v;
+    const char *key;
+    void *tmp;
+    if (!ap || !json_is_object(point)) continue;
+    json_object_foreach_safe(point, tmp, key, v) {
+      json_t *list = json_object_get(json_object_get(ap, key), "backends");
+      if (!json_is_array(list) || listed(list, ar_rec_str(rec, "backend", ""))) continue;
+      json_t *pooled = json_object_get(rec, "_pooled");
+      if (!pooled) json_object_set_new(rec, "_pooled", pooled = json_object());
+      json_object_set(pooled, key, v);
+      json_object_del(point, key);
+    }
+    folded += json_object_get(rec, "_pooled") != NULL;
+  }
+  json_decref(applies);
+  json_decref(sweep_of);
+  return folded;
+}
+
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
   a->results = json_array();
   a->runs = json_object();
@@ -271,6 +315,7 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
   size_t dropped = drop_incomplete(a);
   if (dropped)
     fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
+  fold_pooled(a);
   return 0;
 }
 
@@ -281,8 +326,18 @@ int ar_ana_nothing(const struct ar_ana *a, const char *cmd, int nfiles, char **p
     size_t l = strlen(names);
     snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", paths[i]);
   }
-  fprintf(stderr, "arbench %s: no result records in %s (%zu run record%s, %zu other): nothing to analyse\n", cmd, names,
-          json_object_size(a->runs), json_object_size(a->runs) == 1 ? "" : "s", json_array_size(a->notes));
+  json_t *r, *first = NULL; /* a failed launch's error record says why there is nothing: quote the first */
+  size_t i, nerr = 0;
+  json_array_foreach(a->notes, i, r) if (!strcmp(ar_rec_str(r, "type", ""), "error") && !nerr++) first = r;
+  char why[700];
+  const char *w = "";
+  if (first) {
+    ar_note_line(first, why, sizeof why);
+    w = strncmp(why, "error: ", 7) ? why : why + 7;
+  }
+  fprintf(stderr, "arbench %s: no result records in %s (%zu run record%s, %zu other): nothing to analyse%s%s\n", cmd,
+          names, json_object_size(a->runs), json_object_size(a->runs) == 1 ? "" : "s", json_array_size(a->notes),
+          !first ? "" : nerr > 1 ? "; the first error: " : "; error: ", w);
   return 1;
 }
 
@@ -327,29 +382,55 @@ static void value_str(json_t *v, char *buf, size_t len) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The record's point, and "as" (run --as ENGINE: the engine's environment, runas.h) as one more pair: a
- * configuration measured as an engine runs it is another configuration (labels, cells, compare's matches). */
-void ar_rec_point(json_t *rec, char *buf, size_t len) {
-  json_t *p = json_object_get(rec, "point"), *as = json_object_get(rec, "as");
+/* "K=V,K2=V2" of the object p (and of extra, the pooled pairs, when not NULL), keys sorted. */
+static void point_string(json_t *p, json_t *extra, char *buf, size_t len) {
   buf[0] = 0;
-  if (!json_is_string(as) || json_object_get(p, "as")) as = NULL;
-  if ((!json_is_object(p) || !json_object_size(p)) && !as) return;
-  size_t n = json_object_size(p) + (as != NULL), k = 0, used = 0;
+  if (json_is_object(extra) && json_object_size(extra)) {
+    json_t *all = json_is_object(p) ? json_copy(p) : json_object();
+    json_object_update(all, extra);
+    point_string(all, NULL, buf, len);
+    json_decref(all);
+    return;
+  }
+  if (!json_is_object(p) || !json_object_size(p)) return;
+  size_t n = json_object_size(p), k = 0, used = 0;
   const char **keys = calloc(n, sizeof *keys);
   const char *key;
   json_t *v;
   if (!keys) return;
   json_object_foreach(p, key, v) keys[k++] = key;
-  if (as) keys[k++] = "as";
   qsort(keys, n, sizeof *keys, cmp_str);
   for (size_t i = 0; i < n && used + 1 < len; i++) {
     char val[128];
-    value_str(as && !strcmp(keys[i], "as") ? as : json_object_get(p, keys[i]), val, sizeof val);
+    value_str(json_object_get(p, keys[i]), val, sizeof val);
     used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "", keys[i], val);
     if (used >= len) used = len - 1;
   }
   free(keys);
 }
+
+/* The pairs added to the record's point: base (a copy; may be NULL) and "as" (run --as ENGINE: the engine's
+ * environment, runas.h) as one more pair: a configuration measured as an engine runs it is another
+ * configuration (labels, cells, compare's matches). NULL when none. */
+static json_t *point_extra(json_t *rec, json_t *base) {
+  json_t *as = json_object_get(rec, "as"), *p = json_object_get(rec, "point");
+  if (!json_is_string(as) || json_object_get(p, "as") || json_object_get(base, "as")) as = NULL;
+  if (!as) return json_is_object(base) ? json_incref(base) : NULL;
+  json_t *x = json_is_object(base) ? json_copy(base) : json_object();
+  json_object_set(x, "as", as);
+  return x;
+}
+
+static void point_with(json_t *rec, json_t *base, char *buf, size_t len) {
+  json_t *extra = point_extra(rec, base);
+  point_string(json_object_get(rec, "point"), extra, buf, len);
+  json_decref(extra);
+}
+
+void ar_rec_point(json_t *rec, char *buf, size_t len) { point_with(rec, NULL, buf, len); }
+
+/* The point as the sweep launched it: with the pairs folded into "_pooled". */
+static void launch_point(json_t *rec, char *buf, size_t len) { point_with(rec, json_object_get(rec, "_pooled"), buf, len); }
 
 const char *ar_rec_stack(json_t *runs, json_t *rec) {
   json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
@@ -441,7 +522,7 @@ void ar_vary_of(json_t *results, json_t *runs, struct ar_vary *v) {
       first = 0;
     }
     char pt[400];
-    ar_rec_point(r, pt, sizeof pt);
+    launch_point(r, pt, sizeof pt); /* a pair is shared when every launch had it, pooled or not */
     if (first_fixed) {
       snprintf(v->fixed, sizeof v->fixed, ",%s,", pt);
       first_fixed = 0;
@@ -584,6 +665,7 @@ int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *
 static int point_has(json_t *rec, const char *name, const char *val) {
   json_t *v = json_object_get(json_object_get(rec, "point"), name);
   if (!v && !strcmp(name, "as")) v = json_object_get(rec, "as"); /* ar_rec_point's pair */
+  if (!v) v = json_object_get(json_object_get(rec, "_pooled"), name); /* filters see the launch's point */
   if (!v) return 0;
   char s[128];
   value_str(v, s, sizeof s);
@@ -714,6 +796,37 @@ static int find_size(const struct ar_grid *g, size_t s) {
   return -1;
 }
 
+/* Add the pooled pairs of rec to acc (key -> distinct values, in order of appearance). */
+static void pool_add(json_t *acc, json_t *rec) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(json_object_get(rec, "_pooled"), key, v) {
+    char s[128];
+    value_str(v, s, sizeof s);
+    json_t *vals = json_object_get(acc, key), *x;
+    size_t i;
+    int seen = 0;
+    if (!vals) json_object_set_new(acc, key, vals = json_array());
+    json_array_foreach(vals, i, x) seen |= !strcmp(json_string_value(x), s);
+    if (!seen) json_array_append_new(vals, json_string(s));
+  }
+}
+
+/* "K=V1,V2; K2=V3" of acc, NULL when empty. */
+static char *pool_text(json_t *acc) {
+  char buf[1024] = "";
+  size_t n = 0, i;
+  const char *key;
+  json_t *vals, *x;
+  if (!json_object_size(acc)) return NULL;
+  json_object_foreach(acc, key, vals) {
+    n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s=", n ? "; " : "", key);
+    json_array_foreach(vals, i, x) n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s",
+                                                         i ? "," : "", json_string_value(x));
+  }
+  return strdup(buf);
+}
+
 /* Fill one grid from the records of its group (an array). */
 static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct ar_vary *v) {
   size_t n = json_array_size(recs), i;
@@ -723,8 +836,9 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
   g->size = calloc(n, sizeof *g->size);
   g->unsafe = calloc(n, sizeof *g->unsafe);
   g->predicted = calloc(n, 1);
+  g->pooled = calloc(n, sizeof *g->pooled);
   g->vary = *v;
-  if (!g->cfg || !g->cfgrec || !g->size || !g->unsafe || !g->predicted) return -AR_ERUNTIME;
+  if (!g->cfg || !g->cfgrec || !g->size || !g->unsafe || !g->predicted || !g->pooled) return -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
     ar_cfg_label(r, runs, v, label, sizeof label);
@@ -741,16 +855,21 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
   qsort(g->size, (size_t)g->nsize, sizeof *g->size, cmp_size);
   g->cell = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->cell);
   g->runs = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->runs);
-  if (!g->cell || !g->runs) return -AR_ERUNTIME;
+  json_t *pools = json_array(); /* per configuration: the pooled pairs of its records */
+  for (int c = 0; c < g->ncfg; c++) json_array_append_new(pools, json_object());
+  if (!g->cell || !g->runs) return json_decref(pools), -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
     ar_cfg_label(r, runs, v, label, sizeof label);
     int c = find_cfg(g, label), s = find_size(g, (size_t)json_integer_value(json_object_get(r, "size")));
+    pool_add(json_array_get(pools, (size_t)c), r);
     json_t **cr = &g->runs[s * g->ncfg + c];
     if (!*cr) *cr = json_array();
     ar_runs_add(*cr, r, &g->dups); /* another run, or the same run again: the later record wins */
     g->cell[s * g->ncfg + c] = r;
   }
+  for (int c = 0; c < g->ncfg; c++) g->pooled[c] = pool_text(json_array_get(pools, (size_t)c));
+  json_decref(pools);
   json_t *first = json_array_get(recs, 0);
   snprintf(g->dtype, sizeof g->dtype, "%s", ar_rec_str(first, "dtype", "?"));
   snprintf(g->placement, sizeof g->placement, "%s", ar_rec_placement(first));
@@ -800,6 +919,8 @@ void ar_grids_free(struct ar_grid *g, int n) {
     free(g[k].cfgrec);
     free(g[k].unsafe);
     free(g[k].predicted);
+    for (int c = 0; g[k].pooled && c < g[k].ncfg; c++) free(g[k].pooled[c]);
+    free(g[k].pooled);
     free(g[k].size);
     for (int i = 0; g[k].runs && i < g[k].nsize * g[k].ncfg; i++) json_decref(g[k].runs[i]);
     free(g[k].runs);

@@ -107,6 +107,8 @@ struct ar_grid {
   json_t **cfgrec;   /* a record of each configuration */
   const char **unsafe; /* per configuration: why it is never chosen (ar_rec_unsafe of any record), or NULL */
   char *predicted;   /* per configuration: model predictions (never chosen, never best) */
+  char **pooled;     /* per configuration: the sweep points its runs pool ("K=V1,V2; K2=V3"), over --env axes
+                      * the sweep recorded as not applying to it (its "applies"), or NULL */
   struct ar_vary vary; /* what varies across all the grids (the labels name it) */
   char method[160];  /* the method fields common to every configuration ("" when none is) */
   size_t *size;      /* ascending */

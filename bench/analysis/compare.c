@@ -86,6 +86,31 @@ static void match_key(json_t *r, char *buf, size_t len, int with_size) {
     snprintf(buf + n, len - (size_t)n, "|%lld", (long long)json_integer_value(json_object_get(r, "size")));
 }
 
+static json_t *last_of(json_t *runs);
+
+/* nccl-tests' all_reduce_perf (an import) runs NCCL with its defaults, as arbench's nccl backend without a
+ * variant does: the key of the same measurement from the other tool, "" for any other record. The two are
+ * matched across sides only (within a side they stay apart), and only with the same method. */
+static void counterpart_key(json_t *r, char *buf, size_t len, int with_size) {
+  const char *be = ar_rec_str(r, "backend", "");
+  const char *other = !strcmp(be, "nccl-tests") ? "nccl" : !strcmp(be, "nccl") ? "nccl-tests" : NULL;
+  buf[0] = 0;
+  if (!other || *ar_rec_str(r, "variant", "")) return;
+  json_t *c = json_copy(r);
+  json_object_set_new(c, "backend", json_string(other));
+  match_key(c, buf, len, with_size);
+  json_decref(c);
+}
+
+/* The runs of the other side that match key k (whose runs are these): the same key, or its counterpart. */
+static json_t *matching(json_t *other, const char *k, json_t *runs) {
+  json_t *m = json_object_get(other, k);
+  char ck[512];
+  if (m || !runs) return m;
+  counterpart_key(last_of(runs), ck, sizeof ck, 1);
+  return *ck ? json_object_get(other, ck) : NULL;
+}
+
 /* The bootstrap's seed key of a match: its configuration and size without type and method (so the
  * draws of a match do not change with the fields the match key gained). */
 static void seed_key(json_t *r, char *buf, size_t len) {
@@ -171,7 +196,7 @@ static json_t *only_in(json_t *order, json_t *from, json_t *other) {
   size_t i;
   json_t *k;
   json_array_foreach(order, i, k) {
-    if (json_object_get(other, json_string_value(k))) continue;
+    if (matching(other, json_string_value(k), json_object_get(from, json_string_value(k)))) continue;
     json_t *r = last_of(json_object_get(from, json_string_value(k)));
     char ck[512];
     match_key(r, ck, sizeof ck, 0);
@@ -228,8 +253,8 @@ static int family_size(struct ar_ana *A, struct ar_ana *B) {
   size_t i;
   json_t *k;
   json_array_foreach(oa, i, k) {
-    json_t *rb = json_object_get(ib, json_string_value(k));
-    m += rb && ar_runs_sampled(rb) && ar_runs_sampled(json_object_get(ia, json_string_value(k)));
+    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = matching(ib, json_string_value(k), ra);
+    m += rb && ar_runs_sampled(rb) && ar_runs_sampled(ra);
   }
   json_decref(ia);
   json_decref(ib);
@@ -291,7 +316,7 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
   size_t i;
   json_t *k;
   json_array_foreach(oa, i, k) {
-    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
+    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = matching(ib, json_string_value(k), ra);
     if (!rb) continue;
     struct ar_noise nz;
     ar_noise_defaults(&nz);
@@ -654,6 +679,13 @@ static void print_group_matches(json_t *r) {
   json_decref(seen);
 }
 
+/* Nothing matched: one line on what a match needs, exit 3 (nothing to compare). */
+static int no_match(const char *a, const char *b) {
+  fprintf(stderr, "arbench compare: no configuration of %s matches one of %s (a match has the same backend, variant, "
+          "sweep point, dtype, ranks, placement, op and method): nothing to compare\n", a, b);
+  return AR_EXIT_NOTHING;
+}
+
 static void print_groups(json_t *r) {
   json_t *comps = json_object_get(r, "comparisons"), *c, *v;
   const char *base = ar_rec_str(r, "baseline", "");
@@ -730,14 +762,19 @@ static int cmd_by(const struct cmp_opts *o) {
             o->by, json_array_size(b.groups) ? "one" : "no", o->by, *names ? names : "no results");
     goto out;
   }
-  json_t *r = compare_groups(&b, base, o);
+  json_t *r = compare_groups(&b, base, o), *c;
+  size_t i;
+  int any = 0;
+  json_array_foreach(json_object_get(r, "comparisons"), i, c) any += (int)json_array_size(json_object_get(c, "matches"));
   if (o->json) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");
     free(s);
   } else print_groups(r);
   json_decref(r);
-  status = AR_EXIT_OK;
+  char basename[300];
+  snprintf(basename, sizeof basename, "the baseline %s %s", o->by, json_string_value(json_array_get(b.groups, (size_t)base)));
+  status = any ? AR_EXIT_OK : no_match(basename, "another group");
 out:
   ar_by_free(&b);
   ar_ana_free(&all);
@@ -900,6 +937,7 @@ int ar_cmd_compare(int argc, char **argv) {
   json_t *r = compare(&A, &B, &o), *one = json_pack("[O]", r);
   finish_family(one, r, o.margin);
   json_decref(one);
+  int matched = json_array_size(json_object_get(r, "matches")) || lr; /* else nothing was compared: exit 3 */
   if (lr) json_object_set_new(r, "links", lr);
   else if ((la || lb) && !o.json)
     fprintf(stderr, "arbench compare: note: link records in %s only: not compared\n", la ? o.a : o.b);
@@ -913,7 +951,7 @@ int ar_cmd_compare(int argc, char **argv) {
     if (json_object_get(r, "links")) ar_links_compare_print(json_object_get(r, "links"));
   }
   json_decref(r);
-  status = AR_EXIT_OK;
+  status = matched ? AR_EXIT_OK : no_match(o.a, o.b);
 out:
   json_decref(lr);
   ar_ana_free(&A);

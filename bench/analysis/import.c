@@ -1,7 +1,8 @@
-/* import.c — `arbench import nccl-tests LOG [-J FILE]`: all_reduce_perf text output -> a run record
- * (preamble: versions, devices, options) and result records (out-of-place and in-place per row). */
+/* import.c — `arbench import nccl-tests LOG [-J FILE]`: all_reduce_perf logs as published (nccl-tests
+ * 2.0-2.19, rccl-tests, arbench's own --format nccl-tests) -> one run record and its results per test. */
 #include "ar.h"
 #include "commands.h"
+#include "import.h"
 #include "results.h"
 #include <ctype.h>
 #include <errno.h>
@@ -10,46 +11,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Imported results are backend "nccl-tests" (not "nccl"): nccl-tests reports the mean over its
- * iterations of a per-rank timing, arbench the p50 of per-iteration maxima over ranks, so they sit in
- * their own column beside arbench's nccl and match only other nccl-tests imports in `compare`. */
+/* Imported results are backend "nccl-tests" (not "nccl"): they sit in their own column beside arbench's
+ * nccl, with nccl-tests' method on every record (one buffer set, one interval around the loop, -a 1). A
+ * log arbench wrote itself names its configuration in a header comment, and its records take it back. */
 #define NT_BACKEND "nccl-tests"
 
+enum { EV_VERSION = 1, EV_START = 2, EV_NTHREAD = 4, EV_HEADER = 8 };
+
 struct nt {
-  const char *path, *stack;
-  int line, forced_ranks, nrun;
+  struct ar_nt_ctx c;
+  const char *stack;    /* --stack */
+  int forced_ranks;     /* --ranks */
   unsigned long long hash;
-  json_t *out;     /* all records, in order */
-  json_t *run;     /* the run record being filled */
-  json_t *rows;    /* its result records */
-  json_t *pending; /* version facts seen before the run's "# nThread" line */
-  int cols, has_root, wrong_col;
-  double time_scale;
-  char err[AR_ERRLEN];
+  int ntest;
+  json_t *out;          /* records of the imported tests, in order */
+  json_t *skipped;      /* one string per test left out */
+  json_t *warnings;     /* printed when the whole log imported */
+  struct ar_nt_test *t; /* the test being read */
+  int events;           /* EV_* seen by t */
+  json_t *pending;      /* facts seen before a test's first line: stack, versions, tool */
+  char hint[64];        /* the *_perf program of the last command line */
+  int launcher;         /* ranks the last command line starts */
+  int average;          /* its -a, -1 none */
+  char cmd[8192];       /* a command line continued with '\' */
+  int in_cmd;
 };
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench import nccl-tests LOG [-J FILE] [--stack NAME] [--ranks N]\n"
-          "Reads all_reduce_perf output (any nccl-tests version: old logs with an 'error' column and no\n"
-          "'root' column, new ones with 'root' and '#wrong'; mpirun --tag-output prefixes and NCCL INFO\n"
-          "lines are skipped) and writes arbench results: one run record per test in the log (NCCL\n"
-          "version, devices, hosts, options) and two result records per row (out-of-place, in-place).\n"
-          "Results have backend \"nccl-tests\", source \"nccl-tests\", samples_n 0 and no samples:\n"
-          "nccl-tests reports only the average time, stored as time_us.mean and time_us.p50 alike.\n"
+          "Reads all_reduce_perf output as published: nccl-tests 2.0 to 2.19 (the old 'error' column, 'root' and\n"
+          "'#wrong'), rccl-tests, arbench run --format nccl-tests; lines prefixed by mpirun --tag-output or srun -l,\n"
+          "indented or quoted, with their '#' stripped, NCCL INFO lines and elisions ('...') among them. Every\n"
+          "all_reduce_perf test of the log becomes a run record (versions, devices, hosts, options) and two result\n"
+          "records per row (out-of-place, in-place); tests of other collectives are left out and named.\n"
+          "Results have backend \"nccl-tests\" (a log arbench wrote: its configuration), source \"nccl-tests\", no\n"
+          "samples (time_us.mean = time_us.p50 = the time printed) and nccl-tests' method: buffers hot, timing\n"
+          "loop, average mean (-a 1, or the -a of the log's command line). The rank count is the one busbw/algbw\n"
+          "= 2(n-1)/n allows, cross-checked with the Rank lines and a launcher line (one warning when they differ).\n"
           "  -J, --json FILE   append the records to FILE (default: stdout)\n"
-          "  --stack NAME      the run's stack.name (default: nccl-<version> from the log, else 'unknown')\n"
-          "  --ranks N         rank count when the log has no '# Rank' device lines\n");
+          "  --stack NAME      the runs' stack.name (default: nccl-<version> from the log, else 'unknown')\n"
+          "  --ranks N         the rank count of every test, whatever the log says\n");
 }
 
 static int fail(struct nt *p, const char *fmt, const char *a, const char *b) {
   char msg[300];
   snprintf(msg, sizeof msg, fmt, a, b);
-  snprintf(p->err, sizeof p->err, "%.200s:%d: %s", p->path, p->line, msg);
+  snprintf(p->c.err, sizeof p->c.err, "%.200s:%d: %s", p->c.path, p->c.line, msg);
   return -AR_EINVAL;
 }
-
-/* ---- tokens ---- */
 
 static int split(char *s, char **tok, int max) {
   int n = 0;
@@ -65,325 +75,440 @@ static int all_digits(const char *s) {
   return 1;
 }
 
-static int number(const char *s, double *v) {
-  char *end;
-  errno = 0;
-  *v = strtod(s, &end);
-  return end != s && !*end && !errno && isfinite(*v) ? 0 : -1;
-}
-
-/* Value after "key" in a "# nThread 1 nGpus 8 ... iters: 20 ..." line (the key may end in ':'). */
-static int after(char **tok, int n, const char *key, long *v) {
-  for (int i = 0; i + 1 < n; i++)
-    if (!strcmp(tok[i], key)) {
-      char *end;
-      *v = strtol(tok[i + 1], &end, 10);
-      return end != tok[i + 1] ? 0 : -1;
-    }
-  return -1;
-}
-
 /* "22907" (NCCL >= 2.9: major*10000+minor*100+patch) or "2708" (older: major*1000+minor*100+patch). */
-static void nccl_code(const char *s, char *buf, size_t len) {
+static int nccl_code(const char *s, char *buf, size_t len) {
   long c = strtol(s, NULL, 10);
+  if (c <= 0) return -1; /* arbench writes 0 when no NCCL was loaded */
   if (c >= 10000) snprintf(buf, len, "%ld.%ld.%ld", c / 10000, c % 10000 / 100, c % 100);
   else snprintf(buf, len, "%ld.%ld.%ld", c / 1000, c % 1000 / 100, c % 100);
+  return 0;
 }
 
-/* ---- run records ---- */
+/* ---- tests ---- */
 
-static const char *dtype_name(const char *t) {
-  static const char *const map[][2] = {{"float", "float"}, {"float32", "float"}, {"half", "half"},
-                                       {"float16", "half"}, {"bfloat16", "bfloat16"}, {"int32", "int32"},
-                                       {"int", "int32"}, {"char", "int8"}, {"int8", "int8"}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (!strcmp(t, map[i][0])) return map[i][1];
-  return t; /* double, uint8, int64, f8e4m3, ... kept as nccl-tests names them */
+/* A fact of the test being read (before its rows), else of the next test. */
+static void set_fact(struct nt *p, const char *group, const char *key, json_t *val) {
+  json_t *into = p->t && !json_array_size(p->t->rows) && !p->t->done ? p->t->run : p->pending;
+  json_t *g = group ? json_object_get(into, group) : into;
+  if (group && !g) json_object_set_new(into, group, g = json_object());
+  json_object_set_new(g, key, val);
 }
 
-static json_t *new_run(struct nt *p) {
-  const char *base = strrchr(p->path, '/');
+static struct ar_nt_test *test_new(struct nt *p) {
+  struct ar_nt_test *t = calloc(1, sizeof *t);
+  const char *base = strrchr(p->c.path, '/');
   char id[64];
-  snprintf(id, sizeof id, "nccltests-%012llx-%d", p->hash & 0xffffffffffffull, p->nrun);
-  json_t *run = json_pack("{s:s, s:s, s:i, s:s, s:s, s:{s:s}, s:o, s:o, s:o, s:o, s:n}", "type", "run", "run_id", id,
-                          "schema", AR_SCHEMA_VERSION, "source", "nccl-tests", "imported_from", base ? base + 1 : p->path,
-                          "arbench", "version", AR_VERSION_STRING, "stack",
-                          json_pack("{s:n, s:n, s:n, s:n}", "name", "nccl_loaded", "nccl_compiled", "cuda_runtime"),
-                          "rank_map", json_array(), "gpus", json_array(), "options", json_object(), "topology");
-  json_object_update(json_object_get(run, "stack"), json_object_get(p->pending, "stack"));
-  json_t *v = json_object_get(p->pending, "nccl_tests_version");
-  if (v) json_object_set(run, "nccl_tests_version", v);
-  return run;
+  snprintf(id, sizeof id, "nccltests-%012llx-%d", p->hash & 0xffffffffffffull, p->ntest++);
+  t->run = json_pack("{s:s, s:s, s:i, s:s, s:s, s:{s:s}, s:{s:n, s:n, s:n}, s:o, s:o, s:o, s:n}", "type", "run",
+                     "run_id", id, "schema", AR_SCHEMA_VERSION, "source", "nccl-tests", "imported_from",
+                     base ? base + 1 : p->c.path, "arbench", "version", AR_VERSION_STRING, "stack", "name",
+                     "nccl_loaded", "cuda_runtime", "rank_map", json_array(), "gpus", json_array(), "options",
+                     json_object(), "topology");
+  const char *key;
+  json_t *v;
+  json_object_foreach(p->pending, key, v) {
+    if (json_is_object(v) && json_is_object(json_object_get(t->run, key))) json_object_update(json_object_get(t->run, key), v);
+    else json_object_set(t->run, key, v);
+  }
+  json_object_clear(p->pending);
+  t->rows = json_array();
+  t->ranks_seen = json_object();
+  t->line = p->c.line;
+  t->ev.forced = p->forced_ranks;
+  t->ev.launcher = p->launcher;
+  ar_nt_ratio_init(&t->ev.ratio);
+  snprintf(t->name, sizeof t->name, "%s", p->hint);
+  *p->hint = 0;
+  p->events = 0;
+  return t;
 }
 
-static void flush_run(struct nt *p);
+static void test_free(struct ar_nt_test *t) {
+  if (!t) return;
+  json_decref(t->run);
+  json_decref(t->rows);
+  json_decref(t->ranks_seen);
+  free(t);
+}
 
-static int on_nthread(struct nt *p, char **tok, int n) {
-  if (p->run && json_array_size(p->rows)) flush_run(p);
-  if (!p->run) p->run = new_run(p);
-  static const char *const keys[][2] = {{"nThread", "nthread"},  {"nGpus", "ngpus"},        {"minBytes", "minbytes"},
-                                        {"maxBytes", "maxbytes"}, {"warmup", "warmup"},      {"iters:", "iters"},
-                                        {"agg", "agg_iters"},     {"validation:", "validation"}, {"graph:", "graph"}};
-  json_t *opts = json_object_get(p->run, "options");
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-    long v;
-    const char *k = keys[i][0];
-    if (!strcmp(k, "warmup") || !strcmp(k, "agg")) { /* "warmup iters: 5", "agg iters: 1" */
-      for (int t = 0; t + 2 < n; t++)
-        if (!strcmp(tok[t], k) && !strcmp(tok[t + 1], "iters:")) json_object_set_new(opts, keys[i][1], json_integer(atol(tok[t + 2])));
-      continue;
-    }
-    if (!strcmp(k, "iters:")) { /* the plain "iters: 20" (not preceded by warmup/agg) */
-      for (int t = 1; t + 1 < n; t++)
-        if (!strcmp(tok[t], "iters:") && strcmp(tok[t - 1], "warmup") && strcmp(tok[t - 1], "agg"))
-          json_object_set_new(opts, "iters", json_integer(atol(tok[t + 1])));
-      continue;
-    }
-    if (!after(tok, n, k, &v)) json_object_set_new(opts, keys[i][1], json_integer(v));
+static const char *average_name(int a) {
+  static const char *const names[] = {"rank0", "mean", "min", "max"};
+  return a >= 0 && a < 4 ? names[a] : "mean";
+}
+
+/* The method of every record: nccl-tests' (one buffer set, one interval around the loop, -a 1 by default),
+ * or what an arbench header comment says it used. */
+static void method_of(struct nt *p, struct ar_nt_test *t, const char **buf, const char **tim, const char **avg) {
+  json_t *w = json_object_get(t->run, "written_by");
+  *buf = ar_rec_str(w, "buffers", "hot");
+  *tim = ar_rec_str(w, "timing", "loop");
+  *avg = ar_rec_str(w, "average", average_name(p->average));
+  const char *from = w ? "the arbench header of the log" : p->average >= 0 ? "nccl-tests, with -a of its command line"
+                                                                           : "nccl-tests' defaults (-a 1)";
+  json_object_set_new(t->run, "method", json_pack("{s:s, s:s, s:s, s:s}", "buffers", *buf, "timing", *tim,
+                                                  "average", *avg, "from", from));
+}
+
+/* Hosts of the Rank lines; nodes when they name every rank, else from an arbench header, else unknown. */
+static json_t *nodes_of(struct ar_nt_test *t, int ranks, json_t **hosts) {
+  json_t *seen = json_object(), *m;
+  size_t i;
+  *hosts = json_array();
+  json_array_foreach(json_object_get(t->run, "rank_map"), i, m) {
+    const char *h = json_string_value(json_object_get(m, "host"));
+    if (h && !json_object_get(seen, h)) json_array_append_new(*hosts, json_string(h));
+    if (h) json_object_set_new(seen, h, json_true());
   }
+  json_decref(seen);
+  if (t->ev.rank_lines == ranks && t->ev.rank_hi == ranks && json_array_size(*hosts))
+    return json_integer((json_int_t)json_array_size(*hosts));
+  json_t *stated = json_object_get(json_object_get(t->run, "written_by"), "nodes");
+  return stated ? json_incref(stated) : json_null();
+}
+
+static void skip_test(struct nt *p, struct ar_nt_test *t) {
+  char s[300];
+  if (t->other) snprintf(s, sizeof s, "%s (line %d: %s)", *t->name ? t->name : "another collective's table", t->other_line, t->why);
+  else if (*t->name && !ar_nt_is_allreduce(t->name)) snprintf(s, sizeof s, "%s (line %d)", t->name, t->line);
+  else snprintf(s, sizeof s, "%s (line %d: no result rows)", *t->name ? t->name : "a test", t->line);
+  json_array_append_new(p->skipped, json_string(s));
+}
+
+/* stack.name: --stack, an arbench log's own, nccl-<version> / rccl-<version> from the log, else unknown. */
+static void name_stack(struct nt *p, struct ar_nt_test *t) {
+  json_t *st = json_object_get(t->run, "stack"), *w = json_object_get(t->run, "written_by");
+  const char *ver = json_string_value(json_object_get(st, "nccl_loaded")), *lib = ar_rec_str(st, "library", "nccl");
+  char name[128];
+  if (p->stack) snprintf(name, sizeof name, "%s", p->stack);
+  else if (json_string_value(json_object_get(w, "stack"))) snprintf(name, sizeof name, "%s", ar_rec_str(w, "stack", ""));
+  else if (ver) snprintf(name, sizeof name, "%s-%s", lib, ver);
+  else snprintf(name, sizeof name, "unknown");
+  json_object_set_new(st, "name", json_string(name));
+}
+
+/* What every result of the test shares, known at its end: configuration, ranks, nodes, method, repeats. */
+static void stamp_rows(struct nt *p, struct ar_nt_test *t, int ranks, json_t *nodes) {
+  json_t *w = json_object_get(t->run, "written_by");
+  const char *buf, *tim, *avg, *spec = ar_rec_str(w, "spec", NT_BACKEND);
+  method_of(p, t, &buf, &tim, &avg);
+  char backend[256];
+  snprintf(backend, sizeof backend, "%s", spec);
+  char *colon = strchr(backend, ':');
+  if (colon) *colon = 0;
+  size_t i;
+  json_t *r;
+  json_int_t repeats = t->cycle + 1;
+  json_array_foreach(t->rows, i, r) {
+    json_object_set_new(r, "backend", json_string(backend));
+    json_object_set_new(r, "variant", json_string(colon ? colon + 1 : ""));
+    json_object_set_new(r, "spec", json_string(spec));
+    json_object_set_new(r, "ranks", json_integer(ranks));
+    json_object_set(r, "nodes", nodes);
+    json_object_set_new(r, "buffers", json_string(buf));
+    json_object_set_new(r, "timing", json_string(tim));
+    json_object_set_new(r, "average", json_string(avg));
+    json_object_set_new(r, "repeats", json_integer(repeats));
+    json_array_append(p->out, r);
+  }
+}
+
+static int flush(struct nt *p) {
+  struct ar_nt_test *t = p->t;
+  p->t = NULL;
+  if (!t) return 0;
+  if (t->other || (*t->name && !ar_nt_is_allreduce(t->name)) || !json_array_size(t->rows)) {
+    skip_test(p, t);
+    test_free(t);
+    return 0;
+  }
+  const char *from;
+  char warn[512], err[512];
+  int ranks = ar_nt_decide_ranks(&t->ev, &from, warn, sizeof warn, err, sizeof err);
+  if (!ranks) {
+    snprintf(p->c.err, sizeof p->c.err, "%.150s:%d: %.300s", p->c.path, t->line, err);
+    test_free(t);
+    return -AR_EINVAL;
+  }
+  if (*warn) {
+    char w[700];
+    snprintf(w, sizeof w, "%.150s:%d: %.500s", p->c.path, t->line, warn);
+    json_array_append_new(p->warnings, json_string(w));
+  }
+  json_t *hosts, *nodes = nodes_of(t, ranks, &hosts);
+  json_object_set_new(t->run, "hosts", hosts);
+  json_object_set_new(t->run, "ranks", json_integer(ranks));
+  json_object_set(t->run, "nodes", nodes);
+  json_object_set_new(t->run, "ranks_from", json_string(from));
+  if (*t->name) json_object_set_new(t->run, "collective", json_string(t->name));
+  name_stack(p, t);
+  json_array_append(p->out, t->run);
+  stamp_rows(p, t, ranks, nodes);
+  json_decref(nodes);
+  test_free(t);
   return 0;
 }
 
-/* "#  Rank  0 Group  0 Pid  31706 on HOST device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti"
- * or the older "#   Rank  0 Pid    195 on HOST device  0 [0x00] Tesla K80". */
-static int on_rank(struct nt *p, char *line) {
-  char *tok[64];
-  char copy[4096];
-  snprintf(copy, sizeof copy, "%.4000s", line);
-  int n = split(copy, tok, 64);
-  long rank = -1, pid = -1, dev = -1;
-  const char *host = NULL, *bus = NULL;
+/* A line that starts a test (its version, starting, nThread or column header line): a new test when the
+ * current one has rows, has ended, or already had a line of this kind. */
+static int begin(struct nt *p, int event) {
+  if (p->t && (json_array_size(p->t->rows) || p->t->done || p->t->other || (p->events & event)))
+    if (flush(p)) return -AR_EINVAL;
+  if (!p->t) p->t = test_new(p);
+  p->events |= event;
+  return 0;
+}
+
+/* ---- header lines ---- */
+
+static void on_nthread(struct nt *p, char **tok, int n) {
+  json_t *opts = json_object_get(p->t->run, "options");
+  static const char *const keys[][2] = {{"nThread", "nthread"}, {"nGpus", "ngpus"}, {"minBytes", "minbytes"},
+                                        {"maxBytes", "maxbytes"}, {"validation:", "validation"}, {"graph:", "graph"},
+                                        {"unalign:", "unalign"}};
   for (int i = 0; i + 1 < n; i++) {
-    if (!strcmp(tok[i], "Rank")) rank = atol(tok[i + 1]);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+      if (!strcmp(tok[i], keys[k][0])) json_object_set_new(opts, keys[k][1], json_integer(atoll(tok[i + 1])));
+    if (!strcmp(tok[i], "iters:")) /* "warmup iters: 5", "agg iters: 1" or the plain "iters: 20" */
+      json_object_set_new(opts, i && !strcmp(tok[i - 1], "warmup") ? "warmup" : i && !strcmp(tok[i - 1], "agg") ? "agg_iters" : "iters",
+                          json_integer(atoll(tok[i + 1])));
+    if (!strcmp(tok[i], "step:")) /* "step: 2(factor)" or "step: 1048576(bytes)" */
+      json_object_set_new(opts, strstr(tok[i + 1], "(bytes)") ? "step_bytes" : "step_factor", json_integer(atoll(tok[i + 1])));
+  }
+}
+
+/* "Rank  0 Group  0 Pid  31706 on HOST device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti", older ones
+ * without Group, rccl-tests' without a name, arbench's CPU ranks "device -1" without a bus id. */
+static int on_rank(struct nt *p, char *body, char **tok, int n) {
+  long rank = -1, pid = -1, dev = -2;
+  const char *host = NULL;
+  for (int i = 0; i + 1 < n; i++) {
+    if (!strcmp(tok[i], "Rank") && all_digits(tok[i + 1])) rank = atol(tok[i + 1]);
     else if (!strcmp(tok[i], "Pid")) pid = atol(tok[i + 1]);
-    else if (!strcmp(tok[i], "on")) host = tok[i + 1];
-    else if (!strcmp(tok[i], "device")) dev = atol(tok[i + 1]);
+    else if (!strcmp(tok[i], "on") && !host) host = tok[i + 1];
+    else if (!strcmp(tok[i], "device") && dev == -2) dev = atol(tok[i + 1]);
   }
-  char *lb = strchr(line, '['), *rb = lb ? strchr(lb, ']') : NULL;
-  if (rank < 0 || !host || dev < 0 || !rb) return fail(p, "malformed device line (expected '# Rank N ... on HOST device D [BUS] NAME')", "", "");
-  *rb = 0;
-  bus = lb + 1;
-  const char *name = rb + 1;
-  while (*name == ' ') name++;
-  if (!p->run) p->run = new_run(p);
-  json_array_append_new(json_object_get(p->run, "rank_map"),
+  if (rank < 0 || rank > 10000000 || !host || dev < -1)
+    return fail(p, "malformed device line (expected 'Rank N ... on HOST device D [BUS] NAME')%s%s", "", "");
+  const char *after = strstr(body, host) + strlen(host); /* the bus id and name follow "device D" */
+  while ((after = strstr(after, "device")) && !(strchr(" \t", after[-1]) && strchr(" \t", after[6]))) after++;
+  after = after ? after + 6 : body + strlen(body);
+  after += strspn(after, " \t");
+  after += strspn(after, "-0123456789");
+  after += strspn(after, " \t");
+  char bus[64] = "";
+  if (*after == '[' && strchr(after, ']')) {
+    snprintf(bus, sizeof bus, "%.*s", (int)(strchr(after, ']') - after - 1), after + 1);
+    after = strchr(after, ']') + 1;
+    after += strspn(after, " ");
+  }
+  if (begin(p, 0)) return -AR_EINVAL;
+  char key[24];
+  snprintf(key, sizeof key, "%ld", rank);
+  if (!json_object_get(p->t->ranks_seen, key)) p->t->ev.rank_lines++;
+  json_object_set_new(p->t->ranks_seen, key, json_true());
+  if (rank + 1 > p->t->ev.rank_hi) p->t->ev.rank_hi = (int)rank + 1;
+  json_array_append_new(json_object_get(p->t->run, "rank_map"),
                         json_pack("{s:i, s:s, s:i, s:i}", "rank", (int)rank, "host", host, "device", (int)dev, "pid", (int)pid));
-  json_array_append_new(json_object_get(p->run, "gpus"),
-                        json_pack("{s:i, s:s, s:s}", "rank", (int)rank, "busid", bus, "name", name));
+  json_array_append_new(json_object_get(p->t->run, "gpus"),
+                        json_pack("{s:i, s:o, s:s}", "rank", (int)rank, "busid", *bus ? json_string(bus) : json_null(),
+                                  "name", after));
   return 0;
 }
 
-static void set_stack(struct nt *p, const char *key, const char *val) {
-  json_t *target = p->run && !json_array_size(p->rows) ? json_object_get(p->run, "stack") : NULL;
-  if (!json_object_get(p->pending, "stack")) json_object_set_new(p->pending, "stack", json_object());
-  json_object_set_new(json_object_get(p->pending, "stack"), key, json_string(val));
-  if (target) json_object_set_new(target, key, json_string(val));
-}
-
-/* "# nccl-tests version 2.18.0 nccl-headers=22907 nccl-library=22907" */
+/* "nccl-tests version 2.18.0 nccl-headers=22907 nccl-library=22907 [arbench=0.1.0]" */
 static void on_version(struct nt *p, char **tok, int n) {
+  char v[32];
   for (int i = 0; i < n; i++) {
-    char v[32];
-    if (!strncmp(tok[i], "nccl-headers=", 13)) nccl_code(tok[i] + 13, v, sizeof v), set_stack(p, "nccl_compiled", v);
-    if (!strncmp(tok[i], "nccl-library=", 13)) nccl_code(tok[i] + 13, v, sizeof v), set_stack(p, "nccl_loaded", v);
+    if (!strncmp(tok[i], "nccl-headers=", 13) && !nccl_code(tok[i] + 13, v, sizeof v)) set_fact(p, "stack", "nccl_compiled", json_string(v));
+    if (!strncmp(tok[i], "nccl-library=", 13) && !nccl_code(tok[i] + 13, v, sizeof v)) set_fact(p, "stack", "nccl_loaded", json_string(v));
   }
-  if (n > 3) json_object_set_new(p->pending, "nccl_tests_version", json_string(tok[3]));
-  if (p->run && n > 3) json_object_set_new(p->run, "nccl_tests_version", json_string(tok[3]));
+  if (n > 2) set_fact(p, NULL, "nccl_tests_version", json_string(tok[2]));
 }
 
-/* "... NCCL INFO NCCL version 2.26.5+cuda12.9" or a bare "NCCL version 2.9.6+cuda11.2". */
-static void on_nccl_version(struct nt *p, const char *at) {
+/* "... NCCL INFO NCCL version 2.26.5+cuda12.9", a bare "NCCL version 2.9.6+cuda11.2", rccl-tests' "RCCL
+ * version : 2.22.3-HEAD:7d8d67c". */
+static void scan_library_version(struct nt *p, const char *s) {
+  const char *at = strstr(s, "NCCL version");
+  const char *lib = "nccl";
+  if (!at && (at = strstr(s, "RCCL version"))) lib = "rccl";
+  if (!at) return;
+  at += 12;
+  at += strspn(at, " :");
   char v[64];
-  if (sscanf(at, "NCCL version %63s", v) != 1) return;
-  char *plus = strchr(v, '+');
-  if (plus) {
-    if (!strncmp(plus + 1, "cuda", 4)) set_stack(p, "nccl_cuda", plus + 5);
-    *plus = 0;
+  size_t k = strspn(at, "0123456789.");
+  if (!k || k >= sizeof v || !isdigit((unsigned char)*at)) return;
+  snprintf(v, sizeof v, "%.*s", (int)k, at);
+  if (!strncmp(at + k, "+cuda", 5)) {
+    char cu[32];
+    snprintf(cu, sizeof cu, "%.*s", (int)strspn(at + k + 5, "0123456789."), at + k + 5);
+    set_fact(p, "stack", "nccl_cuda", json_string(cu));
   }
-  set_stack(p, "nccl_loaded", v);
+  set_fact(p, "stack", "nccl_loaded", json_string(v));
+  if (!strcmp(lib, "rccl")) set_fact(p, "stack", "library", json_string("rccl"));
 }
 
-/* "#       size         count      type   redop    root     time   algbw   busbw #wrong ..." */
-static void on_header(struct nt *p, char **tok, int n) {
-  p->has_root = 0;
-  p->wrong_col = 1;
-  for (int i = 0; i < n; i++) {
-    if (!strcmp(tok[i], "root")) p->has_root = 1;
-    if (!strcmp(tok[i], "error") || !strcmp(tok[i], "res")) p->wrong_col = 0;
+/* "arbench 0.1.0 run 0123456789abcdef: spec=mpi dtype=float op=sum ranks=4 nodes=1 placements=out,in
+ * stack=host-only" and "arbench method: buffers=hot timing=loop average=mean": the log arbench wrote. */
+static int on_arbench(struct nt *p, char **tok, int n) {
+  if (!p->t && begin(p, 0)) return -AR_EINVAL;
+  json_t *w = json_object_get(p->t->run, "written_by");
+  if (!w) json_object_set_new(p->t->run, "written_by", w = json_object());
+  for (int i = 1; i < n && tok[i][0] != '('; i++) { /* up to a parenthesis: what follows is for people */
+    char *eq = strchr(tok[i], '=');
+    if (i == 1 && isdigit((unsigned char)tok[i][0])) json_object_set_new(w, "arbench", json_string(tok[i]));
+    if (i > 1 && !strcmp(tok[i - 1], "run")) json_object_set_new(w, "run_id", json_stringn(tok[i], strcspn(tok[i], ":")));
+    if (!eq || eq == tok[i]) continue;
+    *eq = 0;
+    if (!strcmp(tok[i], "nodes") || !strcmp(tok[i], "ranks")) json_object_set_new(w, tok[i], json_integer(atoll(eq + 1)));
+    else json_object_set_new(w, tok[i], json_string(eq + 1));
+    if (!strcmp(tok[i], "placements"))
+      p->t->placements = (strstr(eq + 1, "out") ? 1 : 0) | (strstr(eq + 1, "in") ? 2 : 0);
   }
-  p->cols = p->has_root ? 13 : 12;
-}
-
-/* ---- rows ---- */
-
-struct half {
-  double time, algbw, busbw, err;
-  int err_na;
-};
-
-static int parse_half(struct nt *p, char **tok, struct half *h) {
-  static const char *const names[] = {"time", "algbw", "busbw"};
-  double *dst[] = {&h->time, &h->algbw, &h->busbw};
-  for (int i = 0; i < 3; i++) {
-    if (number(tok[i], dst[i])) return fail(p, "bad number '%s' in the %s column", tok[i], names[i]);
-    if (*dst[i] < 0) return fail(p, "negative value '%s' in the %s column: no measurement has one", tok[i], names[i]);
-  }
-  h->err_na = !strcmp(tok[3], "N/A");
-  if (!h->err_na && number(tok[3], &h->err)) return fail(p, "bad value '%s' in the %s column", tok[3], p->wrong_col ? "#wrong" : "error");
-  h->time *= p->time_scale;
   return 0;
 }
 
-static json_t *result_rec(struct nt *p, long long size, long long count, const char *type, const char *op,
-                          const char *place, const struct half *h) {
-  json_t *opts = json_object_get(p->run, "options");
-  json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "type", "result", "run_id",
-                        json_string_value(json_object_get(p->run, "run_id")), "backend", NT_BACKEND, "variant", "",
-                        "spec", NT_BACKEND, "dtype", dtype_name(type), "op", op, "placement", place, "size",
-                        (json_int_t)size, "count", (json_int_t)count);
-  json_object_set_new(r, "ranks", json_integer(0)); /* filled when the run ends */
-  json_object_set_new(r, "nodes", json_integer(0));
-  json_object_set(r, "iters", json_object_get(opts, "iters") ? json_object_get(opts, "iters") : json_null());
-  json_object_set(r, "warmup", json_object_get(opts, "warmup") ? json_object_get(opts, "warmup") : json_null());
-  json_t *graph = json_object_get(opts, "graph");
-  json_object_set_new(r, "graph", graph ? json_incref(graph) : json_integer(0));
-  json_object_set_new(r, "samples_n", json_integer(0));
-  json_object_set_new(r, "source", json_string("nccl-tests"));
-  /* A #wrong that is no count (inf, nan, 1e300: fuzz_import) is no check; the cast would be UB. */
-  int bad_count = p->wrong_col && !h->err_na && !(h->err >= 0 && h->err <= 9.0e15);
-  json_object_set_new(r, "checked", json_boolean(ar_rec_num(opts, "validation", 1) > 0 && !h->err_na && !bad_count));
-  if (p->wrong_col) json_object_set_new(r, "wrong", h->err_na || bad_count ? json_null() : json_integer((json_int_t)h->err));
-  else {
-    json_object_set_new(r, "wrong", json_null());
-    json_object_set_new(r, "max_error", h->err_na ? json_null() : json_real(h->err));
-  }
-  json_object_set_new(r, "time_us", json_pack("{s:f, s:f}", "mean", h->time, "p50", h->time));
-  json_object_set_new(r, "algbw_gbs", json_real(h->algbw));
-  json_object_set_new(r, "busbw_gbs", json_real(h->busbw));
-  json_object_set_new(r, "algbw_p50_gbs", json_real(h->algbw));
-  json_object_set_new(r, "busbw_p50_gbs", json_real(h->busbw));
-  json_object_set_new(r, "log_line", json_integer(p->line));
-  return r;
+static void on_footer(struct nt *p, char **tok, int n, int avg) {
+  int i = 0;
+  while (i < n && strcmp(tok[i], ":")) i++;
+  if (!p->t || i + 1 >= n) return;
+  char *end;
+  double v = strtod(tok[i + 1], &end);
+  if (end == tok[i + 1] || !isfinite(v)) return;
+  if (avg) json_object_set_new(p->t->run, "avg_busbw_gbs", json_real(v));
+  else json_object_set_new(p->t->run, "out_of_bounds", json_integer((json_int_t)v));
+  p->t->done = 1;
 }
 
-static int on_row(struct nt *p, char **tok, int n) {
-  if (!p->cols && (n == 12 || n == 13)) { /* no header line: 13 columns = root + #wrong */
-    p->cols = n;
-    p->has_root = p->wrong_col = n == 13;
+/* A header line, '#' or not (docs strip it): 1 when it was one, 0 when not, -AR_EINVAL on bad input. */
+static int header_line(struct nt *p, int hashed, char *body, char **tok, int n) {
+  int rc = 0;
+  if (n > 1 && !strcmp(tok[0], "nccl-tests") && !strcmp(tok[1], "version")) {
+    if (!(rc = begin(p, EV_VERSION))) on_version(p, tok, n);
+  } else if (n > 3 && !strcmp(tok[0], "Collective") && !strcmp(tok[2], "starting:")) {
+    if (!(rc = begin(p, EV_START))) snprintf(p->t->name, sizeof p->t->name, "%s", tok[3]);
+  } else if (n > 3 && !strcmp(tok[0], "Collective") && !strcmp(tok[2], "concluded:")) {
+    if (p->t) p->t->done = 1;
+  } else if (n > 1 && !strcmp(tok[0], "nThread")) {
+    if (!(rc = begin(p, EV_NTHREAD))) on_nthread(p, tok, n);
+  } else if (n > 4 && !strcmp(tok[0], "Rank") && all_digits(tok[1]) && (hashed || strstr(body, " device "))) {
+    rc = on_rank(p, body, tok, n);
+  } else if (n > 3 && (!strcmp(tok[0], "size") || !strcmp(tok[0], "bytes")) && strstr(body, "busbw")) {
+    if (!(rc = begin(p, EV_HEADER))) rc = ar_nt_import_header(&p->c, &p->t->lay, tok, n);
+  } else if (n > 1 && !strcmp(tok[0], "(B)")) {
+    if (p->t && strstr(body, "(ms)")) p->t->lay.time_scale = 1000;
+  } else if (n > 3 && !strcmp(tok[0], "Out") && !strcmp(tok[2], "bounds")) {
+    on_footer(p, tok, n, 0);
+  } else if (n > 3 && !strcmp(tok[0], "Avg") && !strcmp(tok[2], "bandwidth")) {
+    on_footer(p, tok, n, 1);
+  } else if (n > 1 && !strcmp(tok[0], "Blocking") && p->t) {
+    json_object_set_new(json_object_get(p->t->run, "options"), "blocking", json_true());
+  } else if (n > 1 && !strcmp(tok[0], "rccl-tests:")) {
+    set_fact(p, NULL, "tool", json_string("rccl-tests"));
+    set_fact(p, NULL, "rccl_tests_version", json_string(tok[n - 1]));
+    set_fact(p, "stack", "library", json_string("rccl"));
+  } else if (hashed && n > 1 && !strcmp(tok[0], "arbench")) {
+    rc = on_arbench(p, tok, n);
+  } else {
+    return 0;
   }
-  if (n != p->cols) {
-    char a[16], b[16];
-    snprintf(a, sizeof a, "%d", p->cols);
-    snprintf(b, sizeof b, "%d", n);
-    return fail(p, "malformed all_reduce_perf row: expected %s columns, found %s", a, b);
+  return rc ? rc : 1;
+}
+
+/* ---- command lines ---- */
+
+static void command_done(struct nt *p) {
+  char prog[64];
+  p->in_cmd = 0;
+  if (!ar_nt_command_program(p->cmd, prog, sizeof prog)) return;
+  int r = ar_nt_launcher_ranks(p->cmd);
+  if (r) p->launcher = r;
+  p->average = ar_nt_command_average(p->cmd);
+  if (*prog) snprintf(p->hint, sizeof p->hint, "%s", prog);
+}
+
+/* A command line (continued over lines ending in '\'), or a runner's "===begin X_perf test===" marker: 1
+ * when the line was one. */
+static int command_line(struct nt *p, const char *s, int row) {
+  size_t len = strlen(s);
+  int more = len && s[len - 1] == '\\';
+  if (p->in_cmd && (row || *s == '#')) command_done(p); /* the output began: the command ended unfinished */
+  if (p->in_cmd) {
+    size_t k = strlen(p->cmd);
+    snprintf(p->cmd + k, sizeof p->cmd - k, " %.*s", (int)(more ? len - 1 : len), s);
+    if (!more) command_done(p);
+    return 1;
   }
-  if (p->has_root && strcmp(tok[4], "-1"))
-    return fail(p, "root column is %s: this is reduce/broadcast output, not all_reduce_perf%s", tok[4], "");
-  static const char *const redops[] = {"sum", "prod", "max", "min", "avg"};
-  int op_ok = 0;
-  for (size_t i = 0; i < sizeof redops / sizeof redops[0]; i++) op_ok |= !strcmp(tok[3], redops[i]);
-  if (!op_ok) /* all_gather_perf, alltoall_perf, sendrecv_perf print "none" */
-    return fail(p, "redop '%s': not all_reduce_perf output (an allreduce reduces with sum, prod, max, min or avg)%s",
-                tok[3], "");
-  for (int i = 0; i < 2; i++) {
-    errno = 0;
-    unsigned long long v = strtoull(tok[i], NULL, 10);
-    if (errno || v > (1ull << 50)) /* 1 PiB: no message is larger; beyond 2^53 a double would round it */
-      return fail(p, "%s %s is out of range: no allreduce has one", i ? "count" : "size", tok[i]);
+  char prog[64];
+  if (!strncmp(s, "===", 3)) {
+    const char *perf = strstr(s, "_perf");
+    const char *b = perf;
+    while (b && b > s && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+    if (perf) snprintf(p->hint, sizeof p->hint, "%.*s", (int)(perf + 5 - b), b);
+    return perf != NULL;
   }
-  struct half out, in;
-  int k = p->has_root ? 5 : 4;
-  if (parse_half(p, tok + k, &out) || parse_half(p, tok + k + 4, &in)) return -AR_EINVAL;
-  if (!p->run) p->run = new_run(p);
-  long long size = atoll(tok[0]), count = atoll(tok[1]);
-  json_array_append_new(p->rows, result_rec(p, size, count, tok[2], tok[3], "out", &out));
-  json_array_append_new(p->rows, result_rec(p, size, count, tok[2], tok[3], "in", &in));
-  return 0;
+  if (!ar_nt_command_program(s, prog, sizeof prog)) return 0;
+  snprintf(p->cmd, sizeof p->cmd, "%.*s", (int)(more ? len - 1 : len), s);
+  p->in_cmd = 1;
+  if (!more) command_done(p);
+  return 1;
 }
 
 /* ---- one line ---- */
 
-static char *strip_prefix(char *s) {
-  /* mpirun --tag-output: "[1,0]<stdout>:" */
-  if (s[0] == '[') {
-    char *gt = strstr(s, ">:");
-    if (gt && (strstr(s, "<stdout>:") == gt - 7 || strstr(s, "<stderr>:") == gt - 7)) s = gt + 2;
+/* Prefixes before a log line: indentation, markdown quotes, mpirun --tag-output "[1,0]<stdout>:", srun -l
+ * "0: ". *err set for a stderr line (nccl-tests prints its table on stdout). */
+static char *strip_prefix(char *s, int *err) {
+  *err = 0;
+  for (;;) {
+    s += strspn(s, " \t");
+    if (*s == '>') {
+      s++;
+      continue;
+    }
+    if (*s == '[') {
+      char *gt = strstr(s, ">:");
+      if (gt && gt - s >= 8 && (!strncmp(gt - 7, "<stdout", 7) || !strncmp(gt - 7, "<stderr", 7))) {
+        *err = !strncmp(gt - 7, "<stderr", 7);
+        s = gt + 2;
+        continue;
+      }
+    }
+    size_t d = strspn(s, "0123456789");
+    if (d && d < 7 && s[d] == ':' && (s[d + 1] == ' ' || s[d + 1] == '#' || !s[d + 1])) {
+      s += d + 1;
+      continue;
+    }
+    return s;
   }
-  while (*s == ' ' || *s == '\t') s++;
-  return s;
+}
+
+static int is_row(char **tok, int n) {
+  return n >= 4 && all_digits(tok[0]) && all_digits(tok[1]) && isalpha((unsigned char)tok[2][0]);
 }
 
 static int on_line(struct nt *p, char *raw) {
-  char *s = strip_prefix(raw), *tok[64], copy[4096];
-  const char *nv = strstr(s, "NCCL version ");
-  if (nv) on_nccl_version(p, nv);
-  snprintf(copy, sizeof copy, "%s", s);
-  int n = split(copy, tok, 64);
+  int err;
+  char *s = strip_prefix(raw, &err), *tok[96], copy[4096];
+  if (err) return 0;
+  int hashed = *s == '#';
+  char *body = hashed ? s + 1 + strspn(s + 1, " \t") : s;
+  snprintf(copy, sizeof copy, "%s", body);
+  int n = split(copy, tok, 96);
+  if (command_line(p, s, !hashed && is_row(tok, n))) return 0;
+  scan_library_version(p, s);
   if (!n) return 0;
-  if (!strcmp(tok[0], "#")) {
-    if (n > 2 && !strcmp(tok[1], "nccl-tests") && !strcmp(tok[2], "version")) on_version(p, tok, n);
-    else if (n > 4 && !strcmp(tok[1], "Collective") && strstr(s, "starting:") && strncmp(tok[n - 1], "all_reduce_perf", 15))
-      return fail(p, "this is %s output; only all_reduce_perf is imported%s", tok[n - 1], "");
-    else if (n > 1 && !strcmp(tok[1], "nThread")) return on_nthread(p, tok, n);
-    else if (n > 1 && !strcmp(tok[1], "Rank")) return on_rank(p, s);
-    else if (n > 3 && (!strcmp(tok[1], "size") || !strcmp(tok[1], "bytes")) && strstr(s, "busbw")) on_header(p, tok, n);
-    else if (strstr(s, "(ms)") && strstr(s, "(GB/s)")) p->time_scale = 1000;
-    else if (strstr(s, "Out of bounds values") && n > 6 && p->run)
-      json_object_set_new(p->run, "out_of_bounds", json_integer(atol(tok[6])));
-    else if (strstr(s, "Avg bus bandwidth") && p->run) {
-      double v;
-      if (!number(tok[n - 1], &v)) json_object_set_new(p->run, "avg_busbw_gbs", json_real(v));
-    }
-    return 0;
+  int rc = header_line(p, hashed, body, tok, n);
+  if (rc) return rc < 0 ? rc : 0;
+  if (hashed || !is_row(tok, n)) return 0;
+  if (!p->t || p->t->done) {
+    if (flush(p)) return -AR_EINVAL;
+    p->t = test_new(p);
   }
-  if (n >= 4 && all_digits(tok[0]) && all_digits(tok[1]) && isalpha((unsigned char)tok[2][0])) return on_row(p, tok, n);
-  return 0;
+  if (*p->t->name && !ar_nt_is_allreduce(p->t->name)) return 0; /* another collective's table: not read */
+  return ar_nt_import_row(&p->c, p->t, tok, n);
 }
 
-/* ---- finishing a run ---- */
-
-static int infer_ranks(json_t *rows) {
-  size_t i;
-  json_t *r;
-  json_array_foreach(rows, i, r) {
-    double a = ar_rec_num(r, "algbw_gbs", 0), b = ar_rec_num(r, "busbw_gbs", 0);
-    if (a >= 1 && b > 0 && b / a < 1.99) return (int)lround(2 / (2 - b / a));
-  }
-  return 0;
-}
-
-static void flush_run(struct nt *p) {
-  json_t *map = json_object_get(p->run, "rank_map"), *hosts = json_array(), *seen = json_object();
-  size_t i;
-  json_t *m;
-  json_array_foreach(map, i, m) {
-    const char *h = json_string_value(json_object_get(m, "host"));
-    if (!json_object_get(seen, h)) json_array_append_new(hosts, json_string(h));
-    json_object_set_new(seen, h, json_true());
-  }
-  json_decref(seen);
-  int ranks = p->forced_ranks ? p->forced_ranks : json_array_size(map) ? (int)json_array_size(map) : infer_ranks(p->rows);
-  int nodes = json_array_size(hosts) ? (int)json_array_size(hosts) : 1;
-  json_object_set_new(p->run, "hosts", hosts);
-  json_object_set_new(p->run, "ranks", json_integer(ranks));
-  json_object_set_new(p->run, "nodes", json_integer(nodes));
-  json_t *st = json_object_get(p->run, "stack");
-  const char *ver = json_string_value(json_object_get(st, "nccl_loaded"));
-  char name[128];
-  snprintf(name, sizeof name, "%s%s", p->stack ? p->stack : ver ? "nccl-" : "unknown", p->stack ? "" : ver ? ver : "");
-  json_object_set_new(st, "name", json_string(name));
-  json_array_append(p->out, p->run);
-  json_array_foreach(p->rows, i, m) {
-    json_object_set_new(m, "ranks", json_integer(ranks));
-    json_object_set_new(m, "nodes", json_integer(nodes));
-    json_array_append(p->out, m);
-  }
-  json_decref(p->run);
-  json_decref(p->rows);
-  p->run = NULL;
-  p->rows = json_array();
-  p->nrun++;
-}
+/* ---- the log ---- */
 
 static unsigned long long fnv_file(FILE *f) {
   unsigned long long h = 0xcbf29ce484222325ull;
@@ -393,33 +518,38 @@ static unsigned long long fnv_file(FILE *f) {
   return h;
 }
 
+static int no_tests(struct nt *p) {
+  size_t n = json_array_size(p->skipped);
+  if (!n) {
+    snprintf(p->c.err, sizeof p->c.err, "%s: no all_reduce_perf result rows found (is this nccl-tests output?)", p->c.path);
+    return -AR_EINVAL;
+  }
+  char list[600] = "";
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < sizeof list; i++)
+    k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? "; " : "", json_string_value(json_array_get(p->skipped, i)));
+  snprintf(p->c.err, sizeof p->c.err, "%s: no all_reduce_perf test in it, only %s; arbench imports all_reduce_perf output",
+           p->c.path, list);
+  return -AR_EINVAL;
+}
+
 static int parse_log(struct nt *p) {
-  FILE *f = fopen(p->path, "r");
+  FILE *f = fopen(p->c.path, "r");
   if (!f) {
-    snprintf(p->err, sizeof p->err, "cannot open nccl-tests log '%s': %s", p->path, strerror(errno));
+    snprintf(p->c.err, sizeof p->c.err, "cannot open nccl-tests log '%s': %s", p->c.path, strerror(errno));
     return -AR_EINVAL;
   }
   p->hash = fnv_file(f);
   char buf[4096];
   int rc = 0;
   while (!rc && fgets(buf, sizeof buf, f)) {
-    p->line++;
-    buf[strcspn(buf, "\n")] = 0;
+    p->c.line++;
+    buf[strcspn(buf, "\r\n")] = 0;
     rc = on_line(p, buf);
   }
   fclose(f);
-  if (!rc && p->run && json_array_size(p->rows)) flush_run(p);
-  if (!rc && !json_array_size(p->out)) {
-    snprintf(p->err, sizeof p->err, "%s: no all_reduce_perf result rows found (is this nccl-tests output?)", p->path);
-    rc = -AR_EINVAL;
-  }
-  for (size_t i = 0; !rc && i < json_array_size(p->out); i++) {
-    json_t *r = json_array_get(p->out, i);
-    if (!strcmp(ar_rec_str(r, "type", ""), "run") && !ar_rec_num(r, "ranks", 0)) {
-      snprintf(p->err, sizeof p->err, "%s: cannot tell the number of ranks (no '# Rank' lines): pass --ranks N", p->path);
-      rc = -AR_EINVAL;
-    }
-  }
+  if (!rc) rc = flush(p);
+  if (!rc && !json_array_size(p->out)) rc = no_tests(p);
   return rc;
 }
 
@@ -427,7 +557,7 @@ static int write_out(struct nt *p, const char *json) {
   struct ar_writer w;
   char err[AR_ERRLEN];
   if (ar_writer_open(&w, json, err, sizeof err)) return fprintf(stderr, "arbench import: %s\n", err), AR_EXIT_USAGE;
-  size_t i, nres = 0;
+  size_t i, nres = 0, nrun = 0;
   json_t *r;
   json_array_foreach(p->out, i, r) {
     if (ar_writer_put(&w, r, err, sizeof err)) {
@@ -436,11 +566,24 @@ static int write_out(struct nt *p, const char *json) {
       return AR_EXIT_FAIL;
     }
     nres += !strcmp(ar_rec_str(r, "type", ""), "result");
+    nrun += !strcmp(ar_rec_str(r, "type", ""), "run");
   }
   ar_writer_close(&w);
   if (strcmp(json, "-"))
-    printf("imported %zu result records in %d run%s from %s into %s\n", nres, p->nrun, p->nrun == 1 ? "" : "s", p->path, json);
+    printf("imported %zu result records in %zu run%s from %s into %s\n", nres, nrun, nrun == 1 ? "" : "s", p->c.path, json);
   return AR_EXIT_OK;
+}
+
+/* What the import said besides its records: one line per rank-count disagreement, one for the tests left out. */
+static void report(struct nt *p) {
+  size_t i, n = json_array_size(p->skipped);
+  json_t *w;
+  json_array_foreach(p->warnings, i, w) fprintf(stderr, "arbench import: warning: %s\n", json_string_value(w));
+  if (!n) return;
+  fprintf(stderr, "arbench import: %s: left out %zu test%s of other collectives or without results: ", p->c.path, n,
+          n == 1 ? "" : "s");
+  for (i = 0; i < n; i++) fprintf(stderr, "%s%s", i ? "; " : "", json_string_value(json_array_get(p->skipped, i)));
+  fprintf(stderr, "\n");
 }
 
 int ar_cmd_import(int argc, char **argv) {
@@ -448,7 +591,7 @@ int ar_cmd_import(int argc, char **argv) {
                                      {"ranks", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   const char *json = "-";
-  struct nt p = {.time_scale = 1};
+  struct nt p = {.average = -1};
   int c;
   optind = 0; /* glibc: 0 also forgets a half-read "-xyz" cluster of an earlier parse (fuzz_opts) */
   opterr = 0;
@@ -458,11 +601,12 @@ int ar_cmd_import(int argc, char **argv) {
     if (c == 'J') json = optarg;
     else if (c == 's') p.stack = optarg;
     else if (c == 'r') {
-      p.forced_ranks = (int)strtol(optarg, &end, 10);
-      if (end == optarg || *end || p.forced_ranks < 1) {
-        fprintf(stderr, "arbench import: bad --ranks '%s' (expected a positive integer)\n", optarg);
+      long v = strtol(optarg, &end, 10);
+      if (end == optarg || *end || v < 1 || v > 10000000) {
+        fprintf(stderr, "arbench import: bad --ranks '%s' (expected an integer from 1 to 10000000)\n", optarg);
         return AR_EXIT_USAGE;
       }
+      p.forced_ranks = (int)v;
     } else {
       fprintf(stderr, "arbench import: %s '%s' (see arbench import --help)\n",
               c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
@@ -470,18 +614,28 @@ int ar_cmd_import(int argc, char **argv) {
     }
   }
   if (argc - optind != 2 || strcmp(argv[optind], "nccl-tests")) {
-    fprintf(stderr, "arbench import: expected 'nccl-tests LOG' (the only format imported), e.g. "
-                    "arbench import nccl-tests all_reduce.log -J results.jsonl\n");
+    if (argc - optind >= 1 && strcmp(argv[optind], "nccl-tests"))
+      fprintf(stderr, "arbench import: unknown format '%s' (the only format imported is nccl-tests: arbench import "
+                      "nccl-tests LOG)\n", argv[optind]);
+    else
+      fprintf(stderr, "arbench import: expected 'nccl-tests LOG' (one log), e.g. arbench import nccl-tests "
+                      "all_reduce.log -J results.jsonl\n");
     return AR_EXIT_USAGE;
   }
-  p.path = argv[optind + 1];
+  p.c.path = argv[optind + 1];
   p.out = json_array();
-  p.rows = json_array();
+  p.skipped = json_array();
+  p.warnings = json_array();
   p.pending = json_object();
-  int status = parse_log(&p) ? (fprintf(stderr, "arbench import: %s\n", p.err), AR_EXIT_USAGE) : write_out(&p, json);
+  int status = parse_log(&p) ? (fprintf(stderr, "arbench import: %s\n", p.c.err), AR_EXIT_USAGE) : AR_EXIT_OK;
+  if (status == AR_EXIT_OK) {
+    report(&p);
+    status = write_out(&p, json);
+  }
+  test_free(p.t);
   json_decref(p.out);
-  json_decref(p.rows);
-  json_decref(p.run);
+  json_decref(p.skipped);
+  json_decref(p.warnings);
   json_decref(p.pending);
   return status;
 }

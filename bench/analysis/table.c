@@ -188,6 +188,7 @@ static json_t *grid_json(const struct ar_grid *g, const struct ar_decisions *d, 
                           "method", ar_rec_predicted(g->cfgrec[c]) ? "" : meth, "predicted", g->predicted[c],
                           "unsafe", g->unsafe[c] != NULL);
     if (g->unsafe[c]) json_object_set_new(j, "unsafe_why", json_string(g->unsafe[c]));
+    json_object_set_new(j, "pooled", g->pooled[c] ? json_string(g->pooled[c]) : json_null());
     json_object_set_new(j, "stack", json_string(ar_rec_predicted(g->cfgrec[c]) ? "model" : ar_rec_stack(runs, g->cfgrec[c])));
     json_array_append_new(cfgs, j);
   }
@@ -307,6 +308,9 @@ static void print_md(const struct ar_grid *g, const struct ar_decisions *d, cons
            "so these times include cache hits.\n");
   for (int c = 0; c < g->ncfg; c++)
     if (g->unsafe[c]) printf("UNSAFE = never chosen: %s %s.\n", g->cfg[c], g->unsafe[c]);
+  for (int c = 0; c < g->ncfg; c++) /* sweep axes that do not apply to it: one configuration, its points named */
+    if (g->pooled[c]) printf("%s pools its runs of the sweep points %s (the sweep's \"applies\": the axis does not "
+                             "apply to it).\n", g->cfg[c], g->pooled[c]);
   if (pred) printf("(predicted) = model predictions, shown beside the measurements; they are never chosen as best.\n");
   if (g->dups) printf("Note: %d duplicate records (same configuration and size); the later one is shown.\n", g->dups);
   printf("\n");
@@ -337,9 +341,9 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
   char (*bases)[256] = calloc((size_t)n + 1, sizeof *bases), (*cfg)[256] = calloc((size_t)n + 1, sizeof *cfg);
   json_t **rec = calloc((size_t)n + 1, sizeof *rec);
   const char **uns = calloc((size_t)n + 1, sizeof *uns);
-  char *pred = calloc((size_t)n + 1, 1);
+  char *pred = calloc((size_t)n + 1, 1), **pool = calloc((size_t)n + 1, sizeof *pool);
   json_t **cell = calloc((size_t)(n * g->nsize) + 1, sizeof *cell), **runs = calloc((size_t)(n * g->nsize) + 1, sizeof *runs);
-  int rc = cols && bases && cfg && rec && uns && pred && cell && runs ? 0 : -1, nb = 0;
+  int rc = cols && bases && cfg && rec && uns && pred && pool && cell && runs ? 0 : -1, nb = 0;
   for (int c = 0; !rc && c < n; c++) {
     char label[256];
     struct ar_vary v = g->vary;
@@ -357,6 +361,7 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
     rec[i] = g->cfgrec[c];
     uns[i] = g->unsafe[c];
     pred[i] = g->predicted[c];
+    pool[i] = g->pooled[c];
     for (int s = 0; s < g->nsize; s++) {
       cell[s * n + i] = g->cell[s * n + c];
       runs[s * n + i] = g->runs[s * n + c];
@@ -367,6 +372,7 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
     memcpy(g->cfgrec, rec, sizeof *rec * (size_t)n);
     memcpy(g->unsafe, uns, sizeof *uns * (size_t)n);
     memcpy(g->predicted, pred, (size_t)n);
+    memcpy(g->pooled, pool, sizeof *pool * (size_t)n);
     memcpy(g->cell, cell, sizeof *cell * (size_t)(n * g->nsize));
     memcpy(g->runs, runs, sizeof *runs * (size_t)(n * g->nsize));
   }
@@ -376,6 +382,7 @@ static int side_by_side(struct ar_grid *g, const struct ar_by *b) {
   free(rec);
   free(uns);
   free(pred);
+  free(pool);
   free(cell);
   free(runs);
   return rc;

@@ -77,6 +77,7 @@ static void usage(FILE *f) {
 struct nccl_setting {
   char algo[32], proto[16];
   int channels; /* -1: NCCL decides */
+  int forced;   /* channels set by the configuration (ctas=, channels=, NCCL_MIN/MAX_CTAS, ..._NCHANNELS) */
 };
 
 /* Value of key in a "k=v,k2=v2" variant string. */
@@ -121,8 +122,11 @@ static const char *proto_name(const char *s) {
   return NULL;
 }
 
-static int channels_of(json_t *rec, const char *variant) {
+/* The channel count of a record's configuration; *forced = 1 when the configuration set it (then the
+ * communicator was built for it), 0 when it is the count NCCL reported choosing. */
+static int channels_of(json_t *rec, const char *variant, int *forced) {
   char v[32], w[32];
+  *forced = 1;
   if (variant_get(variant, "ctas", v, sizeof v) || variant_get(variant, "channels", v, sizeof v) ||
       variant_get(variant, "nchannels", v, sizeof v))
     return atoi(v) > 0 ? atoi(v) : -1;
@@ -131,8 +135,38 @@ static int channels_of(json_t *rec, const char *variant) {
   if (point_get(rec, "NCCL_MIN_NCHANNELS", v, sizeof v) && point_get(rec, "NCCL_MAX_NCHANNELS", w, sizeof w) &&
       !strcmp(v, w))
     return atoi(v) > 0 ? atoi(v) : -1;
+  *forced = 0;
   double c = ar_rec_num(rec, "nccl_channels", -1);
   return c > 0 ? (int)c : -1;
+}
+
+/* A configuration that changes the communicator's channel count (any CTA or channel bound). */
+static int sets_channels(json_t *rec) {
+  static const char *const keys[] = {"NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
+  const char *variant = ar_rec_str(rec, "variant", "");
+  char v[32];
+  if (variant_get(variant, "ctas", v, sizeof v) || variant_get(variant, "channels", v, sizeof v) ||
+      variant_get(variant, "nchannels", v, sizeof v))
+    return 1;
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (point_get(rec, keys[i], v, sizeof v)) return 1;
+  return 0;
+}
+
+/* The channels a communicator built with NCCL's defaults has in group g, as far as the records show: the
+ * largest of its init line's count (nccl.coll_channels) and the counts NCCL ran (a call never runs more than
+ * its communicator has), over the nccl configurations that leave the channel bounds alone. 0: unknown. */
+static int default_comm_channels(const struct ar_grid *g) {
+  int best = 0;
+  for (int c = 0; c < g->ncfg; c++)
+    for (int s = 0; s < g->nsize; s++) {
+      json_t *r = ar_grid_at(g, s, c);
+      if (!r || !ar_grid_is_nccl(g, c) || sets_channels(r)) continue;
+      int a = (int)ar_rec_num(json_object_get(r, "nccl"), "coll_channels", 0), b = (int)ar_rec_num(r, "nccl_channels", 0);
+      if (a > best) best = a;
+      if (b > best) best = b;
+    }
+  return best;
 }
 
 /* 0 when the record is an nccl result whose algorithm and protocol are known. */
@@ -148,7 +182,7 @@ static int nccl_setting_of(json_t *rec, struct nccl_setting *s) {
   if (!an || !pn) return -1;
   snprintf(s->algo, sizeof s->algo, "%s", an);
   snprintf(s->proto, sizeof s->proto, "%s", pn);
-  s->channels = channels_of(rec, variant);
+  s->channels = channels_of(rec, variant, &s->forced);
   return 0;
 }
 
@@ -341,6 +375,7 @@ static int nccl_ranges(const struct ar_grid *g, const struct ar_noise *nz, struc
     return -1;
   }
   free(use);
+  int comm = default_comm_channels(g);
   for (int s = 0; s < g->nsize; s++) {
     if (best_nccl(g, &d, s, &st)) continue;
     struct ar_tune_range *cur = n ? &r[n - 1] : NULL;
@@ -350,8 +385,9 @@ static int nccl_ranges(const struct ar_grid *g, const struct ar_noise *nz, struc
       range_count(cur, &d.at[s]);
       continue;
     }
-    r[n] = (struct ar_tune_range){.lo = cur ? cur->hi + 1 : 0, .hi = g->size[s], .channels = st.channels,
-                                  .cfg = d.at[s].pick, .sizes = 1};
+    r[n] = (struct ar_tune_range){.lo = cur ? cur->hi + 1 : 0, .hi = g->size[s], .cfg = d.at[s].pick, .sizes = 1,
+                                  .comm_channels = comm};
+    r[n].channels = ar_tune_plugin_channels(st.channels, st.forced, comm, st.algo, &r[n].wanted);
     range_count(&r[n], &d.at[s]);
     prev = st;
     snprintf(r[n].algo, sizeof r[n].algo, "%s", st.algo);
@@ -682,7 +718,27 @@ static void env_exports(FILE *f, json_t *rec, const char *pre) {
   if (!n) fprintf(f, "# NCCL's defaults are the best setting measured: nothing to export\n");
 }
 
-static void env_group(FILE *f, const struct ar_grid *g, int live) {
+/* The tuner files' ranges measured with more channels than a plugin can get (ar_tune_plugin_channels): the
+ * communicator must be built with them, which only NCCL_MIN_CTAS does (for every size). */
+static void env_plugin_channels(FILE *f, const struct ar_grid *g, const struct ar_noise *nz) {
+  struct ar_tune_range *r;
+  int n = nccl_ranges(g, nz, &r), most = 0;
+  for (int i = 0; i < n; i++) {
+    if (r[i].wanted <= 0) continue;
+    char comm[48] = "unknown: no default nccl record says";
+    if (r[i].comm_channels > 0) snprintf(comm, sizeof comm, "%d", r[i].comm_channels);
+    fprintf(f, "# tuner plugin: allreduce %zu..%zu B was measured with %d channels (%s); NCCL caps a plugin's "
+            "channel count at the communicator's (%s), so tuner.json leaves it to NCCL\n", r[i].lo, r[i].hi,
+            r[i].wanted, g->cfg[r[i].cfg], comm);
+    if (r[i].wanted > most) most = r[i].wanted;
+  }
+  if (most) /* commented even for the live group: it changes every size's communicator, not one range's */
+    fprintf(f, "# to run it with the plugin as measured (every size's communicator then has %d channels):\n"
+            "# export NCCL_MIN_CTAS=%d\n", most, most);
+  if (n > 0) free(r);
+}
+
+static void env_group(FILE *f, const struct ar_grid *g, const struct ar_noise *nz, int live) {
   char *mask = calloc((size_t)g->nsize + 1, 1);
   int nsz = mask ? env_sizes(g, mask) : 0, best = -1, dflt = -1;
   double gb = NAN;
@@ -707,6 +763,7 @@ static void env_group(FILE *f, const struct ar_grid *g, int live) {
     fprintf(f, "# NCCL defaults (%s): %s us, %.2fx the best\n", g->cfg[dflt], us, geomean(g, dflt, mask) / gb);
   }
   env_exports(f, g->cfgrec[best], live ? "" : "# ");
+  env_plugin_channels(f, g, nz);
   free(mask);
 }
 
@@ -718,7 +775,7 @@ static void write_env(FILE *f, const struct tune_opts *o, const struct ar_grid *
   print_excluded(f, "# ", g, n);
   for (int i = 0; i < m && i < 64; i++) {
     int k = preferred(g, n, ranks[i]);
-    if (k >= 0) env_group(f, &g[k], i == 0);
+    if (k >= 0) env_group(f, &g[k], &o->noise, i == 0);
   }
 }
 

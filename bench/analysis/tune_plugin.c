@@ -52,6 +52,15 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_noise *nz) {
   return out;
 }
 
+int ar_tune_plugin_channels(int channels, int forced, int comm_channels, const char *algo, int *wanted) {
+  *wanted = 0;
+  if (channels <= 0) return -1;
+  if (!strncmp(algo, "collnet", 7)) return -1; /* NCCL does not bound it there: never set */
+  if (!forced || (comm_channels > 0 && channels <= comm_channels)) return channels;
+  *wanted = channels;
+  return -1;
+}
+
 int ar_tune_plugin_group(json_t *groups, const struct ar_grid *g, const struct ar_tune_range *r, int nr,
                          const struct ar_noise *nz) {
   json_t *ranges = json_array();
@@ -59,13 +68,19 @@ int ar_tune_plugin_group(json_t *groups, const struct ar_grid *g, const struct a
     /* only names the plugin knows (tune spells them as ar_tuner_decisions.c reads them) */
     if (ar_tuner_algo_index(r[i].algo) < 0 || ar_tuner_proto_index(r[i].proto) < 0) continue;
     struct ar_range vr = {.clear = r[i].clear, .equivalent = r[i].equivalent, .undecided = r[i].undecided};
-    json_array_append_new(ranges, json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:i, s:s, s:i, s:i, s:i, s:o}", "min_bytes",
-                                            (json_int_t)r[i].lo, "max_bytes", (json_int_t)r[i].hi, "algorithm",
-                                            r[i].algo, "protocol", r[i].proto, "channels", r[i].channels, "config",
-                                            g->cfg[r[i].cfg], "sizes", r[i].sizes, "verdict", ar_range_verdict(&vr),
-                                            "clear", r[i].clear, "equivalent", r[i].equivalent, "undecided",
-                                            r[i].undecided, "runs_needed",
-                                            r[i].runs_needed < 0 ? json_null() : json_integer(r[i].runs_needed)));
+    json_t *j = json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:i, s:s, s:i, s:i, s:i, s:o}", "min_bytes",
+                          (json_int_t)r[i].lo, "max_bytes", (json_int_t)r[i].hi, "algorithm", r[i].algo, "protocol",
+                          r[i].proto, "channels", r[i].channels, "config", g->cfg[r[i].cfg], "sizes", r[i].sizes,
+                          "verdict", ar_range_verdict(&vr), "clear", r[i].clear, "equivalent", r[i].equivalent,
+                          "undecided", r[i].undecided, "runs_needed",
+                          r[i].runs_needed < 0 ? json_null() : json_integer(r[i].runs_needed));
+    if (j && r[i].wanted > 0) { /* measured with more channels than a plugin can get: said, not claimed */
+      json_object_set_new(j, "channels_measured", json_integer(r[i].wanted));
+      json_object_set_new(j, "comm_channels", r[i].comm_channels > 0 ? json_integer(r[i].comm_channels) : json_null());
+      json_object_set_new(j, "channels_note", json_string("NCCL caps a tuner plugin's channel count at the "
+                          "communicator's: the measured count needs NCCL_MIN_CTAS (nccl_env.sh)"));
+    }
+    json_array_append_new(ranges, j);
   }
   json_t *j = json_pack("{s:s, s:i, s:i, s:s, s:s, s:o, s:o}", "collective", "allreduce", "nranks", g->ranks,
                         "nnodes", g->nodes > 0 ? g->nodes : 1, "dtype", g->dtype, "placement", g->placement,

@@ -32,7 +32,14 @@ int ar_gpu_list_parse(const char *text, int *list, int cap, int *n, char *err, s
 int ar_graph_count(int nsets, int per_graph, int cap);
 int ar_graph_warm(int warmup, int per_graph, int ngraphs);
 
-/* The end of one unit of the device loop (harvest, or a queued launch in the --timing loop). wait_rc: the
+/* How many units (allreduces, or graph replays of per each) the device loop lets run ahead of the host: about
+ * window allreduces, at least 2 units, so a hang is seen within -T; and whether, with `queued` units queued and
+ * `ended` of them waited for, the host must wait for the oldest before it queues the next. Both timings (per
+ * iteration, and --timing loop) wait so: the heartbeat moves as units end on the GPU, never as they are
+ * queued. Pure. */
+int ar_loop_depth(int window, int per);
+int ar_loop_must_wait(int queued, int ended, int depth);
+/* The end of one unit of the device loop (harvest, or a unit's end event in the --timing loop). wait_rc: the
  * wait for it (or its launch). A p2p kernel that gave up ends normally, so the wait alone does not say the
  * calls succeeded: only when it did, verdict (the backend's aborted hook, with state) is asked. The heartbeat
  * moves by per only for a unit that succeeded: a call that failed must not restart the watchdog's clock,

@@ -15,6 +15,13 @@ int ar_graph_warm(int warmup, int per_graph, int ngraphs) {
   return w < 1 ? 1 : w;
 }
 
+int ar_loop_depth(int window, int per) {
+  int d = per > 0 ? window / per : window;
+  return d < 2 ? 2 : d;
+}
+
+int ar_loop_must_wait(int queued, int ended, int depth) { return queued - ended >= depth; }
+
 void ar_deadline_arm(struct ar_deadline *d, double now, uint64_t progress, double limit) {
   d->since = now;
   d->seen = progress;

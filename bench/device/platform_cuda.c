@@ -153,13 +153,13 @@ static int launch(const struct ar_loop *l, const cudaGraphExec_t *graphs, int ng
  * AR_EVENT_WINDOW allreduces (at least 2 units) are queued ahead, so a hang is seen within -T. */
 static int timed_units(const struct ar_loop *l, const cudaGraphExec_t *graphs, int ngraphs, int total, int skip,
                        int per, double *samples, char *err, size_t len) {
-  int depth = AR_EVENT_WINDOW / per < 2 ? 2 : AR_EVENT_WINDOW / per;
+  int depth = ar_loop_depth(AR_EVENT_WINDOW, per);
   struct window w;
   int rc = window_create(&w, err, len);
   cudaStream_t s = (cudaStream_t)l->stream;
   int done = 0;
   for (int i = 0; !rc && i < total; i++) {
-    if (i >= depth) rc = harvest(l, &w, done++, skip, per, samples, err, len);
+    if (ar_loop_must_wait(i, done, depth)) rc = harvest(l, &w, done++, skip, per, samples, err, len);
     int slot = i % AR_EVENT_WINDOW;
     if (!rc) rc = be_aborted(l, err, len); /* never replay into an aborted comm */
     if (!rc && cudaEventRecord(w.start[slot], s) != cudaSuccess) rc = -AR_ERUNTIME;
@@ -173,25 +173,41 @@ static int timed_units(const struct ar_loop *l, const cudaGraphExec_t *graphs, i
   return rc;
 }
 
-/* --timing loop: warm-up units waited for, then one event pair around all timed units; one sample,
- * the interval / (units * per). The heartbeat moves as units are queued; a hang stalls the wait. */
+/* Wait for the end event of one --timing loop unit: the heartbeat moves only when it ended and succeeded. */
+static int unit_ended(const struct ar_loop *l, cudaEvent_t e, int per, char *err, size_t len) {
+  cudaError_t rc = cudaEventSynchronize(e);
+  if (rc != cudaSuccess) {
+    snprintf(err, len, "%s: waiting for a timed unit failed: %s", l->be->name, cudaGetErrorString(rc));
+    return -AR_ERUNTIME;
+  }
+  return ar_unit_settle(0, l->be->aborted, l->state, l->heartbeat, per, err, len);
+}
+
+/* --timing loop: warm-up units waited for, then one event pair around all timed units; one sample, the
+ * interval / (units * per). Each unit also records an untimed end event, and at most depth units run ahead of
+ * the host (as timed_units): the heartbeat moves as units end on the GPU, not as they are queued, so a long
+ * queue never trips the watchdog before a kernel's own timeout names the peer. */
 static int timed_interval(const struct ar_loop *l, const cudaGraphExec_t *graphs, int ngraphs, int warm, int units,
                           int per, double *samples, char *err, size_t len) {
   cudaStream_t s = (cudaStream_t)l->stream;
-  cudaEvent_t ev[2] = {NULL, NULL};
+  cudaEvent_t ev[2] = {NULL, NULL}, end[AR_EVENT_WINDOW] = {NULL};
   float ms = 0;
-  int rc = 0;
+  int rc = 0, depth = ar_loop_depth(AR_EVENT_WINDOW, per), ended = 0;
   for (int i = 0; !rc && i < 2; i++)
     if (cudaEventCreate(&ev[i]) != cudaSuccess) rc = -AR_ERUNTIME;
+  for (int i = 0; !rc && i < AR_EVENT_WINDOW; i++)
+    if (cudaEventCreateWithFlags(&end[i], cudaEventDisableTiming) != cudaSuccess) rc = -AR_ERUNTIME;
   for (int i = 0; !rc && i < warm; i++) rc = launch(l, graphs, ngraphs, i, err, len);
   if (!rc && cudaStreamSynchronize(s) != cudaSuccess) rc = -AR_ERUNTIME;
   if (!rc && cudaEventRecord(ev[0], s) != cudaSuccess) rc = -AR_ERUNTIME;
   for (int i = 0; !rc && i < units; i++) {
-    rc = be_aborted(l, err, len);
+    if (ar_loop_must_wait(i, ended, depth)) rc = unit_ended(l, end[ended++ % AR_EVENT_WINDOW], per, err, len);
+    if (!rc) rc = be_aborted(l, err, len);
     if (!rc) rc = launch(l, graphs, ngraphs, warm + i, err, len);
-    rc = ar_unit_settle(rc, NULL, l->state, l->heartbeat, per, err, len); /* queued: moves if launched */
+    if (!rc && cudaEventRecord(end[i % AR_EVENT_WINDOW], s) != cudaSuccess) rc = -AR_ERUNTIME;
   }
   if (!rc && cudaEventRecord(ev[1], s) != cudaSuccess) rc = -AR_ERUNTIME;
+  while (!rc && ended < units) rc = unit_ended(l, end[ended++ % AR_EVENT_WINDOW], per, err, len);
   if (!rc && cudaEventSynchronize(ev[1]) != cudaSuccess) rc = -AR_ERUNTIME;
   if (!rc && cudaEventElapsedTime(&ms, ev[0], ev[1]) != cudaSuccess) rc = -AR_ERUNTIME;
   if (rc && !*err)
@@ -200,6 +216,8 @@ static int timed_interval(const struct ar_loop *l, const cudaGraphExec_t *graphs
   else samples[0] = (double)ms * 1000.0 / ((double)units * per);
   for (int i = 0; i < 2; i++)
     if (ev[i]) cudaEventDestroy(ev[i]);
+  for (int i = 0; i < AR_EVENT_WINDOW; i++)
+    if (end[i]) cudaEventDestroy(end[i]);
   return rc;
 }
 

@@ -6,7 +6,10 @@
 #include "links/cuda_plan.h"
 #include "links/measure.h"
 #include "links/measure_cuda.h"
+#include "links/watch.h"
+#include "launch.h"
 #include "orphan.h"
+#include "pernode.h"
 #include "model/linkfit.h"
 #include "provenance.h"
 #include "runenv.h"
@@ -15,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SMOKE_BYTES 4096
@@ -35,6 +39,9 @@ struct links_run {
   struct where *at;    /* rank 0: every rank's place */
   json_t *recs;        /* rank 0: every link record, for the report */
   json_t *calib;       /* --calib's "links" (model/linkfit.c: expected_gbs, ratio), or NULL */
+  struct ar_links_watch *w; /* -T: every phase watched (links/watch.h) */
+  json_t *tag, *job;   /* --per-node: every record's host and Slurm ids, the run record's "per_node"; else NULL */
+  int quiet;           /* -q, or --per-node on every node but the first: no matrices */
   uint64_t wrong;
 };
 
@@ -92,8 +99,10 @@ static json_t *flow_record(struct links_run *L, int method, int dir, int pat, in
   json_object_set_new(rec, "iters", json_integer(o->iters));
   json_object_set_new(rec, "samples_gbs", samples);
   json_object_set_new(rec, "wrong", json_integer((json_int_t)wrong));
-  if (ar_lmethod_gpu(method))
+  if (ar_lmethod_gpu(method)) {
     ar_links_gpu_where(rec, L->env->topo, ar_lgpu_busid(L->g, f.src), ar_lgpu_busid(L->g, f.dst), gbs);
+    json_object_set_new(rec, "timing", json_string(ar_lgpu_timing()));
+  }
   ar_link_fill(L->calib, rec); /* the model's expected value and measured / expected, once the path is known */
   return rec;
 }
@@ -129,6 +138,8 @@ static int measure_instance(struct links_run *L, int method, int dir, int pat, i
   for (int s = 0; s < L->o->nsizes; s++) {
     size_t bytes = L->o->sizes[s];
     char err[AR_ERRLEN] = "";
+    ar_links_watch_phase(L->w, ar_links_allow_measure(L->o, ar_lmethod_gpu(method), bytes, nf), "links: %s %s %s "
+                         "instance %d, %zu B", ar_lmethod_name(method), ar_ldir_name(dir), ar_lpat_name(pat), inst, bytes);
     int rc = ar_lmethod_gpu(method)
                  ? ar_lgpu_measure(L->g, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong, err,
                                    sizeof err)
@@ -146,18 +157,35 @@ static int measure_instance(struct links_run *L, int method, int dir, int pat, i
   return 0;
 }
 
+/* One stderr line per measured (method, direction, pattern), so a long probe shows it is alive (rank 0). */
+static void progress(const struct links_run *L, int k, int total, int m, int d, int p, double t0) {
+  if (L->env->rank || L->quiet) return;
+  fprintf(stderr, "arbench links: [%d/%d] %s %s %s: %d instance%s x %d size%s, %.1f s\n", k, total, ar_lmethod_name(m),
+          ar_ldir_name(d), ar_lpat_name(p), ar_links_ninstances(p, d, L->env->nranks),
+          ar_links_ninstances(p, d, L->env->nranks) == 1 ? "" : "s", L->o->nsizes, L->o->nsizes == 1 ? "" : "s",
+          MPI_Wtime() - t0);
+  fflush(stderr);
+}
+
 static int measure_all(struct links_run *L) {
-  int n = L->env->nranks, rc = 0;
+  int n = L->env->nranks, rc = 0, total = 0, k = 0;
   struct ar_flow *f = malloc(sizeof *f * (size_t)(n * n));
   double *v = malloc(sizeof *v * (size_t)(n * n) * (size_t)L->o->repeat);
   uint64_t *wrong = malloc(sizeof *wrong * (size_t)(n * n));
   if (!f || !v || !wrong) rc = -AR_ERUNTIME;
-  for (int m = 0; m < AR_LM_N && !rc; m++)
-    for (int d = 0; d < AR_LD_N && !rc; d++)
-      for (int p = 0; p < AR_LP_N && !rc; p++) {
-        if (!(L->o->methods >> m & 1) || !(L->o->dirs >> d & 1) || !(L->o->patterns >> p & 1)) continue;
-        for (int k = 0; k < ar_links_ninstances(p, d, n) && !rc; k++) rc = measure_instance(L, m, d, p, k, f, v, wrong);
-      }
+  for (int pass = 0; pass < 2; pass++) /* count the groups, then measure them */
+    for (int m = 0; m < AR_LM_N && !rc; m++)
+      for (int d = 0; d < AR_LD_N && !rc; d++)
+        for (int p = 0; p < AR_LP_N && !rc; p++) {
+          if (!(L->o->methods >> m & 1) || !(L->o->dirs >> d & 1) || !(L->o->patterns >> p & 1)) continue;
+          if (!pass) {
+            total++;
+            continue;
+          }
+          double t0 = MPI_Wtime();
+          for (int i = 0; i < ar_links_ninstances(p, d, n) && !rc; i++) rc = measure_instance(L, m, d, p, i, f, v, wrong);
+          if (!rc) progress(L, ++k, total, m, d, p, t0);
+        }
   free(f), free(v), free(wrong);
   return rc;
 }
@@ -165,6 +193,7 @@ static int measure_all(struct links_run *L) {
 static void measure_latency(struct links_run *L) {
   int n = L->env->nranks, rep = L->o->repeat;
   if (!L->host) return; /* the host flags; the GPU ones: measure_gpu_latency */
+  ar_links_watch_phase(L->w, ar_links_allow_latency(L->o, 0), "links: flag latency (CPU ranks)");
   double *us = calloc((size_t)rep, sizeof *us);
   for (int s = 0; s < n && us; s++)
     for (int d = 0; d < n; d++) {
@@ -235,6 +264,7 @@ static int measure_gpu_latency(struct links_run *L) {
   int kernels = ar_lgpu_kernels(why, sizeof why);
   double *us = calloc((size_t)rep, sizeof *us);
   const int *bad = ar_lgpu_bad(L->g);
+  ar_links_watch_phase(L->w, ar_links_allow_latency(L->o, 1), "links: GPU latency");
   for (int s = 0; s < n && us && !rc; s++)
     for (int d = 0; d < n && !rc; d++) {
       if (s == d || bad[s * n + d] != AR_PAIR_OK) continue;
@@ -251,11 +281,41 @@ static int measure_gpu_latency(struct links_run *L) {
         char err[AR_ERRLEN] = "";
         rc = ar_lgpu_ce_latency(L->g, m, s, d, 4, L->o->lat_iters, rep, us, err, sizeof err);
         if (rc && *err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err);
-        if (!rc && L->env->rank == 0) emit(L, "link", latency_record(L, ar_lmethod_name(m), "latency", s, d, 4, L->o->lat_iters, us));
+        if (!rc && L->env->rank == 0) {
+          json_t *rec = latency_record(L, ar_lmethod_name(m), "latency", s, d, 4, L->o->lat_iters, us);
+          json_object_set_new(rec, "timing", json_string("each copy alone between two CUDA events, held until both "
+                                                         "and the copy are queued (GPU-side, not the host's "
+                                                         "submission); us = the median copy of a repeat"));
+          emit(L, "link", rec);
+        }
       }
     }
   free(us);
   return rc;
+}
+
+/* GPUs: a stuck GPU's untested pairs: one line per stuck GPU (stderr, rank 0) and a skip record per pair. Returns
+ * how many pairs. */
+static int report_stuck_gpu(struct links_run *L) {
+  int n = L->env->nranks, all = 0;
+  const int *bad = ar_lgpu_bad(L->g), *stuck = ar_lgpu_stuck_ranks(L->g);
+  for (int r = 0; r < n && L->env->rank == 0; r++) {
+    if (!stuck[r]) continue;
+    int k = 0;
+    for (int s = 0; s < n; s++)
+      for (int d = 0; d < n; d++) k += s != d && bad[s * n + d] == AR_PAIR_STUCK && ar_lcuda_stuck_owner(stuck, s, d) == r;
+    char line[600];
+    ar_lcuda_stuck_line(r, ar_lgpu_busid(L->g, r), k, L->o->smoke_timeout, line, sizeof line);
+    fprintf(stderr, "arbench links: %s\n", line);
+    all += k;
+  }
+  for (int s = 0; s < n && L->env->rank == 0; s++)
+    for (int d = 0; d < n; d++)
+      if (s != d && bad[s * n + d] == AR_PAIR_STUCK)
+        emit(L, "skip", json_pack("{s:s, s:i, s:i, s:s, s:s, s:s}", "command", "links", "src", s, "dst", d, "reason",
+                                   "not tested: a GPU of the pair has work queued that never ended", "smoke", "stuck",
+                                   "transport", "gpu"));
+  return all;
 }
 
 /* GPUs: one line per bad pair (stderr, rank 0, ACS and the IOMMU named) and a skip record each. */
@@ -265,7 +325,7 @@ static void report_bad_gpu(struct links_run *L) {
   for (int s = 0; s < n && L->env->rank == 0; s++)
     for (int d = 0; d < n; d++) {
       int v = bad[s * n + d];
-      if (s == d || v == AR_PAIR_OK) continue;
+      if (s == d || v == AR_PAIR_OK || v == AR_PAIR_STUCK) continue;
       char why[600];
       ar_lcuda_bad_line(v, s, d, ar_lgpu_busid(L->g, s), ar_lgpu_busid(L->g, d), SMOKE_BYTES, L->o->smoke_timeout,
                         why, sizeof why);
@@ -319,7 +379,8 @@ static int checks(struct ar_env *env, struct ar_fault *fault, int *silent) {
   char msg[AR_ERRLEN] = "";
   int rc = 0;
   if (env->nranks < 2)
-    snprintf(msg, sizeof msg, "links needs 2 or more ranks (mpirun -np N arbench links), got %d", env->nranks), rc = -AR_EINVAL;
+    snprintf(msg, sizeof msg, "links needs 2 or more ranks, got %d: arbench links --np N (or mpirun -np N arbench "
+             "links)", env->nranks), rc = -AR_EINVAL;
   else if (env->nnodes > 1)
     snprintf(msg, sizeof msg, "links on CPU ranks needs every rank on one node (MPI shared memory), got %d nodes",
              env->nnodes), rc = -AR_EINVAL;
@@ -337,6 +398,7 @@ static void opts_for_record(const struct ar_links_opts *o, struct ar_opts *ro) {
   ro->iters = o->iters;
   ro->warmup = o->warmup;
   ro->repeat = o->repeat;
+  ro->timeout = o->timeout;
   ro->bind = o->bind;
   ro->shared_gpu = o->shared_gpu;
   snprintf(ro->devices, sizeof ro->devices, "%s", o->devices);
@@ -348,21 +410,34 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   struct ar_env *env = L->env;
   char msg[AR_ERRLEN] = "", run_id[32];
   json_t *bindings = NULL;
+  ar_links_watch_phase(L->w, 0, "start-up: topology and binding");
+  ar_links_watch_stall(L->w, AR_STALL_TOPOLOGY);
   if (ar_run_setup_topo(env, &bindings)) return AR_EXIT_USAGE;
   struct ar_writer writer = {0};
+  ar_links_watch_phase(L->w, 0, "start-up: results file");
   int rc = env->rank == 0 && *o->json ? ar_writer_open(&writer, o->json, msg, sizeof msg) : 0;
   if (ar_agree_print(env->comm, rc, msg)) {
     json_decref(bindings);
     return AR_EXIT_USAGE;
   }
+  ar_links_watch_phase(L->w, 0, "start-up: run-id exchange");
+  ar_links_watch_stall(L->w, AR_STALL_RUNID);
   ar_make_run_id(run_id, sizeof run_id, env->comm);
-  L->e = (struct ar_engine){.env = env, .writer = &writer, .run_id = run_id};
+  ar_links_watch_phase(L->w, 0, "start-up: run record");
+  L->e = (struct ar_engine){.env = env, .writer = &writer, .run_id = run_id, .tag = L->tag};
   json_t *runrec = ar_run_record(env, argc, argv, run_id, bindings);
   gather_where(L);
   if (env->rank == 0) {
     json_object_set_new(runrec, "links", links_options(o));
     json_object_set_new(json_object_get(runrec, "links"), "calib", *o->calib ? json_string(o->calib) : json_null());
-    if (!o->quiet) {
+    if (L->job) {
+      json_object_set(runrec, "per_node", L->job);
+      printf("# arbench %s links: per node: %s, node %lld of %lld, %d ranks, run %s\n", AR_VERSION_STRING,
+             json_string_value(json_object_get(L->tag, "host")), json_integer_value(json_object_get(L->job, "node")) + 1,
+             json_integer_value(json_object_get(L->job, "nodes")), env->nranks, run_id);
+      fflush(stdout);
+    }
+    if (!L->quiet) {
       if (L->gpu)
         printf("# arbench %s links: %d ranks, one GPU each, on 1 node, run %s: copies through CUDA IPC\n",
                AR_VERSION_STRING, env->nranks, run_id);
@@ -378,45 +453,64 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
   size_t max = o->sizes[o->nsizes - 1];
   size_t cap = max > SMOKE_BYTES ? max : SMOKE_BYTES;
   rc = 0;
+  ar_links_watch_phase(L->w, 0, "links: buffers");
   if (L->host) {
     rc = ar_lctx_open(&L->c, env->comm, cap, o->smoke_timeout, silent, fault, msg, sizeof msg);
+    L->c.beat = ar_links_watch_beat(L->w);
     if (rc && env->rank == 0) fprintf(stderr, "arbench links: %s\n", msg);
   }
   if (!rc && L->gpu) {
     rc = ar_lgpu_open(&L->g, env->comm, env->device, cap, o->smoke_timeout, silent, fault, msg, sizeof msg);
     if (rc && env->rank == 0) fprintf(stderr, "arbench links: %s\n", msg);
     if (rc && L->host) ar_lctx_close(&L->c);
+    if (!rc) ar_lgpu_beat(L->g, ar_links_watch_beat(L->w));
   }
   if (rc) {
     status = AR_EXIT_FAIL;
   } else {
-    int nbad = 0;
+    int nbad = 0, nstuck = 0;
     if (L->host) {
+      ar_links_watch_phase(L->w, ar_links_allow_smoke(o, 0), "links: smoke test (CPU ranks)");
       nbad += ar_links_smoke(&L->c, SMOKE_BYTES);
       report_bad(L);
     }
-    if (L->gpu) {
+    if (L->gpu) { /* a stuck GPU's pairs are skipped, the others measured */
+      ar_links_watch_phase(L->w, ar_links_allow_smoke(o, 1), "links: smoke test (GPUs)");
       nbad += ar_lgpu_smoke(L->g, SMOKE_BYTES);
       report_bad_gpu(L);
+      nstuck = report_stuck_gpu(L);
     }
-    if (L->gpu && ar_lgpu_stuck(L->g)) {
-      if (env->rank == 0) fprintf(stderr, "arbench links: a GPU's smoke-test copy never ended: nothing measured\n");
-      status = AR_EXIT_FAIL;
-    } else {
-      if (measure_all(L)) status = AR_EXIT_FAIL;
-      if (o->lat_iters && status == AR_EXIT_OK) measure_latency(L);
-      if (o->lat_iters && status == AR_EXIT_OK && L->gpu && measure_gpu_latency(L)) status = AR_EXIT_FAIL;
+    ar_links_watch_stall(L->w, AR_STALL_PROBE);
+    if (measure_all(L)) status = AR_EXIT_FAIL;
+    double t0 = MPI_Wtime();
+    if (o->lat_iters && status == AR_EXIT_OK) measure_latency(L);
+    if (o->lat_iters && status == AR_EXIT_OK && L->gpu && measure_gpu_latency(L)) status = AR_EXIT_FAIL;
+    if (o->lat_iters && status == AR_EXIT_OK && env->rank == 0 && !L->quiet)
+      fprintf(stderr, "arbench links: latency of every pair, %d ping-pongs x %d repeats: %.1f s\n", o->lat_iters,
+              o->repeat, MPI_Wtime() - t0);
+    ar_links_watch_phase(L->w, 0, "teardown: report and the wrong count from rank 0");
+    if (env->rank == 0 && !L->quiet) {
+      ar_links_report(stdout, L->recs, env->nranks);
+      long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      if (L->host && env->local_nranks > cores) /* time-sliced ranks: the loaded numbers are the scheduler's */
+        printf("  caveat: %d CPU ranks share %ld cores here, so ranks take turns: loaded and bi-directional flows and "
+               "their ratios to isolated ones measure the scheduler as much as the links (run at most %ld ranks)\n",
+               env->local_nranks, cores, cores);
     }
-    if (env->rank == 0 && !o->quiet) ar_links_report(stdout, L->recs, env->nranks);
     uint64_t wrong = L->wrong;
+    ar_links_watch_stall(L->w, AR_STALL_BROADCAST);
     MPI_Bcast(&wrong, 1, MPI_UINT64_T, 0, env->comm);
     if (env->rank == 0 && wrong)
       fprintf(stderr, "arbench links: %llu words arrived different from what was sent: the copies are not correct\n",
               (unsigned long long)wrong);
-    if (env->rank == 0 && nbad)
+    if (env->rank == 0 && nbad && !nstuck)
       fprintf(stderr, "arbench links: %d pair%s failed the smoke test and %s skipped\n", nbad, nbad > 1 ? "s" : "",
               nbad > 1 ? "were" : "was");
+    else if (env->rank == 0 && nbad)
+      fprintf(stderr, "arbench links: %d pair%s skipped: %d failed the smoke test, %d of a stuck GPU not tested\n", nbad,
+              nbad > 1 ? "s" : "", nbad - nstuck, nstuck);
     if (wrong || nbad) status = AR_EXIT_FAIL;
+    ar_links_watch_phase(L->w, 0, "teardown: buffers");
     if (L->host) ar_lctx_close(&L->c);
     if (L->gpu) ar_lgpu_close(L->g);
   }
@@ -430,6 +524,42 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
 }
 
 extern char **environ;
+
+/* --per-node: the probe runs on each node's own ranks, all nodes at once; the wait for the other nodes is watched
+ * by -T's watchdog (with -T 0 by run's default, 300 s) plus twice this node's time (pernode.h). */
+struct per_node {
+  json_t *tag, *job;
+  struct ar_watchdog dog;
+  struct timespec t0;
+};
+
+static void per_node_begin(struct per_node *pn, const struct ar_links_opts *o, struct ar_env *world, struct ar_env *env) {
+  *env = *world;
+  if (!o->per_node) return;
+  pn->tag = ar_pernode_tag(environ);
+  pn->job = ar_pernode_job(world);
+  ar_pernode_split(world, env);
+  clock_gettime(CLOCK_MONOTONIC, &pn->t0);
+}
+
+static int per_node_end(struct per_node *pn, struct ar_env *world, struct ar_env *env, int status,
+                        struct ar_watchdog *dog) {
+  if (!pn->job) return status;
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fflush(stdout);
+  if (!dog) { /* -T 0: the wait for the other nodes is still bounded, by run's default */
+    ar_watchdog_start(&pn->dog, 300, world->rank, NULL);
+    ar_watchdog_mpi(&pn->dog, 1, world->rank, NULL);
+  }
+  status = ar_pernode_finish(world, dog ? dog : &pn->dog, status,
+                             (double)(t1.tv_sec - pn->t0.tv_sec) + (t1.tv_nsec - pn->t0.tv_nsec) * 1e-9);
+  if (!dog) ar_watchdog_stop(&pn->dog);
+  ar_pernode_free(env);
+  json_decref(pn->tag);
+  json_decref(pn->job);
+  return status;
+}
 
 int ar_cmd_links(int argc, char **argv) {
   struct ar_links_opts *o = malloc(sizeof *o);
@@ -445,28 +575,61 @@ int ar_cmd_links(int argc, char **argv) {
     free(o), free(ro);
     return AR_EXIT_OK;
   }
+  if (!prc) { /* started outside mpirun: relaunch under it as run does (the CPU-only hint is run's, not ours) */
+    struct ar_launch l;
+    ar_relaunch_plan(o->np, o->no_launch, &l);
+    struct ar_writer w;
+    if (l.action == AR_LAUNCH_RELAUNCH && *o->json && ar_writer_open(&w, o->json, err, sizeof err)) {
+      fprintf(stderr, "arbench links: %s\n", err); /* what every rank would meet, said once */
+      json_decref(calib);
+      return free(o), free(ro), AR_EXIT_USAGE;
+    }
+    if (l.action == AR_LAUNCH_RELAUNCH && *o->json) ar_writer_close(&w);
+    if (l.action == AR_LAUNCH_RELAUNCH) {
+      bool given = o->np > 0;
+      json_decref(calib);
+      free(o), free(ro);
+      return ar_relaunch_exec(&l, given, argc, argv);
+    }
+  }
   if (ar_orphan_guard(environ)) return free(o), free(ro), AR_EXIT_FAIL; /* mpirun already gone */
+  /* -T watches every phase from before MPI_Init to after MPI_Finalize, as run's watchdog does (links/watch.h) */
+  struct ar_links_watch w;
+  char serr[AR_ERRLEN] = "";
+  if (ar_links_watch_start(&w, o->timeout, serr, sizeof serr) && !prc) prc = -AR_EINVAL, snprintf(err, sizeof err, "%s", serr);
   MPI_Init(&argc, &argv);
+  ar_links_watch_mpi(&w);
   int status = AR_EXIT_USAGE;
   if (!ar_agree_print(MPI_COMM_WORLD, prc, err)) {
     opts_for_record(o, ro);
-    struct ar_env env;
-    ar_run_setup_env(&env, ro);
+    struct ar_env env, world;
+    ar_links_watch_phase(&w, 0, "start-up: communicators");
+    ar_run_setup_env(&world, ro);
+    ar_links_watch_peers(&w, world.node_comm);
+    struct per_node pn = {0};
+    per_node_begin(&pn, o, &world, &env);
     struct ar_fault fault;
     int silent = -1;
+    ar_links_watch_phase(&w, 0, "start-up: option check and device selection");
+    ar_links_watch_stall(&w, AR_STALL_OPTIONS);
     if (!checks(&env, &fault, &silent) && !(status = ar_links_gpu_setup(&env, o))) {
       status = AR_EXIT_USAGE;
-      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .calib = calib,
+      struct links_run L = {.o = o, .env = &env, .recs = json_array(), .calib = calib, .w = &w, .tag = pn.tag,
+                            .job = pn.job, .quiet = o->quiet || (o->per_node && world.rank),
                             .host = !!(o->methods & AR_LM_HOST_SET), .gpu = !!(o->methods & (AR_LM_CE_SET | AR_LM_SM_SET))};
       status = probe(&L, argc, argv, silent, &fault);
       json_decref(L.recs);
     }
+    status = per_node_end(&pn, &world, &env, status, o->timeout > 0 ? &w.dog : NULL);
     if (env.topo) ar_topo_destroy(env.topo);
-    MPI_Comm_free(&env.node_comm);
+    ar_links_watch_teardown(&w, world.comm);
+    MPI_Comm_free(&world.node_comm);
   }
   json_decref(calib);
   fflush(stdout);
+  ar_links_watch_finalize(&w);
   MPI_Finalize();
+  ar_links_watch_stop(&w);
   free(o), free(ro);
   return status;
 }

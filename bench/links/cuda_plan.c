@@ -98,3 +98,85 @@ void ar_lcuda_bad_line(int verdict, int src, int dst, const char *sbus, const ch
 double ar_links_score(double gbs, double link_gbs) {
   return isfinite(gbs) && isfinite(link_gbs) && gbs > 0 && link_gbs > 0 ? gbs / link_gbs : NAN;
 }
+
+/* ---- a GPU whose work never ended ---- */
+
+int ar_lcuda_stuck_pairs(const int *stuck, int n, int *bad) {
+  int k = 0;
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++)
+      if (s != d && (stuck[s] || stuck[d]) && bad[s * n + d] == AR_PAIR_OK) bad[s * n + d] = AR_PAIR_STUCK, k++;
+  return k;
+}
+
+int ar_lcuda_stuck_owner(const int *stuck, int s, int d) {
+  if (stuck[s] && stuck[d]) return s < d ? s : d;
+  return stuck[s] ? s : d;
+}
+
+int ar_lcuda_names(const int *flags, int n, char *buf, size_t len) {
+  int k = 0;
+  for (int r = 0; r < n; r++) k += flags[r] != 0;
+  size_t at = (size_t)snprintf(buf, len, "%s", k > 1 ? "ranks " : "rank ");
+  for (int r = 0, i = 0; r < n && at < len; r++)
+    if (flags[r]) at += (size_t)snprintf(buf + at, len - at, "%s%d", i++ ? ", " : "", r);
+  if (!k) snprintf(buf, len, "no rank");
+  return k;
+}
+
+void ar_lcuda_stuck_line(int r, const char *bus, int npairs, double smoke_timeout_s, char *buf, size_t len) {
+  snprintf(buf, len,
+           "GPU of rank %d (%s): work queued on it did not end within its bound (%g s for a smoke-test copy, %g s "
+           "for staging): nothing more is queued on it and nothing waits for it; its %d untested pair%s skipped",
+           r, bus && *bus ? bus : "?", smoke_timeout_s, AR_LCUDA_FLOOR_S, npairs, npairs == 1 ? "" : "s");
+}
+
+/* ---- held timing ---- */
+
+int ar_lcuda_batches(int iters, int k) {
+  if (k <= 0 || iters <= 0) return 1;
+  int per = AR_LCUDA_HELD_OPS / k - 3; /* a hold and two events per stream */
+  if (per < 1) per = 1;
+  return (iters + per - 1) / per;
+}
+
+int ar_lcuda_batch_copies(int iters, int nbatch, int b) {
+  if (nbatch < 1 || b < 0 || b >= nbatch) return 0;
+  return iters / nbatch + (b < iters % nbatch);
+}
+
+int ar_lcuda_repeat_step(int i, int warm, int nbatch, int *batch) {
+  static const int head[] = {AR_LS_FILL, AR_LS_AGREE}, wsteps[] = {AR_LS_WARM, AR_LS_WAIT, AR_LS_AGREE},
+                   per[] = {AR_LS_HOLD, AR_LS_BARRIER, AR_LS_RELEASE, AR_LS_WAIT, AR_LS_AGREE, AR_LS_TIME},
+                   tail[] = {AR_LS_CHECK, AR_LS_AGREE};
+  const int nh = 2, nw = warm ? 3 : 0, np = 6, nt = 2;
+  *batch = -1;
+  if (i < 0) return AR_LS_END;
+  if (i < nh) return head[i];
+  i -= nh;
+  if (i < nw) return wsteps[i];
+  i -= nw;
+  if (nbatch > 0 && i < np * nbatch) {
+    *batch = i / np;
+    return per[i % np];
+  }
+  i -= np * (nbatch > 0 ? nbatch : 0);
+  return i < nt ? tail[i] : AR_LS_END;
+}
+
+/* ---- the ping-pong's progress ---- */
+
+void ar_lcuda_watch_start(struct ar_lwatch *w, double now, double bound_s) {
+  w->since = now;
+  w->bound_s = bound_s;
+  w->last = 0;
+}
+
+int ar_lcuda_watch_expired(struct ar_lwatch *w, double now, unsigned long long count) {
+  if (count != w->last) {
+    w->last = count;
+    w->since = now;
+    return 0;
+  }
+  return now - w->since > w->bound_s;
+}

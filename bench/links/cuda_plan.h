@@ -58,4 +58,55 @@ void ar_lcuda_bad_line(int verdict, int src, int dst, const char *sbus, const ch
 /* The per-link score: measured / the path's bottleneck link rate; NAN when either is unknown (<= 0 or NAN). */
 double ar_links_score(double gbs, double link_gbs);
 
+/* ---- a GPU whose work never ended ---- */
+
+/* Any host wait on a GPU that passes its bound marks that GPU stuck: the work stays queued on it, and so would
+ * everything queued after it. The ranks agree on stuck[0..n) (1: rank r's GPU); every pair of the n x n
+ * verdicts bad[] that is still OK and touches a stuck GPU becomes AR_PAIR_STUCK (never tested: nothing more is
+ * queued on a stuck GPU, and nothing synchronizes it). Returns how many pairs it marked. */
+int ar_lcuda_stuck_pairs(const int *stuck, int n, int *bad);
+/* The stuck rank a stuck pair (s, d) is counted under: s or d, the lower when both are stuck. */
+int ar_lcuda_stuck_owner(const int *stuck, int s, int d);
+/* "rank 3", "ranks 1, 3": the ranks whose flag is set, into buf; returns how many. */
+int ar_lcuda_names(const int *flags, int n, char *buf, size_t len);
+/* The one line for stuck rank r: its GPU (bus id), what passed its bound, and the npairs pairs skipped. */
+void ar_lcuda_stuck_line(int r, const char *bus, int npairs, double smoke_timeout_s, char *buf, size_t len);
+
+/* ---- held timing (nvbandwidth's way): every stream of a rank waits behind a hold until everything is queued
+ * (the hold, the start event, the copies, the stop event), then the host releases every hold at once, after a
+ * barrier with the other ranks, so the events time the copies alone and every GPU starts together ---- */
+
+/* Operations (a hold, two events, the copies) a rank queues behind its holds at once: the launch queue must take
+ * them all while the streams stand still, or the host would block queueing behind its own hold. */
+#define AR_LCUDA_HELD_OPS 256
+/* Seconds a hold waits for its release before it gives up (the copies then run unheld, and the repeat fails). */
+#define AR_LCUDA_HOLD_S 10.0
+/* Held batches a rank with k streams needs for iters copies per stream (1 when k is 0); the ranks take the
+ * largest (MPI_MAX), then batch b of nbatch holds ar_lcuda_batch_copies(iters, nbatch, b) copies per stream. */
+int ar_lcuda_batches(int iters, int k);
+int ar_lcuda_batch_copies(int iters, int nbatch, int b);
+
+/* The steps of one measurement repeat, in order (measure_cuda.c executes them): fill the buffers; agree
+ * (an allreduce of the outcome: a barrier too); the warm-up copies and their wait (warmup > 0); per batch
+ * queue the held copies, barrier, release, wait, agree, read the events; then, only after every initiator's
+ * wait and an agreement, each destination checks what it received, and a last agreement. */
+enum ar_lstep { AR_LS_FILL = 0, AR_LS_AGREE, AR_LS_WARM, AR_LS_HOLD, AR_LS_BARRIER, AR_LS_RELEASE, AR_LS_WAIT,
+                AR_LS_TIME, AR_LS_CHECK, AR_LS_END };
+/* Step i of a repeat with warm-up copies (warm != 0) and nbatch held batches; *batch = the batch of a step
+ * inside one (else -1). AR_LS_END past the last step. */
+int ar_lcuda_repeat_step(int i, int warm, int nbatch, int *batch);
+
+/* ---- the ping-pong kernel's bound: per wait, and the host watches its progress ---- */
+
+/* The kernel gives every flag wait its own deadline (--smoke-timeout) and writes the round trips done to the
+ * status every AR_LKS_PROGRESS round trips (cuda_status.h): a long healthy run (--lat-iters 1e6, or two ranks
+ * time-sliced on one GPU) is never cut, and the host gives up only when the count stood still for its bound. */
+struct ar_lwatch {
+  double since, bound_s;     /* when the count last moved; seconds it may stand still */
+  unsigned long long last;   /* the count then */
+};
+void ar_lcuda_watch_start(struct ar_lwatch *w, double now, double bound_s);
+/* 1 when the count has not moved for the bound (now - since > bound_s), 0 while it moves or within it. */
+int ar_lcuda_watch_expired(struct ar_lwatch *w, double now, unsigned long long count);
+
 #endif

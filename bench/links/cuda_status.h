@@ -9,6 +9,7 @@
 #define AR_LKS_NS 1
 #define AR_LKS_DONE 2
 #define AR_LKS_WORDS 4 /* words per status (one per launch), padded */
+#define AR_LKS_PROGRESS 256 /* the ping-pong kernel writes st[AR_LKS_DONE] every this many round trips */
 
 #define AR_LKS_UNSET 0ull   /* never finished: the kernel did not run, or the host read too early */
 #define AR_LKS_OK 1ull      /* every flag arrived before the deadline */

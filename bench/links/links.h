@@ -33,7 +33,11 @@ struct ar_links_opts {
   int iters, warmup, repeat;        /* -n, -w, --repeat: the bandwidth is the p50 over repeats */
   int lat_iters;                    /* --lat-iters: ping-pongs per latency repeat, 0 = no latency */
   double smoke_timeout;             /* --smoke-timeout seconds per smoke-test transfer */
+  double timeout;                   /* -T: seconds a phase may make no progress (run's watchdog), 0 = off */
   bool bind, quiet;
+  bool per_node;         /* --per-node: every node probes its own ranks, all at once (bench/pernode.h) */
+  int np;         /* --np N: started outside mpirun, relaunch under mpirun with N ranks (0 = not given) */
+  bool no_launch; /* --no-launch: never relaunch */
   char json[AR_NAMELEN]; /* -J */
   char calib[AR_NAMELEN]; /* --calib: link parameters of model --fit ("" = none: expected values null) */
 };

@@ -1,6 +1,7 @@
 /* links_cuda.cu — the kernels of `arbench links` on GPUs: a grid-stride vectorized copy (the SM methods, read
- * = pull from peer memory, write = push into it) and the one-way flag ping-pong with ar_core.h's release/acquire
- * flags, every wait bounded by a globaltimer deadline that leaves a status (cuda_status.h) instead of hanging. */
+ * = pull from peer memory, write = push into it), the one-way flag ping-pong with ar_core.h's release/acquire
+ * flags and the hold of the timed copies; every wait bounded by a globaltimer deadline that leaves a status
+ * (cuda_status.h) instead of hanging. */
 #include "ar_core.h"
 #include "ar_core_wait.h"
 #include "cuda_status.h"
@@ -28,20 +29,25 @@ extern "C" __global__ void ar_links_copy_kernel(void *__restrict__ dst, const vo
 /* One thread. The initiator posts generation g on its own flag `mine` and waits for the peer's flag `peer` (in
  * the peer's memory, read over the link: the custom kernels' rule that a rank writes only its own flags) to reach
  * g; the responder waits first and answers. warm round trips untimed, then iters timed by the initiator. Every
- * wait ends at the deadline (timeout_ns after the kernel started): st gets AR_LKS_TIMEOUT and the round trips
- * done. */
+ * wait has its own deadline, timeout_ns from its start: one that passes leaves AR_LKS_TIMEOUT and the round
+ * trips done. The count goes to st[AR_LKS_DONE] every AR_LKS_PROGRESS round trips too, for the host to see the
+ * kernel move (a long run is bounded per wait, not as a whole). */
 extern "C" __global__ void ar_links_pingpong_kernel(uint32_t *mine, const uint32_t *peer, int initiator, uint32_t g0,
                                                     int warm, int iters, unsigned long long timeout_ns,
                                                     unsigned long long *st) {
   if (blockIdx.x || threadIdx.x) return;
-  unsigned long long start = ar_core_now_ns(), t0 = start, state = AR_LKS_OK;
+  volatile unsigned long long *v = st;
+  unsigned long long t0 = ar_core_now_ns(), state = AR_LKS_OK;
+  struct ar_wait w = {timeout_ns, 0, 0, 0};
   int i = 0;
   for (; i < warm + iters; i++) {
     uint32_t g = g0 + (uint32_t)i;
     if (i == warm) t0 = ar_core_now_ns();
+    if (i % AR_LKS_PROGRESS == 0) {
+      v[AR_LKS_DONE] = (unsigned long long)i;
+      __threadfence_system();
+    }
     if (initiator) ar_flag_store(mine, g);
-    unsigned long long used = ar_core_now_ns() - start;
-    struct ar_wait w = {used < timeout_ns ? timeout_ns - used : 0, 0, 0, 0};
     int who;
     if (ar_wait_flag(peer, g, &w, &who) != AR_WAIT_OK) {
       state = AR_LKS_TIMEOUT;
@@ -49,11 +55,27 @@ extern "C" __global__ void ar_links_pingpong_kernel(uint32_t *mine, const uint32
     }
     if (!initiator) ar_flag_store(mine, g);
   }
-  volatile unsigned long long *v = st;
   v[AR_LKS_NS] = i == warm + iters ? ar_core_now_ns() - t0 : 0;
   v[AR_LKS_DONE] = (unsigned long long)i;
   __threadfence_system();
   v[AR_LKS_STATE] = state;
+  __threadfence_system();
+}
+
+/* One thread: hold the stream until the host releases *flag to generation gen (host-mapped memory, read over the
+ * link), at most timeout_ns; st[AR_LKS_STATE] = AR_LKS_OK when released in time, AR_LKS_TIMEOUT when the deadline
+ * passed first (what was queued behind then ran unheld); st[AR_LKS_NS] = ns held. */
+extern "C" __global__ void ar_links_hold_kernel(const uint32_t *flag, uint32_t gen, unsigned long long timeout_ns,
+                                                unsigned long long *st) {
+  if (blockIdx.x || threadIdx.x) return;
+  volatile unsigned long long *v = st;
+  unsigned long long t0 = ar_core_now_ns();
+  struct ar_wait w = {timeout_ns, 0, 0, 0};
+  int who;
+  int rc = ar_wait_flag(flag, gen, &w, &who);
+  v[AR_LKS_NS] = ar_core_now_ns() - t0;
+  __threadfence_system();
+  v[AR_LKS_STATE] = rc == AR_WAIT_OK ? AR_LKS_OK : AR_LKS_TIMEOUT;
   __threadfence_system();
 }
 
@@ -66,6 +88,12 @@ extern "C" int ar_links_cu_copy(void *dst, const void *src, size_t bytes, int bl
   size_t need = (bytes / 16 + 511) / 512;
   unsigned b = (unsigned)(need < 1 ? 1 : need < (size_t)blocks ? need : (size_t)blocks);
   ar_links_copy_kernel<<<b, 512, 0, (cudaStream_t)stream>>>(dst, src, bytes);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int ar_links_cu_hold(const uint32_t *flag, uint32_t gen, unsigned long long timeout_ns,
+                                unsigned long long *st, void *stream) {
+  ar_links_hold_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(flag, gen, timeout_ns, st);
   return (int)cudaGetLastError();
 }
 

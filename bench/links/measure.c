@@ -150,6 +150,7 @@ int ar_links_smoke(struct ar_lctx *c, size_t bytes) {
       int v = smoke_pair(c, s, d, bytes, g);
       if (mine) mine[s * n + d] = v;
       sync_all(c);
+      ar_links_beat(c->beat);
     }
   MPI_Allreduce(mine ? mine : c->bad, c->bad, n * n, MPI_INT, MPI_MAX, c->comm);
   for (int k = 0; k < n * n; k++) nbad += c->bad[k] != AR_PAIR_OK;
@@ -203,6 +204,7 @@ int ar_links_measure(struct ar_lctx *c, int method, const struct ar_flow *f, int
     MPI_Reduce(mine, sum, nf, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     if (c->rank == 0)
       for (int k = 0; k < nf; k++) gbs[k * repeat + r] = sum[k];
+    ar_links_beat(c->beat);
   }
   MPI_Reduce(bad, badsum, nf, MPI_UINT64_T, MPI_SUM, 0, c->comm);
   if (c->rank == 0) memcpy(wrong, badsum, sizeof *wrong * (size_t)nf);
@@ -242,6 +244,7 @@ int ar_links_pingpong(struct ar_lctx *c, int src, int dst, int iters, int repeat
     if (c->rank == src && !any) out = v;
     MPI_Reduce(&out, &us[r], 1, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     if (c->rank == 0 && any) us[r] = NAN;
+    ar_links_beat(c->beat);
   }
   return 0;
 }

@@ -7,8 +7,9 @@
 #include "links/links.h"
 #include <mpi.h>
 
-/* NOIPC: GPUs only, the peer's memory could not be mapped (links/measure_cuda.c). */
-enum ar_lpair { AR_PAIR_OK = 0, AR_PAIR_TIMEOUT = 1, AR_PAIR_CORRUPT = 2, AR_PAIR_NOIPC = 3 };
+/* NOIPC: GPUs only, the peer's memory could not be mapped (links/measure_cuda.c). STUCK: GPUs only, not tested:
+ * one of its GPUs has work queued that never ended (nothing more is queued on it, links/cuda_plan.h). */
+enum ar_lpair { AR_PAIR_OK = 0, AR_PAIR_TIMEOUT = 1, AR_PAIR_CORRUPT = 2, AR_PAIR_NOIPC = 3, AR_PAIR_STUCK = 4 };
 
 /* One rank's view of the windows. Rank r's region: 4 x n flag lines (smoke data, smoke ack, ping, pong,
  * one line per peer), then its send buffer, then n receive slots (slot q: what rank q sent it). */
@@ -25,6 +26,7 @@ struct ar_lctx {
   int silent;         /* ARBENCH_INJECT_SILENT: this rank never answers a peer */
   const struct ar_fault *fault; /* ARBENCH_INJECT_FAULT: corrupt what this rank receives in the smoke test */
   int *bad;           /* n x n: enum ar_lpair of the ordered pair (src, dst), after the smoke test */
+  uint64_t *beat;     /* bumped after each pair, repeat and ping-pong (links -T's heartbeat), or NULL */
 };
 
 /* Collective over comm (one node). 0, or -AR_ERUNTIME with one line in err. */
@@ -47,6 +49,11 @@ int ar_links_measure(struct ar_lctx *c, int method, const struct ar_flow *f, int
 /* One-way flag latency src -> dst: iters ping-pongs with ar_flag_store / ar_wait_flag, the round trip
  * halved, per repeat; us[r] on rank 0 (NAN when a flag did not come back within the timeout). Collective. */
 int ar_links_pingpong(struct ar_lctx *c, int src, int dst, int iters, int repeat, double *us);
+
+/* One unit of progress for links -T's watchdog (beat may be NULL). */
+static inline void ar_links_beat(uint64_t *beat) {
+  if (beat) __atomic_fetch_add(beat, 1, __ATOMIC_RELAXED);
+}
 
 /* The 32-bit word i of what rank src sends in sequence seq (ar_links_word) and the poison that no correct
  * copy leaves (its complement). Exposed for tests. */

@@ -1,7 +1,9 @@
 /* measure_cuda.c — `arbench links` on GPUs (measure_cuda.h): CUDA IPC-shared buffers, copy-engine and SM copies
- * timed by CUDA events, the P2P smoke test, the flag ping-pong and the copy engine's small-copy latency. Every
- * wait of the host polls with a deadline; every wait of a kernel ends at its own (bench/links/links_cuda.cu). */
+ * held and timed by CUDA events, the P2P smoke test, the flag ping-pong and the copy engine's small-copy latency.
+ * Every wait of the host polls with a deadline (one that passes marks the GPU stuck); every wait of a kernel
+ * ends at its own (bench/links/links_cuda.cu). */
 #include "ar_config.h"
+#include "ar_core.h"
 #include "links/cuda_plan.h"
 #include "links/measure.h"
 #include "links/measure_cuda.h"
@@ -18,15 +20,28 @@
 int ar_links_cu_copy(void *dst, const void *src, size_t bytes, int blocks, void *stream);
 int ar_links_cu_pingpong(uint32_t *mine, const uint32_t *peer, int initiator, uint32_t g0, int warm, int iters,
                          unsigned long long timeout_ns, unsigned long long *st, void *stream);
+int ar_links_cu_hold(const uint32_t *flag, uint32_t gen, unsigned long long timeout_ns, unsigned long long *st,
+                     void *stream);
 #endif
 
 #define LINE 128
 #define SLOT_ALIGN 256
 enum { FL_PING = 0, FL_PONG, FL_N };
 
+/* What a host-function hold (no hold kernel in this build) waits on. */
+struct hold_arg {
+  const uint32_t *flag;
+  uint32_t gen;
+  unsigned long long *st;
+};
+
 struct ar_lgpu {
   MPI_Comm comm;
-  int rank, n, device, sm_count, stuck, silent;
+  int rank, n, device, sm_count, silent;
+  int opened;               /* ar_lgpu_open returned it (on every rank) */
+  int self_stuck;           /* a wait on my GPU passed its bound: its work never ended */
+  int staging_stuck;        /* that wait was a copy between my GPU and the host: the GPU, not a link */
+  int *stuck_of;            /* every rank's self_stuck, as last agreed */
   const struct ar_fault *fault;
   double timeout_s;
   size_t slot;              /* bytes of a buffer */
@@ -38,8 +53,13 @@ struct ar_lgpu {
   cudaStream_t *st;         /* n streams (a rank starts at most n - 1 flows at once) */
   cudaEvent_t *ev0, *ev1;   /* n each */
   uint32_t *host;           /* pinned staging, slot bytes */
-  unsigned long long *status, *status_dev; /* mapped host memory: AR_LKS_WORDS words */
-  uint32_t gen, seq;
+  unsigned long long *status, *status_dev; /* mapped host memory: (n + 1) x AR_LKS_WORDS words: the ping-pong's,
+                                              * then one per stream for its hold */
+  uint32_t *hold, *hold_dev; /* mapped host memory: the holds' release flag (a generation) */
+  struct hold_arg *harg;     /* n: the host-function holds' arguments */
+  double *ms;                /* n: a repeat's event time per stream, summed over its batches */
+  uint64_t *beat;            /* links -T's heartbeat, or NULL */
+  uint32_t gen, seq, hold_gen;
 };
 
 static double now_s(void) {
@@ -68,22 +88,54 @@ static int wait_stream(cudaStream_t s, double bound_s) {
   }
 }
 
+/* wait_stream on my GPU: a wait that passes its bound marks the GPU stuck (its work stays queued). */
+static int wait_mine(struct ar_lgpu *g, cudaStream_t s, double bound_s) {
+  int w = wait_stream(s, bound_s);
+  if (w == AR_HW_TIMEOUT) g->self_stuck = 1;
+  return w;
+}
+
 /* The worst outcome of waiting for the first k streams, all within one bound. */
 static int wait_streams(struct ar_lgpu *g, int k, double bound_s) {
   double end = now_s() + bound_s;
   int worst = AR_HW_DONE;
   for (int i = 0; i < k; i++) {
     double left = end - now_s();
-    int w = wait_stream(g->st[i], left > 0 ? left : 0);
+    int w = wait_mine(g, g->st[i], left > 0 ? left : 0);
     if (w > worst) worst = w;
   }
   return worst;
+}
+
+/* Wait for a kernel on stream s that counts its progress in *count: it may run as long as the count moves, and
+ * is given up (the GPU stuck) when the count stood still for bound_s (cuda_plan.h, ar_lwatch). */
+static int wait_moving(struct ar_lgpu *g, cudaStream_t s, const volatile unsigned long long *count, double bound_s) {
+  struct ar_lwatch w;
+  ar_lcuda_watch_start(&w, now_s(), bound_s);
+  for (;;) {
+    int r = wait_stream(s, 0.05);
+    if (r != AR_HW_TIMEOUT) return r;
+    unsigned long long before = w.last;
+    if (ar_lcuda_watch_expired(&w, now_s(), *count)) {
+      g->self_stuck = 1;
+      return AR_HW_TIMEOUT;
+    }
+    if (w.last != before) ar_links_beat(g->beat); /* it moves: progress for links -T */
+  }
 }
 
 static int agree_max(const struct ar_lgpu *g, int v) {
   int all;
   MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MAX, g->comm);
   return all;
+}
+
+/* Every rank learns whose GPU is stuck; returns how many are. Collective. */
+static int agree_stuck(struct ar_lgpu *g) {
+  MPI_Allgather(&g->self_stuck, 1, MPI_INT, g->stuck_of, 1, MPI_INT, g->comm);
+  int k = 0;
+  for (int r = 0; r < g->n; r++) k += g->stuck_of[r] != 0;
+  return k;
 }
 
 static uint32_t *flag_of(const struct ar_lgpu *g, int owner, int kind, int peer) {
@@ -108,7 +160,22 @@ int ar_lgpu_kernels(char *why, size_t len) {
 
 const int *ar_lgpu_bad(const struct ar_lgpu *g) { return g->bad; }
 const char *ar_lgpu_busid(const struct ar_lgpu *g, int r) { return r >= 0 && r < g->n ? g->bus[r] : ""; }
-int ar_lgpu_stuck(const struct ar_lgpu *g) { return g->stuck; }
+int ar_lgpu_stuck(const struct ar_lgpu *g) {
+  int k = 0;
+  for (int r = 0; g && g->stuck_of && r < g->n; r++) k += g->stuck_of[r] != 0;
+  return k;
+}
+const int *ar_lgpu_stuck_ranks(const struct ar_lgpu *g) { return g->stuck_of; }
+void ar_lgpu_beat(struct ar_lgpu *g, uint64_t *beat) { g->beat = beat; }
+
+const char *ar_lgpu_timing(void) {
+#if AR_HAVE_NVCC
+  return "held: every stream waits behind a spin kernel until all its events and copies are queued";
+#else
+  return "held: every stream waits behind a host function until all its events and copies are queued (no hold "
+         "kernel in this build)";
+#endif
+}
 
 static int alloc_host(struct ar_lgpu *g) {
   g->peer = calloc((size_t)g->n, sizeof *g->peer);
@@ -118,7 +185,10 @@ static int alloc_host(struct ar_lgpu *g) {
   g->st = calloc((size_t)g->n, sizeof *g->st);
   g->ev0 = calloc((size_t)g->n, sizeof *g->ev0);
   g->ev1 = calloc((size_t)g->n, sizeof *g->ev1);
-  return g->peer && g->ipc_ok && g->bad && g->bus && g->st && g->ev0 && g->ev1;
+  g->stuck_of = calloc((size_t)g->n, sizeof *g->stuck_of);
+  g->harg = calloc((size_t)g->n, sizeof *g->harg);
+  g->ms = calloc((size_t)g->n, sizeof *g->ms);
+  return g->peer && g->ipc_ok && g->bad && g->bus && g->st && g->ev0 && g->ev1 && g->stuck_of && g->harg && g->ms;
 }
 
 /* My device's memory, streams, events, staging and status. A cudaError_t. */
@@ -132,9 +202,12 @@ static cudaError_t alloc_device(struct ar_lgpu *g, size_t region) {
     if (e == cudaSuccess) e = cudaEventCreate(&g->ev1[i]);
   }
   if (e == cudaSuccess) e = cudaHostAlloc((void **)&g->host, g->slot, cudaHostAllocDefault);
-  if (e == cudaSuccess)
-    e = cudaHostAlloc((void **)&g->status, AR_LKS_WORDS * sizeof *g->status, cudaHostAllocMapped);
+  size_t words = (size_t)(g->n + 1) * AR_LKS_WORDS;
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&g->status, words * sizeof *g->status, cudaHostAllocMapped);
   if (e == cudaSuccess) e = cudaHostGetDevicePointer((void **)&g->status_dev, g->status, 0);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&g->hold, LINE, cudaHostAllocMapped);
+  if (e == cudaSuccess) e = cudaHostGetDevicePointer((void **)&g->hold_dev, g->hold, 0);
+  if (e == cudaSuccess) memset(g->status, 0, words * sizeof *g->status), memset(g->hold, 0, LINE);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   return e;
 }
@@ -216,13 +289,17 @@ int ar_lgpu_open(struct ar_lgpu **out, MPI_Comm comm, int device, size_t max_byt
   }
   share(g, 1);
   MPI_Barrier(comm);
+  g->opened = 1;
   *out = g;
   return 0;
 }
 
 void ar_lgpu_close(struct ar_lgpu *g) {
   if (!g) return;
-  if (!g->stuck) {
+  if (g->opened) agree_stuck(g); /* every rank takes the same branch below (a failed open: none is stuck) */
+  /* A stuck GPU's work may still read or write any peer's buffers: nobody synchronizes, closes or frees (every
+   * rank agrees, so none waits in the barrier below for one that skips it); the process's end reclaims them. */
+  if (!ar_lgpu_stuck(g)) {
     cudaDeviceSynchronize();
     for (int q = 0; g->peer && q < g->n; q++)
       if (q != g->rank && g->peer[q]) cudaIpcCloseMemHandle(g->peer[q]);
@@ -236,9 +313,11 @@ void ar_lgpu_close(struct ar_lgpu *g) {
     if (g->mine) cudaFree(g->mine);
     if (g->host) cudaFreeHost(g->host);
     if (g->status) cudaFreeHost(g->status);
+    if (g->hold) cudaFreeHost(g->hold);
     cudaGetLastError();
   }
   free(g->peer), free(g->ipc_ok), free(g->bad), free(g->bus), free(g->st), free(g->ev0), free(g->ev1);
+  free(g->stuck_of), free(g->harg), free(g->ms);
   free(g);
 }
 
@@ -252,7 +331,9 @@ static int stage(struct ar_lgpu *g, void *p, size_t bytes, int to_device) {
     cudaGetLastError();
     return AR_HW_ERROR;
   }
-  return wait_stream(g->st[0], ar_lcuda_bound_s(bytes, 1));
+  int w = wait_mine(g, g->st[0], ar_lcuda_bound_s(bytes, 1));
+  if (w == AR_HW_TIMEOUT) g->staging_stuck = 1;
+  return w;
 }
 
 static int fill(struct ar_lgpu *g, void *p, int src, size_t bytes, int poison) {
@@ -292,7 +373,8 @@ static int copy_flow(struct ar_lgpu *g, int method, struct ar_flow f, size_t byt
 }
 
 /* ARBENCH_INJECT_SILENT: a kernel on stream 0 that waits for a flag nobody sets for three timeouts, so what the
- * stream queues next finishes only after the host's bounded wait gave up (then the kernel ends by itself). */
+ * stream queues next finishes only after the host's bounded wait gave up: the GPU is then stuck as a GPU whose
+ * copy hangs (ACS, IOMMU) is (the kernel ends by itself later, but nothing is queued on it again). */
 static void stall(struct ar_lgpu *g) {
 #if AR_HAVE_NVCC
   memset(g->status, 0, AR_LKS_WORDS * sizeof *g->status);
@@ -314,7 +396,7 @@ static int smoke_pair(struct ar_lgpu *g, int s, int d, size_t bytes) {
   if (me == s && hw == AR_HW_DONE) { /* step 1: s pushes into d */
     if (g->silent) stall(g);
     hw = copy_flow(g, AR_LM_CE_WRITE, (struct ar_flow){s, d}, bytes, g->st[0]) ? AR_HW_ERROR
-                                                                               : wait_stream(g->st[0], g->timeout_s);
+                                                                               : wait_mine(g, g->st[0], g->timeout_s);
   }
   int pushed = agree_max(g, me == s || me == d ? hw : AR_HW_DONE);
   uint64_t wrong = 0;
@@ -326,7 +408,7 @@ static int smoke_pair(struct ar_lgpu *g, int s, int d, size_t bytes) {
     if (hw == AR_HW_DONE) {
       if (g->silent) stall(g);
       hw = copy_flow(g, AR_LM_CE_READ, (struct ar_flow){s, d}, bytes, g->st[0]) ? AR_HW_ERROR
-                                                                                : wait_stream(g->st[0], g->timeout_s);
+                                                                                : wait_mine(g, g->st[0], g->timeout_s);
     }
     if (hw == AR_HW_DONE) {
       int hw2;
@@ -335,9 +417,6 @@ static int smoke_pair(struct ar_lgpu *g, int s, int d, size_t bytes) {
     }
     v = ar_lcuda_smoke_verdict(1, hw, wrong);
   }
-  /* A stalled stream drains by itself (the kernel's own deadline); wait for it so the next pair starts clean. */
-  if (g->silent && (me == s || me == d) && wait_stream(g->st[0], ar_lcuda_kernel_bound_s(3 * g->timeout_s)) != AR_HW_DONE)
-    g->stuck = 1;
   return v;
 }
 
@@ -346,71 +425,165 @@ int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes) {
   if (!mine) MPI_Abort(g->comm, AR_EXIT_FAIL);
   if (bytes > g->slot) bytes = g->slot;
   bytes -= bytes % 4;
+  agree_stuck(g);
   for (int s = 0; s < n; s++)
     for (int d = 0; d < n; d++) {
-      if (s == d || g->bad[s * n + d] != AR_PAIR_OK || agree_max(g, g->stuck)) continue;
+      /* a pair of a stuck GPU is never started: its stream would queue behind the work that never ended */
+      if (s == d || g->bad[s * n + d] != AR_PAIR_OK || g->stuck_of[s] || g->stuck_of[d]) continue;
       g->seq++;
       mine[s * n + d] = smoke_pair(g, s, d, bytes);
+      /* a copy between my GPU and the host never ended: the GPU is stuck, the link untested (no ACS line) */
+      if (g->staging_stuck && (g->rank == s || g->rank == d)) mine[s * n + d] = AR_PAIR_STUCK;
+      agree_stuck(g); /* the same stuck set on every rank before the next pair */
+      ar_links_beat(g->beat);
     }
   for (int k = 0; k < n * n; k++) mine[k] = mine[k] > g->bad[k] ? mine[k] : g->bad[k];
   MPI_Allreduce(mine, g->bad, n * n, MPI_INT, MPI_MAX, g->comm);
-  g->stuck = agree_max(g, g->stuck);
+  ar_lcuda_stuck_pairs(g->stuck_of, n, g->bad);
   for (int k = 0; k < n * n; k++) nbad += g->bad[k] != AR_PAIR_OK;
   free(mine);
   return nbad;
 }
 
+/* ---- held timing ---- */
+
+#if !AR_HAVE_NVCC
+/* The hold without a hold kernel: a host function on the stream, spinning until the release or its deadline. */
+static void CUDART_CB hold_fn(void *p) {
+  struct hold_arg *a = p;
+  double end = now_s() + AR_LCUDA_HOLD_S;
+  volatile unsigned long long *st = a->st;
+  while (!ar_gen_reached(ar_flag_load(a->flag), a->gen) && now_s() < end) nap();
+  st[AR_LKS_STATE] = ar_gen_reached(ar_flag_load(a->flag), a->gen) ? AR_LKS_OK : AR_LKS_TIMEOUT;
+}
+#endif
+
+static unsigned long long *hold_status(const struct ar_lgpu *g, int j) { return g->status + (size_t)(1 + j) * AR_LKS_WORDS; }
+
+/* Stream j waits for the release of generation gen before what is queued next. A cudaError_t. */
+static int hold(struct ar_lgpu *g, int j, uint32_t gen) {
+  memset(hold_status(g, j), 0, AR_LKS_WORDS * sizeof *g->status);
+#if AR_HAVE_NVCC
+  return ar_links_cu_hold(g->hold_dev, gen, (unsigned long long)(AR_LCUDA_HOLD_S * 1e9),
+                          g->status_dev + (size_t)(1 + j) * AR_LKS_WORDS, g->st[j]);
+#else
+  g->harg[j] = (struct hold_arg){g->hold, gen, hold_status(g, j)};
+  return (int)cudaLaunchHostFunc(g->st[j], hold_fn, &g->harg[j]);
+#endif
+}
+
+static void release(struct ar_lgpu *g) { ar_flag_store(g->hold, g->hold_gen); }
+
+/* The holds of the first k streams ended by their release (not their deadline), read after the streams drained. */
+static int held(const struct ar_lgpu *g, int k) {
+  for (int j = 0; j < k; j++)
+    if (((volatile unsigned long long *)hold_status(g, j))[AR_LKS_STATE] != AR_LKS_OK) return 0;
+  return 1;
+}
+
 /* ---- bandwidth ---- */
 
-/* Queue `copies` copies of each started flow, stream k for flow idx[k]. A cudaError_t. */
+/* Queue `copies` copies of each started flow, stream k for flow idx[k]; timed: held, between the two events of
+ * its stream. A cudaError_t. */
 static int queue(struct ar_lgpu *g, int method, const struct ar_flow *f, const int *idx, int k, size_t bytes,
                  int copies, int timed) {
   int e = 0;
+  if (timed) g->hold_gen++;
   for (int j = 0; j < k && !e; j++) {
-    if (timed) e = (int)cudaEventRecord(g->ev0[j], g->st[j]);
+    if (timed) e = hold(g, j, g->hold_gen);
+    if (timed && !e) e = (int)cudaEventRecord(g->ev0[j], g->st[j]);
     for (int c = 0; c < copies && !e; c++) e = copy_flow(g, method, f[idx[j]], bytes, g->st[j]);
     if (timed && !e) e = (int)cudaEventRecord(g->ev1[j], g->st[j]);
   }
   return e;
 }
 
-/* One repeat on this rank: mine[k] = GB/s of the flows it starts (0 elsewhere), bad[k] += words wrong of the
- * flows it receives. enum ar_lhwait. */
-static int measure_once(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, const int *idx, int k,
-                        size_t bytes, int iters, int warmup, double *mine, uint64_t *bad) {
-  int hw = AR_HW_DONE, sends = 0;
-  g->seq++;
+/* Sources get their data, destinations the poison. enum ar_lhwait. */
+static int fill_flows(struct ar_lgpu *g, const struct ar_flow *f, int nf, size_t bytes) {
+  int sends = 0, hw = AR_HW_DONE;
   for (int i = 0; i < nf; i++) sends |= f[i].src == g->rank;
-  if (sends && fill(g, send_of(g, g->rank), g->rank, bytes, 0) != AR_HW_DONE) hw = AR_HW_ERROR;
+  if (sends) hw = fill(g, send_of(g, g->rank), g->rank, bytes, 0);
   for (int i = 0; i < nf && hw == AR_HW_DONE; i++)
-    if (f[i].dst == g->rank && fill(g, recv_of(g, g->rank, f[i].src), f[i].src, bytes, 1) != AR_HW_DONE)
-      hw = AR_HW_ERROR;
-  if ((hw = agree_max(g, hw)) != AR_HW_DONE) return hw;
-  MPI_Barrier(g->comm);
-  if (warmup && queue(g, method, f, idx, k, bytes, warmup, 0)) hw = AR_HW_ERROR;
-  if (hw == AR_HW_DONE && warmup) hw = wait_streams(g, k, ar_lcuda_bound_s(bytes, warmup * k));
-  if ((hw = agree_max(g, hw)) != AR_HW_DONE) return hw;
-  MPI_Barrier(g->comm); /* every GPU starts its timed copies together */
-  if (queue(g, method, f, idx, k, bytes, iters, 1)) hw = AR_HW_ERROR;
-  if (hw == AR_HW_DONE) hw = wait_streams(g, k, ar_lcuda_bound_s(bytes, iters * k));
-  for (int j = 0; j < k && hw == AR_HW_DONE; j++) {
-    float ms = 0;
-    if (cudaEventElapsedTime(&ms, g->ev0[j], g->ev1[j]) != cudaSuccess) hw = AR_HW_ERROR;
-    mine[idx[j]] = ar_lcuda_gbs(bytes, iters, ms);
-  }
-  for (int i = 0; i < nf && hw == AR_HW_DONE; i++)
-    if (f[i].dst == g->rank) {
-      int h;
-      bad[i] += check(g, f[i].src, bytes, 0, &h);
-      if (h != AR_HW_DONE) hw = h;
-    }
-  return agree_max(g, hw);
+    if (f[i].dst == g->rank) hw = fill(g, recv_of(g, g->rank, f[i].src), f[i].src, bytes, 1);
+  return hw;
 }
 
-static void fail_line(const struct ar_lgpu *g, int hw, const char *what, size_t bytes, char *err, size_t len) {
-  (void)g;
-  snprintf(err, len, "a %s copy of %zu bytes %s on a GPU: stopping the probe", what, bytes,
-           hw == AR_HW_TIMEOUT ? "did not end within its bound (10 s + the copies at 0.1 GB/s)" : "failed");
+/* Add each stream's event time of the batch just waited for; an unheld batch (its hold's deadline passed before
+ * the release) is an error: its copies ran while the host still queued them. enum ar_lhwait. */
+static int time_batch(struct ar_lgpu *g, int k) {
+  if (!held(g, k)) return AR_HW_ERROR;
+  for (int j = 0; j < k; j++) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, g->ev0[j], g->ev1[j]) != cudaSuccess) return AR_HW_ERROR;
+    g->ms[j] += ms;
+  }
+  return AR_HW_DONE;
+}
+
+/* One repeat on this rank, the steps of ar_lcuda_repeat_step in their order: mine[k] = GB/s of the flows it starts
+ * (0 elsewhere), bad[k] += words wrong of the flows it receives. enum ar_lhwait, the same on every rank. */
+static int measure_once(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, const int *idx, int k,
+                        size_t bytes, int iters, int warmup, int nbatch, double *mine, uint64_t *bad) {
+  int hw = AR_HW_DONE, b, step;
+  g->seq++;
+  for (int j = 0; j < k; j++) g->ms[j] = 0;
+  for (int i = 0; (step = ar_lcuda_repeat_step(i, warmup > 0, nbatch, &b)) != AR_LS_END; i++) {
+    int copies = b < 0 ? warmup : ar_lcuda_batch_copies(iters, nbatch, b);
+    switch (step) {
+    case AR_LS_FILL: hw = fill_flows(g, f, nf, bytes); break;
+    case AR_LS_AGREE:
+      if ((hw = agree_max(g, hw)) != AR_HW_DONE) return hw; /* every rank leaves at the same step */
+      break;
+    case AR_LS_WARM:
+      if (queue(g, method, f, idx, k, bytes, warmup, 0)) hw = AR_HW_ERROR;
+      break;
+    case AR_LS_HOLD:
+      if (hw == AR_HW_DONE && queue(g, method, f, idx, k, bytes, copies, 1)) hw = AR_HW_ERROR;
+      break;
+    case AR_LS_BARRIER: MPI_Barrier(g->comm); break; /* every GPU is held: release them together */
+    case AR_LS_RELEASE: release(g); break;          /* always: a hold queued before an error must end */
+    case AR_LS_WAIT:
+      if (hw == AR_HW_DONE) hw = wait_streams(g, k, ar_lcuda_bound_s(bytes, copies * k) + (b < 0 ? 0 : AR_LCUDA_HOLD_S));
+      break;
+    case AR_LS_TIME:
+      if (hw == AR_HW_DONE) hw = time_batch(g, k);
+      break;
+    case AR_LS_CHECK: /* every initiator's copies ended (the agreement after the waits): the data is all there */
+      for (int q = 0; q < nf && hw == AR_HW_DONE; q++)
+        if (f[q].dst == g->rank) {
+          int h;
+          bad[q] += check(g, f[q].src, bytes, 0, &h);
+          if (h != AR_HW_DONE) hw = h;
+        }
+      break;
+    }
+  }
+  for (int j = 0; j < k; j++) mine[idx[j]] = ar_lcuda_gbs(bytes, iters, g->ms[j]);
+  return hw;
+}
+
+/* "rank 3 (0000:3b:00.0)" or "ranks 1, 3": whose GPU is stuck, as the ranks agreed (collective). */
+static int stuck_names(struct ar_lgpu *g, char *buf, size_t len) {
+  int k = agree_stuck(g);
+  char who[160];
+  ar_lcuda_names(g->stuck_of, g->n, who, sizeof who);
+  int r = 0;
+  while (k == 1 && !g->stuck_of[r]) r++;
+  if (k == 1) snprintf(buf, len, "%s (%s)", who, *g->bus[r] ? g->bus[r] : "?");
+  else snprintf(buf, len, "%s", who);
+  return k;
+}
+
+/* The line of a measurement that failed; a timeout names the GPU whose work passed its bound. Collective. */
+static void fail_line(struct ar_lgpu *g, int hw, const char *what, size_t bytes, char *err, size_t len) {
+  char who[200];
+  int k = stuck_names(g, who, sizeof who);
+  if (hw == AR_HW_TIMEOUT && k)
+    snprintf(err, len, "a %s copy of %zu bytes did not end within its bound (10 s + the copies at 0.1 GB/s) on the "
+             "GPU of %s: stopping the probe; nothing more is queued on it", what, bytes, who);
+  else
+    snprintf(err, len, "a %s copy of %zu bytes failed on a GPU (or its hold ended before the release): stopping "
+             "the probe", what, bytes);
 }
 
 int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
@@ -424,12 +597,15 @@ int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int 
     snprintf(err, len, "out of memory");
     rc = -AR_ERUNTIME;
   }
-  int k = all ? ar_lcuda_started(method, f, nf, g->rank, idx, g->n) : 0;
+  int k = all ? ar_lcuda_started(method, f, nf, g->rank, idx, g->n) : 0, nbatch = 1;
+  if (all) {
+    int mineb = ar_lcuda_batches(iters, k);
+    MPI_Allreduce(&mineb, &nbatch, 1, MPI_INT, MPI_MAX, g->comm); /* every rank holds and releases as often */
+  }
   for (int r = 0; r < repeat && !rc; r++) {
     for (int i = 0; i < nf; i++) mine[i] = 0;
-    int hw = measure_once(g, method, f, nf, idx, k, bytes, iters, warmup, mine, bad);
+    int hw = measure_once(g, method, f, nf, idx, k, bytes, iters, warmup, nbatch, mine, bad);
     if (hw != AR_HW_DONE) {
-      g->stuck |= hw == AR_HW_TIMEOUT;
       fail_line(g, hw, ar_lmethod_name(method), bytes, err, len);
       rc = hw == AR_HW_TIMEOUT ? -AR_ETIMEOUT : -AR_ERUNTIME;
       break;
@@ -437,6 +613,7 @@ int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int 
     MPI_Reduce(mine, sum, nf, MPI_DOUBLE, MPI_SUM, 0, g->comm);
     if (g->rank == 0)
       for (int i = 0; i < nf; i++) gbs[i * repeat + r] = sum[i];
+    ar_links_beat(g->beat);
   }
   if (!rc) {
     MPI_Reduce(bad, badsum, nf, MPI_UINT64_T, MPI_SUM, 0, g->comm);
@@ -447,6 +624,15 @@ int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int 
 }
 
 /* ---- latency ---- */
+
+/* The ping-pong's outcome on this rank after its wait hw: the line and value (initiator), NAN on a failure. */
+static double pingpong_value(struct ar_lgpu *g, int src, int dst, int hw, int warm, int iters, char *line, size_t len) {
+  int me = g->rank;
+  double v = me == src ? ar_lcuda_pingpong_us(hw, g->status, warm, iters, line, len) : 0;
+  if (me == dst && hw != AR_HW_DONE) v = NAN;
+  if (me == dst && hw == AR_HW_DONE && g->status[AR_LKS_STATE] != AR_LKS_OK) v = NAN;
+  return v;
+}
 
 int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat, double *us, char *why, size_t len) {
   int warm = iters < 10 ? iters : 10, me = g->rank, rc = 0;
@@ -461,22 +647,20 @@ int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat,
       int init = me == src, peer = init ? dst : src;
       uint32_t *mine = flag_of(g, me, init ? FL_PING : FL_PONG, peer);
       const uint32_t *theirs = flag_of(g, peer, init ? FL_PONG : FL_PING, me);
+      /* each flag wait has its own deadline; the host gives up only when the count stood still for one */
       hw = ar_links_cu_pingpong(mine, theirs, init, g0, warm, iters, (unsigned long long)(g->timeout_s * 1e9),
                                 g->status_dev, g->st[0])
                ? AR_HW_ERROR
-               : wait_stream(g->st[0], ar_lcuda_kernel_bound_s(g->timeout_s));
+               : wait_moving(g, g->st[0], &g->status[AR_LKS_DONE], ar_lcuda_kernel_bound_s(g->timeout_s));
     }
 #else
-    (void)g0, (void)flag_of;
+    (void)g0, (void)flag_of, (void)wait_moving;
     hw = AR_HW_ERROR;
 #endif
     char line[200] = "";
-    double v = me == src ? ar_lcuda_pingpong_us(hw, g->status, warm, iters, line, sizeof line) : 0;
-    if (me == dst && hw != AR_HW_DONE) v = NAN;
-    if (me == dst && hw == AR_HW_DONE && g->status[AR_LKS_STATE] != AR_LKS_OK) v = NAN;
-    int lost = isnan(v), any, stuck = hw == AR_HW_TIMEOUT;
+    double v = pingpong_value(g, src, dst, hw, warm, iters, line, sizeof line);
+    int lost = isnan(v), any;
     MPI_Allreduce(&lost, &any, 1, MPI_INT, MPI_MAX, g->comm);
-    g->stuck |= agree_max(g, stuck);
     double out = me == src && !any ? v : 0;
     MPI_Reduce(&out, &us[r], 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
     /* why: the initiator's reading, at rank 0 */
@@ -488,7 +672,11 @@ int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat,
       us[r] = NAN;
       snprintf(why, len, "%s", *line && strcmp(line, "ok") ? line : "the responder's flag wait gave up");
     }
-    if (g->stuck) {
+    ar_links_beat(g->beat);
+    char who[200];
+    if (stuck_names(g, who, sizeof who)) {
+      snprintf(why, len, "the ping-pong kernel on the GPU of %s stood still past its bound (%g s): stopping the "
+               "probe; nothing more is queued on it", who, ar_lcuda_kernel_bound_s(g->timeout_s));
       rc = -AR_ETIMEOUT;
       break;
     }
@@ -496,26 +684,46 @@ int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat,
   return rc;
 }
 
+/* One copy alone, held: the hold, the start event, the copy, the stop event; released at once. Its time in us
+ * (GPU-side: the host's submission is not in it), NAN when it failed. enum ar_lhwait in *hw. */
+static double one_copy_us(struct ar_lgpu *g, struct ar_flow f, size_t bytes, int *hw) {
+  g->hold_gen++;
+  int e = hold(g, 0, g->hold_gen);
+  if (!e) e = (int)cudaEventRecord(g->ev0[0], g->st[0]);
+  if (!e) e = copy_flow(g, AR_LM_CE_WRITE, f, bytes, g->st[0]);
+  if (!e) e = (int)cudaEventRecord(g->ev1[0], g->st[0]);
+  release(g); /* always: a hold queued before an error must end */
+  *hw = e ? AR_HW_ERROR : wait_mine(g, g->st[0], ar_lcuda_bound_s(bytes, 1) + AR_LCUDA_HOLD_S);
+  float ms = 0;
+  if (*hw == AR_HW_DONE && (!held(g, 1) || cudaEventElapsedTime(&ms, g->ev0[0], g->ev1[0]) != cudaSuccess))
+    *hw = AR_HW_ERROR;
+  return *hw == AR_HW_DONE ? (double)ms * 1e3 : NAN;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t bytes, int iters, int repeat,
                        double *us, char *err, size_t len) {
   struct ar_flow f = {src, dst};
   int me = g->rank, init = ar_links_initiator(method, f) == me, rc = 0;
+  double *t = calloc((size_t)(iters > 0 ? iters : 1), sizeof *t);
   if (bytes > g->slot) bytes = g->slot;
   for (int r = 0; r < repeat; r++) {
-    int hw = AR_HW_DONE;
+    int hw = t ? AR_HW_DONE : AR_HW_ERROR;
     double v = 0;
     MPI_Barrier(g->comm);
-    if (init) {
-      int e = (int)cudaEventRecord(g->ev0[0], g->st[0]);
-      for (int i = 0; i < iters && !e; i++) e = copy_flow(g, AR_LM_CE_WRITE, f, bytes, g->st[0]);
-      if (!e) e = (int)cudaEventRecord(g->ev1[0], g->st[0]);
-      hw = e ? AR_HW_ERROR : wait_stream(g->st[0], ar_lcuda_bound_s(bytes, iters));
-      float ms = 0;
-      if (hw == AR_HW_DONE && cudaEventElapsedTime(&ms, g->ev0[0], g->ev1[0]) != cudaSuccess) hw = AR_HW_ERROR;
-      v = hw == AR_HW_DONE && iters > 0 ? (double)ms * 1e3 / iters : NAN;
+    for (int i = 0; init && i < iters && hw == AR_HW_DONE; i++) {
+      t[i] = one_copy_us(g, f, bytes, &hw);
+      ar_links_beat(g->beat);
+    }
+    if (init && hw == AR_HW_DONE && iters > 0) { /* the median copy of this repeat */
+      qsort(t, (size_t)iters, sizeof *t, cmp_double);
+      v = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
     }
     if ((hw = agree_max(g, hw)) != AR_HW_DONE) {
-      g->stuck |= hw == AR_HW_TIMEOUT;
       fail_line(g, hw, "small copy-engine", bytes, err, len);
       rc = hw == AR_HW_TIMEOUT ? -AR_ETIMEOUT : -AR_ERUNTIME;
       break;
@@ -523,6 +731,7 @@ int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t b
     double out = init ? v : 0;
     MPI_Reduce(&out, &us[r], 1, MPI_DOUBLE, MPI_SUM, 0, g->comm);
   }
+  free(t);
   return rc;
 }
 

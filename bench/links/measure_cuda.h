@@ -23,24 +23,35 @@ int ar_lgpu_kernels(char *why, size_t len);
  * test. 0, or -AR_ERUNTIME with one line in err (on every rank). */
 int ar_lgpu_open(struct ar_lgpu **g, MPI_Comm comm, int device, size_t max_bytes, double timeout_s, int silent,
                  const struct ar_fault *fault, char *err, size_t len);
-/* Local. A GPU left with work that never ended is not touched (its memory is left to the process's end). */
+/* Collective. While any GPU is stuck (work that never ended) nothing is synchronized, closed or freed on any
+ * rank: the stuck work may still touch every peer's buffers; the process's end reclaims them. */
 void ar_lgpu_close(struct ar_lgpu *g);
 /* n x n verdicts (enum ar_lpair) of the ordered pairs, after the smoke test (NOIPC ones from the start). */
 const int *ar_lgpu_bad(const struct ar_lgpu *g);
 /* The PCI bus id of rank r's GPU ("0000:3b:00.0", "" unknown). */
 const char *ar_lgpu_busid(const struct ar_lgpu *g, int r);
-/* Set when a GPU's work did not end within its bound: the probe stops (every rank sees it). */
+/* How many GPUs have work that did not end within its bound (stuck), as the ranks last agreed; which ones (n
+ * flags, one per rank). Nothing more is queued on a stuck GPU, nothing waits for it, its pairs are skipped
+ * (AR_PAIR_STUCK), and ar_lgpu_close leaves every rank's buffers to the process's end. */
 int ar_lgpu_stuck(const struct ar_lgpu *g);
+const int *ar_lgpu_stuck_ranks(const struct ar_lgpu *g);
+/* How the bandwidth records' copies were timed (held behind a spin kernel, or a host function). */
+const char *ar_lgpu_timing(void);
+/* links -T's heartbeat: bumped after each smoke-test pair, repeat, held copy and ping-pong progress (NULL: none). */
+void ar_lgpu_beat(struct ar_lgpu *g, uint64_t *beat);
 
 /* The smoke test: for every ordered pair, the source pushes bytes into the destination with the copy engine
- * and the destination pulls them back, each within the timeout, both checked word by word. Fills the
- * verdicts on every rank; returns the number of bad pairs. Collective. */
+ * and the destination pulls them back, each within the timeout, both checked word by word. A wait that passes
+ * its bound marks that GPU stuck (the ranks agree after each pair): its later pairs are not started but marked
+ * AR_PAIR_STUCK. Fills the verdicts on every rank; returns the number of bad pairs. Collective. */
 int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes);
 
 /* As ar_links_measure (links/measure.h) for a GPU method: each initiator starts its flows on a stream each,
- * warmup copies, then iters copies between two CUDA events per stream, repeat times; on rank 0 gbs[k * repeat
- * + r] and wrong[k]. Collective; 0, -AR_ETIMEOUT (a GPU's copies did not end within ar_lcuda_bound_s: the
- * probe must stop), or -AR_ERUNTIME, with one line in err on rank 0. */
+ * warmup copies, then iters copies between two CUDA events per stream, held until all are queued and released
+ * on every rank together (in batches of AR_LCUDA_HELD_OPS, their times summed), repeat times; a destination checks
+ * only after every initiator's copies ended. On rank 0 gbs[k * repeat + r] and wrong[k]. Collective; 0,
+ * -AR_ETIMEOUT (a GPU's copies did not end within ar_lcuda_bound_s: the probe must stop; err names the rank),
+ * or -AR_ERUNTIME, with one line in err. */
 int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
                     int warmup, int repeat, double *gbs, uint64_t *wrong, char *err, size_t len);
 
@@ -49,7 +60,8 @@ int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int 
 int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat, double *us, char *why, size_t len);
 
 /* The copy engine's small-copy latency of method ce-read or ce-write for the flow src -> dst: iters copies of
- * bytes back to back on one stream between two events, us per copy; us[r] on rank 0. Collective. */
+ * bytes, each alone between two events behind a hold (GPU-side time: the host's submission is not in it); us[r]
+ * on rank 0 = the median copy of repeat r. Collective. */
 int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t bytes, int iters, int repeat,
                        double *us, char *err, size_t len);
 

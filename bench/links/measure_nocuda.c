@@ -21,6 +21,9 @@ void ar_lgpu_close(struct ar_lgpu *g) { (void)g; }
 const int *ar_lgpu_bad(const struct ar_lgpu *g) { return (void)g, (const int *)0; }
 const char *ar_lgpu_busid(const struct ar_lgpu *g, int r) { return (void)g, (void)r, ""; }
 int ar_lgpu_stuck(const struct ar_lgpu *g) { return (void)g, 0; }
+const int *ar_lgpu_stuck_ranks(const struct ar_lgpu *g) { return (void)g, (const int *)0; }
+const char *ar_lgpu_timing(void) { return "none (built without CUDA)"; }
+void ar_lgpu_beat(struct ar_lgpu *g, uint64_t *beat) { (void)g, (void)beat; }
 int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes) { return (void)g, (void)bytes, 0; }
 
 int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,

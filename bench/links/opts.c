@@ -26,6 +26,7 @@ void ar_links_defaults(struct ar_links_opts *o) {
   o->repeat = 3;
   o->lat_iters = 200;
   o->smoke_timeout = 2.0;
+  o->timeout = 300;
   o->bind = true;
 }
 
@@ -51,11 +52,18 @@ void ar_links_usage(FILE *f) {
     "                         pattern but pairs needs pairs for its loaded/isolated ratio)\n"
     "  --lat-iters N          flag ping-pongs per latency repeat, 0 = no latency (default 200)\n"
     "  --smoke-timeout S      seconds a smoke-test transfer may take before its pair is skipped (default 2)\n"
+    "  -T, --timeout SECS     end the probe when a phase makes no progress for SECS, naming the rank that\n"
+    "                         stopped (default 300, 0 = off; a phase's own bounded waits get their bound)\n"
     "  -J, --json FILE        append JSON Lines records (run, link, skip)\n"
     "  --calib FILE           link parameters fitted by arbench model --fit LINKS.jsonl: the records get the\n"
     "                         model's expected_gbs (expected_us) and ratio = measured / expected\n"
     "  --no-bind              leave the ranks where mpirun put them\n"
-    "  -q, --quiet            no matrices or findings, records only\n");
+    "  --np N                 started outside mpirun: relaunch under mpirun with N ranks (default: one per GPU\n"
+    "                         when there are several), as arbench run --np does\n"
+    "  --no-launch            started outside mpirun: run as this one process, never relaunch\n"
+    "  -q, --quiet            no matrices or findings, records only\n"
+    "  --per-node             launched over many nodes: every node probes its own ranks alone, all nodes at\n"
+    "                         once; every record carries its host (arbench fleet compares the boxes)\n");
 }
 
 static int parse_list(const char *arg, const char *flag, const char *const *names, int n, unsigned *out, char *err,
@@ -126,7 +134,8 @@ static int devices_ok(const char *s) {
   }
 }
 
-enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED, OPT_CALIB };
+enum { OPT_REPEAT = 256, OPT_METHOD, OPT_DIR, OPT_PAT, OPT_LAT, OPT_SMOKE, OPT_NOBIND, OPT_DEVICES, OPT_SHARED, OPT_CALIB,
+       OPT_PER_NODE, OPT_NP, OPT_NO_LAUNCH };
 static const struct option long_opts[] = {
   {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
   {"stepfactor", required_argument, 0, 'f'}, {"iters", required_argument, 0, 'n'},
@@ -136,7 +145,9 @@ static const struct option long_opts[] = {
   {"smoke-timeout", required_argument, 0, OPT_SMOKE}, {"json", required_argument, 0, 'J'},
   {"no-bind", no_argument, 0, OPT_NOBIND}, {"devices", required_argument, 0, OPT_DEVICES},
   {"shared-gpu", no_argument, 0, OPT_SHARED}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-  {"calib", required_argument, 0, OPT_CALIB}, {0, 0, 0, 0},
+  {"calib", required_argument, 0, OPT_CALIB}, {"timeout", required_argument, 0, 'T'},
+  {"per-node", no_argument, 0, OPT_PER_NODE}, {"np", required_argument, 0, OPT_NP},
+  {"no-launch", no_argument, 0, OPT_NO_LAUNCH}, {0, 0, 0, 0},
 };
 
 /* The sizes from -b/-e/-f: a transfer of at least 4 bytes, a multiple of 4 (the data check's words). */
@@ -163,7 +174,7 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
   int c, rc = 0;
   optind = 1;
   opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, ":b:e:f:n:w:J:qh", long_opts, NULL)) != -1) {
+  while (!rc && (c = getopt_long(argc, argv, ":b:e:f:n:w:J:T:qh", long_opts, NULL)) != -1) {
     switch (c) {
     case 'b': rc = ar_size_parse(optarg, &minb, err, len); break;
     case 'e': rc = ar_size_parse(optarg, &maxb, err, len); break;
@@ -179,6 +190,7 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
     case OPT_PAT: rc = parse_list(optarg, "--pattern", pat_names, AR_LP_N, &o->patterns, err, len); break;
     case OPT_LAT: rc = parse_int(optarg, "--lat-iters", 0, 1000000, &o->lat_iters, err, len); break;
     case OPT_SMOKE: rc = parse_pos(optarg, "--smoke-timeout", 0.001, 3600, &o->smoke_timeout, err, len); break;
+    case 'T': rc = parse_pos(optarg, "-T", 0, 1e6, &o->timeout, err, len); break;
     case 'J':
       if (!*optarg || strlen(optarg) >= sizeof o->json) {
         snprintf(err, len, "bad -J '%.100s' (expected a file name)", optarg);
@@ -192,6 +204,8 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
       } else snprintf(o->calib, sizeof o->calib, "%s", optarg);
       break;
     case OPT_NOBIND: o->bind = false; break;
+    case OPT_NP: rc = parse_int(optarg, "--np", 2, 4096, &o->np, err, len); break;
+    case OPT_NO_LAUNCH: o->no_launch = true; break;
     case OPT_SHARED: o->shared_gpu = true; break;
     case OPT_DEVICES:
       if (!devices_ok(optarg) || strlen(optarg) >= sizeof o->devices) {
@@ -200,6 +214,7 @@ int ar_links_parse(struct ar_links_opts *o, int argc, char **argv, char *err, si
       } else snprintf(o->devices, sizeof o->devices, "%s", optarg);
       break;
     case 'q': o->quiet = true; break;
+    case OPT_PER_NODE: o->per_node = true; break;
     case 'h': return 1;
     case ':': snprintf(err, len, "option '%s' needs a value", argv[optind - 1]); return -AR_EINVAL;
     default:

@@ -40,7 +40,8 @@ static void usage(FILE *f) {
     "  --np N            GPUs (the first N in PCI bus id order; default all)\n"
     "  -b/-e/-f          sizes (default 256 B to 256 MiB, factor 2; K, M, G binary)\n"
     "  --algo LIST       only these algorithms (%s, ...)\n"
-    "  --calib FILE      parameters fitted by --fit (or written by hand: {\"params\": {...}})\n"
+    "  --calib FILE      parameters fitted by --fit, or written by hand, in a file or inline:\n"
+    "                    --calib '{\"params\":{\"socket_gbs\":39}}' (knobs: bench/model/params.c)\n"
     "  --fit FILE...     fit fixed cost and cost per byte per algorithm family from measured results, and\n"
     "                    from `arbench links` records a copy's time per (method, path class) and the flag\n"
     "                    latency per class (the calib file's \"links\", read by arbench links --calib)\n"
@@ -188,6 +189,13 @@ static void print_table(const struct model_opts *o, const struct ar_mgraph *g, c
   printf("predicted us (busbw GB/s); * = fastest at that size\n");
 }
 
+/* "from 64K", or "at no size up to 256M" (the largest size asked) when NCCL never gets ahead. */
+static void crossover_words(size_t x, size_t top, char *buf, size_t len) {
+  char sz[32];
+  fmt_size(x ? x : top, sz, sizeof sz);
+  snprintf(buf, len, x ? "from %s" : "at no size up to %s", sz);
+}
+
 static void print_crossovers(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p) {
   int prev = -1;
   printf("crossovers:");
@@ -204,13 +212,10 @@ static void print_crossovers(const struct model_opts *o, const struct ar_mgraph 
   if (!nccl || !one) return;
   size_t x1 = ar_model_crossover(g, p, o->sizes, o->nsizes, one, nccl);
   size_t x2 = ar_model_crossover(g, p, o->sizes, o->nsizes, cust, nccl);
-  char a[48], b[48], top[32];
-  fmt_size(o->sizes[o->nsizes - 1], top, sizeof top);
-  if (x1) fmt_size(x1, a, sizeof a);
-  else snprintf(a, sizeof a, "never (up to %s)", top);
-  if (x2) fmt_size(x2, b, sizeof b);
-  else snprintf(b, sizeof b, "never (up to %s)", top);
-  printf("NCCL beats one-shot from %s; beats every custom algorithm from %s\n", a, b);
+  char a[48], b[48];
+  crossover_words(x1, o->sizes[o->nsizes - 1], a, sizeof a);
+  crossover_words(x2, o->sizes[o->nsizes - 1], b, sizeof b);
+  printf("NCCL beats one-shot %s; it beats every custom algorithm %s\n", a, b);
 }
 
 static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
@@ -291,6 +296,11 @@ static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
   }
   double t0 = ar_model_clock();
   if (!rc) rc = ar_mgraph_build(&g, t, o->np ? o->np : ar_topo_ngpus(t), p, err, sizeof err);
+  if (rc && t && ar_topo_ngpus(t) < 2) /* nothing to model here: where a box to model comes from */
+    snprintf(err, sizeof err, "%s has %d NVIDIA GPU%s; the model needs 2 or more: give the box to model with --xml "
+             "FILE (lstopo --of xml there, or an NCCL topology dump), e.g. tests/fixtures/model/sw2-8g-gen5.xml "
+             "(8 GPUs on two Gen5 switches) or ds-8g-gen5.xml (two sockets) of arbench's source tree",
+             o->xml ? o->xml : "this machine's topology", ar_topo_ngpus(t), ar_topo_ngpus(t) == 1 ? "" : "s");
   if (rc) {
     fprintf(stderr, "arbench model: %s\n", err);
     ar_topo_destroy(t);

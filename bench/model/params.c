@@ -105,7 +105,7 @@ static int load_families(struct ar_mparams *p, json_t *fam, const char *path, ch
 
 int ar_mparams_load(struct ar_mparams *p, const char *path, char *err, size_t len) {
   json_error_t je;
-  json_t *root = json_load_file(path, 0, &je);
+  json_t *root = *path == '{' ? json_loads(path, 0, &je) : json_load_file(path, 0, &je); /* inline, or a file */
   if (!root || !json_is_object(root)) {
     snprintf(err, len, "--calib %s: not a JSON object (%s)", path, root ? "wrong type" : je.text);
     json_decref(root);

@@ -20,6 +20,8 @@ void ar_sweep_cfg_free(struct ar_sweep_cfg *c) {
     ar_strv_free(&c->axes[i].paths);
   }
   ar_strv_free(&c->excludes);
+  ar_strv_free(&c->applies);
+  json_decref(c->apply);
   ar_strv_free(&c->launcher);
   ar_strv_free(&c->run_args);
   ar_strv_free(&c->backends);
@@ -237,13 +239,14 @@ static int set_json(struct ar_sweep_cfg *c, const char *path, const char *cwd, c
 }
 
 enum { O_NP = 1000, O_ENV, O_BACKEND, O_EXCLUDE, O_LAUNCHER, O_FORWARD, O_TIMEOUT, O_RESUME, O_RETRY, O_DRY, O_REPEAT,
-       O_STACKS, O_NCCL };
+       O_STACKS, O_NCCL, O_APPLIES };
 
 static const struct option sweep_opts[] = {
   {"np", required_argument, 0, O_NP},
   {"env", required_argument, 0, O_ENV},
   {"backend", required_argument, 0, O_BACKEND},
   {"exclude", required_argument, 0, O_EXCLUDE},
+  {"applies", required_argument, 0, O_APPLIES},
   {"launcher", required_argument, 0, O_LAUNCHER},
   {"forward-env", required_argument, 0, O_FORWARD},
   {"point-timeout", required_argument, 0, O_TIMEOUT},
@@ -300,6 +303,7 @@ static int parse_options(struct ar_sweep_cfg *c, int argc, char **argv, const ch
       *backend = optarg;
       break;
     case O_EXCLUDE: rc = ar_strv_push(&c->excludes, optarg); break;
+    case O_APPLIES: rc = ar_strv_push(&c->applies, optarg); break;
     case O_LAUNCHER: *launcher = optarg; break;
     case O_FORWARD: rc = parse_forward(optarg, &c->forward, err, len); break;
     case O_TIMEOUT: rc = parse_seconds(optarg, &c->point_timeout, err, len); break;
@@ -360,5 +364,6 @@ int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *ex
   if (!o) return -AR_ERUNTIME;
   rc = take_run_options(c, argc - optind, argv + optind, backend, o, err, len);
   free(o);
-  return rc ? rc : classify_axes(c, err, len);
+  if (!rc) rc = classify_axes(c, err, len);
+  return rc ? rc : ar_sweep_applies(c, &c->apply, err, len);
 }

@@ -44,4 +44,8 @@ int ar_supervisor_pending(struct ar_supervisor *s);
 void ar_child_run(struct ar_supervisor *s, char **argv, char **envp, double timeout, bool verbose,
                   ar_tick_fn tick, void *arg, struct ar_child *out);
 
+/* reason.c: why a launch failed, one line from the end of its stderr (tail): arbench's first error line,
+ * else the first paragraph of the launcher's ------ block, else the last line; "" when it is empty. */
+void ar_sweep_reason(const char *tail, char *buf, size_t len);
+
 #endif

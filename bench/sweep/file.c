@@ -2,6 +2,7 @@
  * launch appended (its run_ids), finished points for --resume, and the sweep/point/error records. */
 #include "sweep/file.h"
 #include "ar.h"
+#include "pernode.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -165,6 +166,8 @@ static json_t *strv_array(const struct ar_strv *s) {
   return a;
 }
 
+extern char **environ;
+
 json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, const char *sweep_id, int todo) {
   json_t *axes = json_object(), *inproc = json_object(), *files_of = json_object();
   for (int i = 0; i < c->naxes; i++) {
@@ -189,7 +192,11 @@ json_t *ar_sweep_record(const struct ar_sweep_cfg *c, const struct ar_plan *p, c
                    strv_array(&c->launcher), "points", p->npoints, "launches", p->n, "to_run", todo,
                    "resume", c->resume, "point_timeout", c->point_timeout, "repeat", c->repeat);
   if (rec) json_object_update(rec, files_of);
+  if (rec && json_object_size(c->apply)) json_object_set(rec, "applies", c->apply); /* what table folds by */
   json_decref(files_of);
+  json_t *slurm = ar_slurm_describe(environ); /* the allocation the sweep runs in (--launcher srun) */
+  if (rec && slurm) json_object_set(rec, "slurm", slurm);
+  json_decref(slurm);
   return rec;
 }
 
@@ -216,15 +223,18 @@ void ar_sweep_outcome(const struct ar_child *c, double timeout, char *buf, size_
     snprintf(buf, len, "crashed: signal %d (%s)", crash_signal(c), strsignal(crash_signal(c)));
   else if (c->end == AR_CHILD_NOSTART)
     snprintf(buf, len, "cannot start: %s", strerror(c->code));
-  else if (c->end == AR_CHILD_EXITED && c->code)
-    snprintf(buf, len, "failed: exit status %d", c->code);
+  else if (c->end == AR_CHILD_EXITED && c->code) {
+    char why[400];
+    ar_sweep_reason(c->tail, why, sizeof why); /* the line that says why, not only the status */
+    snprintf(buf, len, "failed: exit status %d%s%s", c->code, *why ? ": " : "", why);
+  }
   else
     snprintf(buf, len, "done");
 }
 
 json_t *ar_point_error_record(const char *sweep_id, const struct ar_launch *l, const struct ar_child *c,
                               const struct ar_appended *a, double timeout) {
-  char what[256], msg[1024];
+  char what[512], msg[1024];
   ar_sweep_outcome(c, timeout, what, sizeof what);
   snprintf(msg, sizeof msg, "point %s: %s", l->label, what);
   json_t *rec = json_pack("{s:s, s:s, s:O, s:O, s:s, s:s, s:s, s:O}", "type", "error", "sweep_id", sweep_id,

@@ -99,6 +99,12 @@ static int forward_x(const struct ar_sweep_cfg *c) {
   return !strcmp(prog, "mpirun") || !strcmp(prog, "mpiexec") || !strcmp(prog, "orterun");
 }
 
+/* The launcher's rank-count flag: Slurm's srun takes -n (--ntasks), the MPI launchers -np. */
+static const char *np_flag(const struct ar_sweep_cfg *c) {
+  const char *prog = strrchr(c->launcher.v[0], '/');
+  return !strcmp(prog ? prog + 1 : c->launcher.v[0], "srun") ? "-n" : "-np";
+}
+
 /* A growable text buffer. */
 struct text {
   char *s;
@@ -242,9 +248,9 @@ static int build_env(const struct ar_sweep_cfg *c, struct ar_launch *l, char **e
     if (!is_axis_var(c, l, *e)) rc = ar_strv_push(&l->env, *e);
   }
   if (!rc) rc = push_all(&l->env, &l->assign);
-  if (!rc && root && !have_root) rc = ar_strv_push(&l->env, "OMPI_ALLOW_RUN_AS_ROOT=1");
-  if (!rc && root && !have_confirm) rc = ar_strv_push(&l->env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
-  return rc;
+  if (!rc && root && !have_root) rc = ar_strv_push(&l->preset, "OMPI_ALLOW_RUN_AS_ROOT=1");
+  if (!rc && root && !have_confirm) rc = ar_strv_push(&l->preset, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+  return rc ? rc : push_all(&l->env, &l->preset);
 }
 
 /* Point object, label and NAME=V assignments of the launch axes at idx. */
@@ -288,7 +294,7 @@ static int build_argv(const struct ar_sweep_cfg *c, struct ar_launch *l, const i
   for (int i = 0; i < run.n; i++) json_array_append_new(l->args, json_string(run.v[i]));
   char *point = json_dumps(l->point, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (!rc) rc = push_all(&l->argv, &c->launcher);
-  if (!rc) rc = ar_strv_push(&l->argv, "-np") || ar_strv_push(&l->argv, c->axes[0].values.v[idx[0]]);
+  if (!rc) rc = ar_strv_push(&l->argv, np_flag(c)) || ar_strv_push(&l->argv, c->axes[0].values.v[idx[0]]);
   for (int i = 0; !rc && forward_x(c) && i < l->assign.n; i++)
     rc = ar_strv_push(&l->argv, "-x") || ar_strv_push(&l->argv, l->assign.v[i]);
   if (!rc) rc = ar_strv_push(&l->argv, launch_exe(c, idx)) || ar_strv_push(&l->argv, "run") || push_all(&l->argv, &run);
@@ -377,19 +383,25 @@ void ar_plan_free(struct ar_plan *p) {
     ar_strv_free(&l->argv);
     ar_strv_free(&l->env);
     ar_strv_free(&l->assign);
+    ar_strv_free(&l->preset);
   }
   free(p->l);
   memset(p, 0, sizeof *p);
 }
 
-void ar_launch_print(FILE *f, const struct ar_launch *l) {
-  for (int i = 0; i < l->assign.n; i++) {
-    const char *eq = strchr(l->assign.v[i], '=');
-    fprintf(f, "%.*s=", (int)(eq - l->assign.v[i]), l->assign.v[i]);
+static void print_assign(FILE *f, const struct ar_strv *a) {
+  for (int i = 0; i < a->n; i++) {
+    const char *eq = strchr(a->v[i], '=');
+    fprintf(f, "%.*s=", (int)(eq - a->v[i]), a->v[i]);
     if (eq[1]) ar_shell_quote(f, eq + 1);
     else fputs("''", f);
     fputc(' ', f);
   }
+}
+
+void ar_launch_print(FILE *f, const struct ar_launch *l) {
+  print_assign(f, &l->preset);
+  print_assign(f, &l->assign);
   for (int i = 0; i < l->argv.n; i++) {
     if (i) fputc(' ', f);
     ar_shell_quote(f, l->argv.v[i]);

@@ -35,6 +35,8 @@ struct ar_sweep_cfg {
   struct ar_axis axes[AR_SWEEP_MAX_AXES]; /* axes[0] is np, --env axes in order, --nccl, --stacks */
   int naxes;
   struct ar_strv excludes; /* raw --exclude texts, resolved by the planner */
+  struct ar_strv applies;  /* raw --applies NAME=LIST texts */
+  json_t *apply;           /* env axis -> {backends, by}: the axes that do not apply to every backend (applies.c) */
   struct ar_strv launcher; /* launcher argv, e.g. {"mpirun", "--bind-to", "none"} */
   struct ar_strv run_args; /* run options after --, without --backend */
   struct ar_strv backends; /* backend specs from --backend (sweep's or the run options') */
@@ -53,6 +55,7 @@ struct ar_launch {
   struct ar_strv argv;   /* launcher ... arbench run ... --point JSON -J FILE */
   struct ar_strv env;    /* the complete environment of the launch */
   struct ar_strv assign; /* NAME=V of the env axes (what --dry-run shows before the command) */
+  struct ar_strv preset; /* NAME=V the sweep adds itself (Open MPI's root variables): --dry-run shows them too */
   json_t *args;          /* run options after "run" minus --point/-J: identity for --resume */
   char *backend;         /* the --backend value given to this launch, or NULL */
   int nvariants;         /* full points (with in-process axes) this launch covers */
@@ -86,8 +89,15 @@ void ar_sweep_cfg_free(struct ar_sweep_cfg *c);
 int ar_sweep_plan(const struct ar_sweep_cfg *c, char **envp, bool root, struct ar_plan *p, char *err,
                   size_t len);
 void ar_plan_free(struct ar_plan *p);
-/* One launch as a shell-readable line: NAME=V ... argv..., no trailing newline. */
+/* One launch as a shell-readable line: NAME=V ... argv..., no trailing newline; the variables the sweep adds
+ * itself come first, so the line pasted into a shell runs as the sweep runs it. */
 void ar_launch_print(FILE *f, const struct ar_launch *l);
+
+/* applies.c: the axes that do not apply to every backend (rules by variable prefix, then --applies), as the
+ * sweep record's "applies"; -AR_EINVAL with one line for a bad --applies. And one stderr line per such axis
+ * whose pooling concerns the chosen backends. */
+int ar_sweep_applies(const struct ar_sweep_cfg *c, json_t **out, char *err, size_t len);
+void ar_sweep_applies_say(const struct ar_sweep_cfg *c, json_t *applies, FILE *f);
 
 /* Split "a,b,c" into out (strv.c); empty items and repeats are -AR_EINVAL naming what (the option). */
 int ar_strv_split_list(const char *list, const char *what, struct ar_strv *out, char *err, size_t len);

@@ -104,7 +104,7 @@ static void record(struct sweep *s, const struct ar_launch *l, int repeat, off_t
   repair(s->cfg.json); /* a killed launch may have left half a line */
   if (ar_sweep_file_scan(s->cfg.json, start, &a, err, sizeof err)) fprintf(stderr, "arbench sweep: warning: %s\n", err);
   const char *status = ar_sweep_status(c);
-  char detail[256];
+  char detail[512];
   ar_sweep_outcome(c, s->cfg.point_timeout, detail, sizeof detail);
   int ok = !strcmp(status, "done");
   if (!ok) put(s, ar_point_error_record(s->id, l, c, &a, s->cfg.point_timeout));
@@ -185,6 +185,7 @@ static int sweep(struct sweep *s, int argc, char **argv) {
   if (!rc) rc = ar_sweep_plan(&s->cfg, environ, geteuid() == 0, &s->plan, err, sizeof err);
   if (!rc) rc = choose(s, err, sizeof err);
   if (rc) return say(rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL, err);
+  ar_sweep_applies_say(&s->cfg, s->cfg.apply, stderr);
   if (s->cfg.dry_run) {
     dry_run(s);
     return AR_EXIT_OK;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # import.sh — `arbench import nccl-tests` on transcribed published logs (see
-# tests/fixtures/nccl-tests/README.md): exact records, preamble facts, determinism; malformed logs.
+# tests/fixtures/nccl-tests/README.md): exact records, preamble facts, determinism; malformed logs (one line,
+# exit 2) and layouts derived from them (per-iteration columns, cycles, #wrong in exponent form).
 . "$(dirname "$0")/common.sh"
 imp() { "$ARBENCH" import nccl-tests "$@"; }
 # Old format: 'error' column, no 'root', no 'Group', an NCCL INFO line inside the table.
@@ -18,7 +19,7 @@ check_eq "K80: last row in" "in 2147483648 1258876 1258876 2.56" \
 imp "$NT/pcie-2x2080ti.log" >"$TMP/pcie.jsonl" || check_fail "import 2080 Ti exited $?"
 p() { jq -r "$1" "$TMP/pcie.jsonl"; }
 check_eq "2080Ti: 56 results" 56 "$(p 'select(.type=="result") | 1' | wc -l)"
-check_eq "2080Ti: first record exact" '{"type":"result","backend":"nccl-tests","variant":"","spec":"nccl-tests","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"ranks":2,"nodes":1,"iters":20,"warmup":5,"graph":0,"samples_n":0,"source":"nccl-tests","checked":true,"wrong":0,"time_us":{"mean":12.25,"p50":12.25},"algbw_gbs":0,"busbw_gbs":0,"log_line":11}' \
+check_eq "2080Ti: first record exact" '{"type":"result","dtype":"float","op":"sum","placement":"out","size":8,"count":2,"iters":20,"warmup":5,"graph":0,"samples_n":0,"source":"nccl-tests","checked":true,"wrong":0,"time_us":{"mean":12.25,"p50":12.25},"algbw_gbs":0,"busbw_gbs":0,"repeat":0,"log_line":11,"backend":"nccl-tests","variant":"","spec":"nccl-tests","ranks":2,"nodes":1,"buffers":"hot","timing":"loop","average":"mean","repeats":1}' \
   "$(p 'select(.type=="result")' | jq -c 'del(.run_id, .algbw_p50_gbs, .busbw_p50_gbs)' | head -1)"
 check_eq "2080Ti: sizes 8 B .. 1 GiB sum" 2147483640 "$(p 'select(.type=="result" and .placement=="out") | .size' | paste -sd+ | bc)"
 check_eq "2080Ti: 1G out/in time" "268588 268461" "$(p 'select(.type=="result" and .size==1073741824) | .time_us.mean' | paste -sd' ')"
@@ -48,12 +49,38 @@ check_eq "names the line" 1 "$(grep -c 'short.log:15: malformed all_reduce_perf 
 sed '12s/11.77/11.x7/' "$NT/pcie-2x2080ti.log" >"$TMP/num.log"
 check_bad "bad number" "num.log:12: bad number '11.x7' in the time column" imp "$TMP/num.log"
 sed 's/sum      -1/sum       0/' "$NT/pcie-2x2080ti.log" >"$TMP/root.log"
-check_bad "root is not -1 (reduce output)" "root.log:11: root column is 0" imp "$TMP/root.log"
+check_bad "root is not -1 (reduce output)" "root.log:11: this row of an all_reduce_perf test is not allreduce output: root column 0" imp "$TMP/root.log"
 sed 's/Collective test starting: all_reduce_perf_mpi/Collective test starting: all_gather_perf/' "$NT/tagged-output-rtx5090.log" >"$TMP/ag.log"
-check_bad "all_gather log" "ag.log:6: this is all_gather_perf output" imp "$TMP/ag.log"
+check_bad "all_gather log" "ag.log: no all_reduce_perf test in it, only all_gather_perf (line 5)" imp "$TMP/ag.log"
 : >"$TMP/empty.log"
 check_bad "empty log" "empty.log: no all_reduce_perf result rows found" imp "$TMP/empty.log"
 check_bad "missing log" "cannot open nccl-tests log '$TMP/none.log'" imp "$TMP/none.log"
-check_bad "unknown format" "expected 'nccl-tests LOG'" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
+check_bad "unknown format" "unknown format 'osu-bench' (the only format imported is nccl-tests" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
+check_bad "no log" "expected 'nccl-tests LOG'" "$ARBENCH" import nccl-tests
 check_bad "unknown option" "unknown option '--bogus'" imp --bogus "$NT/pcie-2x2080ti.log"
+check_bad "bad --ranks" "bad --ranks '0' (expected an integer from 1 to 10000000)" imp --ranks 0 "$NT/pcie-2x2080ti.log"
+sed '12s/float/floatx/' "$NT/pcie-2x2080ti.log" >"$TMP/type.log"
+check_bad "unknown data type" "type.log:12: unknown data type 'floatx'" imp "$TMP/type.log"
+sed '11s/12.25/-12.25/' "$NT/pcie-2x2080ti.log" >"$TMP/neg.log"
+check_bad "negative time" "neg.log:11: negative value '-12.25' in the time column" imp "$TMP/neg.log"
+sed 's/ on autodl-container-xxxxx device/ device/' "$NT/pcie-2x2080ti.log" >"$TMP/dev.log"
+check_bad "device line without its host" "dev.log:5: malformed device line" imp "$TMP/dev.log"
+sed '9s/  time/  cputime/g' "$NT/pcie-2x2080ti.log" >"$TMP/cpu.log"
+check_bad "cputime columns (-C): launch times" "cpu.log:9: 'cputime' columns (nccl-tests -C) time the launch, not the allreduce" imp "$TMP/cpu.log"
+sed '11s/     0    12.00/  1e+06    12.00/' "$NT/pcie-2x2080ti.log" >"$TMP/wrong.log"
+check_eq "a #wrong count in %g's exponent form" "1000000 true" \
+  "$(imp "$TMP/wrong.log" | jq -r 'select(.type=="result" and .size==8 and .placement=="out") | "\(.wrong) \(.checked)"')"
+# nccl-tests 2.19.3+ per-iteration columns (-z 3 / its per-iteration report): time, algbw, busbw, #wrong found by name.
+{ sed -n '1,8p' "$NT/pcie-2x2080ti.log"
+  echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%"
+  echo "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)"
+  echo "     1048576        262144     float     sum      -1    279.5    3.75    3.75       0   270.10   290.20   289.90     1.20    280.2    3.74    3.74       0   271.00   291.00   290.50     1.10"
+} >"$TMP/periter.log"
+check_eq "per-iteration columns skipped by name" "279.5 3.75 0|280.2 3.74 0" \
+  "$(imp "$TMP/periter.log" | jq -r 'select(.type=="result") | "\(.time_us.mean) \(.busbw_gbs) \(.wrong)"' | paste -sd'|')"
+{ sed -n '1,19p' "$NT/pcie-2x2080ti.log"; sed -n '11,12p' "$NT/pcie-2x2080ti.log"; } >"$TMP/cycles.log"
+check_eq "rows starting over (nccl-tests -N): the next cycle" "0 0 0 0 0 0 0 0 0 1 1" \
+  "$(imp "$TMP/cycles.log" | jq -r 'select(.type=="result" and .placement=="out") | .repeat' | paste -sd' ')"
+{ sed -n '1,12p' "$NT/pcie-2x2080ti.log"; echo '          32             2     float     sum      -1    12.86    0.00    0.00      0    11.59    0.00    0.00      0'; } >"$TMP/mixed.log"
+check_bad "a table of two collectives" "mixed.log:13: this row of an all_reduce_perf test is not allreduce output: 2 elements of float are not 32 bytes" imp "$TMP/mixed.log"
 finish

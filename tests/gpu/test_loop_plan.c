@@ -97,9 +97,35 @@ static void test_unit_settle(void **st) {
   assert_int_equal(hb, 114);
 }
 
+/* The units let run ahead of the host (both timings): about the window's allreduces, at least 2 units; the host
+ * waits for the oldest before it queues past them, so never more than depth are queued and not waited for, and
+ * the heartbeat (moved by those waits) keeps pace with the GPU, not with the queue. */
+static void test_loop_depth(void **st) {
+  (void)st;
+  assert_int_equal(ar_loop_depth(32, 1), 32);
+  assert_int_equal(ar_loop_depth(32, 10), 3); /* -G 10: 3 replays of 10 */
+  assert_int_equal(ar_loop_depth(32, 16), 2);
+  assert_int_equal(ar_loop_depth(32, 64), 2);
+  assert_int_equal(ar_loop_depth(32, 0), 32);
+  assert_int_equal(ar_loop_must_wait(31, 0, 32), 0);
+  assert_int_equal(ar_loop_must_wait(32, 0, 32), 1);
+  assert_int_equal(ar_loop_must_wait(40, 8, 32), 1);
+  assert_int_equal(ar_loop_must_wait(40, 9, 32), 0);
+  for (int depth = 2; depth < 6; depth++) { /* the loops of platform_cuda.c, counting */
+    int ended = 0, most = 0;
+    for (int i = 0; i < 100; i++) {
+      if (ar_loop_must_wait(i, ended, depth)) ended++;
+      if (i + 1 - ended > most) most = i + 1 - ended;
+    }
+    assert_int_equal(most, depth);
+    assert_int_equal(ended, 100 - depth); /* the rest waited for after the loop */
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_graph_count), cmocka_unit_test(test_graph_warm),
                                      cmocka_unit_test(test_deadline_per_collective),
-                                     cmocka_unit_test(test_deadline_plain), cmocka_unit_test(test_unit_settle)};
+                                     cmocka_unit_test(test_deadline_plain), cmocka_unit_test(test_unit_settle),
+                                     cmocka_unit_test(test_loop_depth)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,15 @@ warm=$(jq -s '[.[] | select(.type=="result" and .cold_reached == false)] | lengt
 "$ARBENCH" table "$J" >"$TMP/table" || fail "table failed"
 [ "$warm" -gt 0 ] && [ "$(grep -o ' ^ |' "$TMP/table" | wc -l)" = "$warm" ] && grep -q '^^ = not cold' "$TMP/table" \
   || { cat "$TMP/table"; fail "table does not mark the $warm not-cold results"; }
+# ... and each such record's method says it (buffers_note), exactly those
+"$PY" - "$J" <<'PY' || fail "buffers_note not on exactly the not-cold records"
+import json, sys
+res = [json.loads(l) for l in open(sys.argv[1]) if '"result"' in l]
+for r in res:
+    note = r.get("buffers_note")
+    assert (note is not None) == (not r["cold_reached"]), r
+    assert note is None or note.startswith("not cold: --buffers cold, but its %d sets span %d bytes" % (r["nsets"], r["rotation_bytes"])), note
+PY
 # --max-samples caps the samples kept (evenly spaced), not the iterations the statistics cover.
 J=$TMP/cap.jsonl
 ar_mpirun 2 run --backend mpi --counts 7 -n 40 -w 0 --max-samples 8 -J "$J" >/dev/null || fail "--max-samples run failed"

@@ -80,7 +80,7 @@ expect_one_line_error "bad size '8X'" ar_mpirun 2 links -b 8X
 expect_one_line_error "--method ce-read needs a CUDA device on every rank: " ar_mpirun 2 links --method ce-read -J "$TMP/bad.jsonl"
 expect_one_line_error "--method sm-write needs a CUDA device on every rank: " ar_mpirun 2 links --method read,sm-write
 expect_one_line_error "bad --devices '0,x'" ar_mpirun 2 links --devices 0,x -J "$TMP/bad.jsonl"
-expect_one_line_error "links needs 2 or more ranks (mpirun -np N arbench links), got 1" ar_mpirun 1 links -J "$TMP/bad.jsonl"
+expect_one_line_error "links needs 2 or more ranks, got 1: arbench links --np N (or mpirun -np N arbench links)" ar_mpirun 1 links -J "$TMP/bad.jsonl"
 expect_one_line_error "bad ARBENCH_INJECT_SILENT '9' (allowed: one RANK, 0 to 1)" \
   env ARBENCH_INJECT_SILENT=9 mpirun -q --oversubscribe -x ARBENCH_INJECT_SILENT -np 2 "$ARBENCH" links -J "$TMP/bad.jsonl"
 expect_one_line_error "bad ARBENCH_INJECT_FAULT" \

@@ -1,7 +1,8 @@
 /* emu_links.cc — bench/links/links_cuda.cu's own source on CPU threads (kernels/emu/ar_emu_cuda.h): the copy
  * kernel over every grid shape and size class (vectors, unrolled vectors, the 4-byte tail, nothing past the
- * end), the flag ping-pong between two threads (every round trip, the status words) and its deadline (a peer
- * that never answers: AR_LKS_TIMEOUT with the round trips done, within the bound, never a hang). */
+ * end), the flag ping-pong between two threads (every round trip, the status words), its deadline per wait (a
+ * peer that never answers: AR_LKS_TIMEOUT within the bound; a slow one: never cut) and its progress count, and
+ * the hold of the timed copies (released in time, or ended by its own deadline). */
 #include "ar_emu_cuda.h"
 
 #include "links_cuda.cu"
@@ -113,9 +114,106 @@ static void test_pingpong(void) {
   }
 }
 
+/* The responder played by a host thread, answering round trip `pause_at` only after `pause_ms`, and every one
+ * after `every_ms` (the initiator's kernel runs on another thread). */
+struct slow_peer {
+  uint32_t *ping, *pong, g0;
+  int n, pause_at, pause_ms, every_ms;
+  const volatile unsigned long long *init_st; /* the initiator's status, read during the pause */
+  unsigned long long seen_during_pause;
+};
+
+static void nap_ms(int ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+static void *run_slow_peer(void *p) {
+  slow_peer *s = (slow_peer *)p;
+  for (int i = 0; i < s->n; i++) {
+    uint32_t g = s->g0 + (uint32_t)i;
+    double give_up = now_s() + 2.0; /* the initiator gave up (a test failing): stop too, never hang */
+    while (!ar_gen_reached(ar_flag_load(s->ping), g))
+      if (now_s() > give_up) return NULL;
+    if (i == s->pause_at) {
+      nap_ms(s->pause_ms);
+      s->seen_during_pause = s->init_st[AR_LKS_DONE];
+    }
+    if (s->every_ms) nap_ms(s->every_ms);
+    ar_flag_store(s->pong, g);
+  }
+  return NULL;
+}
+
+/* A wait's deadline is its own: 12 round trips of 30 ms each (0.36 s) under a 0.1 s deadline complete; the
+ * kernel leaves its count every AR_LKS_PROGRESS round trips (the host watches it move). */
+static void test_pingpong_per_wait(void) {
+  alignas(128) static uint32_t ping[32], pong[32];
+  ping[0] = pong[0] = 41;
+  side a = {ping, pong, 1, 2, 10, 42, 100000000ull, {0}};
+  slow_peer p = {ping, pong, 42, 12, -1, 0, 30, a.st, 0};
+  pthread_t ta, tp;
+  double t0 = now_s();
+  pthread_create(&tp, NULL, run_slow_peer, &p);
+  pthread_create(&ta, NULL, run_side, &a);
+  pthread_join(ta, NULL);
+  pthread_join(tp, NULL);
+  CHECK(a.st[AR_LKS_STATE] == AR_LKS_OK && a.st[AR_LKS_DONE] == 12, "slow peer (30 ms a round trip, 0.1 s a wait): "
+        "state %llu after %llu round trips in %.2f s", a.st[AR_LKS_STATE], a.st[AR_LKS_DONE], now_s() - t0);
+  /* progress: paused at round trip 300 of 600, the count the kernel left is 256 */
+  uint32_t g0 = pong[0] + 1;
+  side b = {ping, pong, 1, 0, 600, g0, 5000000000ull, {0}};
+  slow_peer q = {ping, pong, g0, 600, 300, 200, 0, b.st, 0};
+  pthread_create(&tp, NULL, run_slow_peer, &q);
+  pthread_create(&ta, NULL, run_side, &b);
+  pthread_join(ta, NULL);
+  pthread_join(tp, NULL);
+  CHECK(b.st[AR_LKS_STATE] == AR_LKS_OK && b.st[AR_LKS_DONE] == 600, "600 round trips: state %llu, done %llu",
+        b.st[AR_LKS_STATE], b.st[AR_LKS_DONE]);
+  CHECK(q.seen_during_pause == 256, "the count during the pause at round trip 300: %llu, want 256", q.seen_during_pause);
+}
+
+struct holder {
+  const uint32_t *flag;
+  uint32_t gen;
+  unsigned long long timeout_ns, st[AR_LKS_WORDS];
+};
+
+static void *run_hold(void *p) {
+  holder *h = (holder *)p;
+  ar_emu_self = {};
+  ar_emu_self.block_dim = {1, 1, 1};
+  ar_emu_self.grid_dim = {1, 1, 1};
+  ar_links_hold_kernel(h->flag, h->gen, h->timeout_ns, h->st);
+  return NULL;
+}
+
+/* The hold ends at its release (AR_LKS_OK, the time held), or at its deadline when nobody releases it. */
+static void test_hold(void) {
+  alignas(128) static uint32_t flag[32];
+  flag[0] = 6;
+  holder h = {flag, 7, 5000000000ull, {0}};
+  pthread_t t;
+  pthread_create(&t, NULL, run_hold, &h);
+  nap_ms(50);
+  CHECK(h.st[AR_LKS_STATE] == AR_LKS_UNSET, "the hold ended before its release: state %llu", h.st[AR_LKS_STATE]);
+  ar_flag_store(flag, 7);
+  pthread_join(t, NULL);
+  CHECK(h.st[AR_LKS_STATE] == AR_LKS_OK && h.st[AR_LKS_NS] >= 50000000ull && h.st[AR_LKS_NS] < 5000000000ull,
+        "released hold: state %llu, held %llu ns", h.st[AR_LKS_STATE], h.st[AR_LKS_NS]);
+  holder late = {flag, 8, 50000000ull, {0}};
+  double t0 = now_s();
+  run_hold(&late);
+  double took = now_s() - t0;
+  CHECK(late.st[AR_LKS_STATE] == AR_LKS_TIMEOUT && took >= 0.05 && took < 2.0, "unreleased hold: state %llu after "
+        "%.3f s (deadline 0.05 s)", late.st[AR_LKS_STATE], took);
+}
+
 int main(void) {
   test_copy();
   test_pingpong();
+  test_pingpong_per_wait();
+  test_hold();
   if (fails) return 1;
   printf("ok\n");
   return 0;

@@ -213,8 +213,118 @@ static void test_findings_gpu(void **st) {
   json_decref(recs);
 }
 
+/* A GPU whose work passed its bound: its pairs not yet decided become STUCK (never started), the decided ones
+ * keep their verdict; each stuck pair is counted under one stuck rank; the line names the rank and its GPU. */
+static void test_stuck(void **st) {
+  (void)st;
+  int n = 4, bad[16] = {0}, stuck[4] = {0, 0, 1, 0};
+  bad[0 * 4 + 2] = AR_PAIR_TIMEOUT; /* the pair whose copy hung */
+  bad[1 * 4 + 3] = AR_PAIR_CORRUPT;
+  assert_int_equal(ar_lcuda_stuck_pairs(stuck, n, bad), 5); /* 1->2 2->0 2->1 2->3 3->2 */
+  for (int s = 0; s < n; s++)
+    for (int d = 0; d < n; d++) {
+      int want = s == d                      ? AR_PAIR_OK
+                 : s == 0 && d == 2          ? AR_PAIR_TIMEOUT
+                 : s == 1 && d == 3          ? AR_PAIR_CORRUPT
+                 : s == 2 || d == 2          ? AR_PAIR_STUCK
+                                             : AR_PAIR_OK;
+      assert_int_equal(bad[s * n + d], want);
+    }
+  assert_int_equal(ar_lcuda_stuck_pairs(stuck, n, bad), 0); /* idempotent */
+  int two[4] = {0, 1, 0, 1};
+  assert_int_equal(ar_lcuda_stuck_owner(two, 1, 3), 1);
+  assert_int_equal(ar_lcuda_stuck_owner(two, 3, 1), 1);
+  assert_int_equal(ar_lcuda_stuck_owner(two, 0, 3), 3);
+  assert_int_equal(ar_lcuda_stuck_owner(two, 3, 2), 3);
+  char buf[400];
+  assert_int_equal(ar_lcuda_names(two, 4, buf, sizeof buf), 2);
+  assert_string_equal(buf, "ranks 1, 3");
+  assert_int_equal(ar_lcuda_names(stuck, 4, buf, sizeof buf), 1);
+  assert_string_equal(buf, "rank 2");
+  assert_int_equal(ar_lcuda_names(bad, 0, buf, sizeof buf), 0);
+  assert_string_equal(buf, "no rank");
+  ar_lcuda_stuck_line(2, "0000:3b:00.0", 5, 2, buf, sizeof buf);
+  assert_string_equal(buf, "GPU of rank 2 (0000:3b:00.0): work queued on it did not end within its bound (2 s for a "
+                           "smoke-test copy, 10 s for staging): nothing more is queued on it and nothing waits for "
+                           "it; its 5 untested pairs skipped");
+  ar_lcuda_stuck_line(0, "", 1, 0.5, buf, sizeof buf);
+  assert_non_null(strstr(buf, "GPU of rank 0 (?): "));
+  assert_non_null(strstr(buf, "its 1 untested pair skipped"));
+}
+
+/* Held batches: at most AR_LCUDA_HELD_OPS operations queued behind a rank's holds (a hold, two events and the
+ * copies per stream), the copies spread evenly over the batches the ranks agreed on. */
+static void test_batches(void **st) {
+  (void)st;
+  assert_int_equal(ar_lcuda_batches(20, 0), 1);
+  assert_int_equal(ar_lcuda_batches(20, 1), 1);    /* 253 copies fit */
+  assert_int_equal(ar_lcuda_batches(253, 1), 1);
+  assert_int_equal(ar_lcuda_batches(254, 1), 2);
+  assert_int_equal(ar_lcuda_batches(1000, 7), 31); /* 256 / 7 - 3 = 33 a batch */
+  assert_int_equal(ar_lcuda_batches(5, 200), 5);   /* one copy a batch at least */
+  int sum = 0;
+  for (int b = 0; b < 31; b++) {
+    int c = ar_lcuda_batch_copies(1000, 31, b);
+    assert_true(c == 32 || c == 33);
+    assert_true(7 * (c + 3) <= AR_LCUDA_HELD_OPS);
+    sum += c;
+  }
+  assert_int_equal(sum, 1000);
+  assert_int_equal(ar_lcuda_batch_copies(1000, 31, 0), 33);
+  assert_int_equal(ar_lcuda_batch_copies(1000, 31, 30), 32);
+  assert_int_equal(ar_lcuda_batch_copies(1000, 31, 31), 0);
+  assert_int_equal(ar_lcuda_batch_copies(7, 2, 0), 4);
+  assert_int_equal(ar_lcuda_batch_copies(7, 2, 1), 3);
+}
+
+/* A repeat's steps: the destination checks only after every initiator's wait and an agreement (a barrier); each
+ * batch is held, queued, then released after a barrier, waited for, agreed and timed. */
+static void test_repeat_steps(void **st) {
+  (void)st;
+  static const int warm2[] = {AR_LS_FILL, AR_LS_AGREE, AR_LS_WARM, AR_LS_WAIT, AR_LS_AGREE,
+                              AR_LS_HOLD, AR_LS_BARRIER, AR_LS_RELEASE, AR_LS_WAIT, AR_LS_AGREE, AR_LS_TIME,
+                              AR_LS_HOLD, AR_LS_BARRIER, AR_LS_RELEASE, AR_LS_WAIT, AR_LS_AGREE, AR_LS_TIME,
+                              AR_LS_CHECK, AR_LS_AGREE, AR_LS_END};
+  static const int cold1[] = {AR_LS_FILL, AR_LS_AGREE, AR_LS_HOLD, AR_LS_BARRIER, AR_LS_RELEASE, AR_LS_WAIT,
+                              AR_LS_AGREE, AR_LS_TIME, AR_LS_CHECK, AR_LS_AGREE, AR_LS_END};
+  int b;
+  for (size_t i = 0; i < sizeof warm2 / sizeof *warm2; i++) {
+    assert_int_equal(ar_lcuda_repeat_step((int)i, 1, 2, &b), warm2[i]);
+    assert_int_equal(b, i >= 5 && i < 11 ? 0 : i >= 11 && i < 17 ? 1 : -1);
+  }
+  for (size_t i = 0; i < sizeof cold1 / sizeof *cold1; i++) assert_int_equal(ar_lcuda_repeat_step((int)i, 0, 1, &b), cold1[i]);
+  assert_int_equal(ar_lcuda_repeat_step(40, 0, 1, &b), AR_LS_END);
+  assert_int_equal(ar_lcuda_repeat_step(-1, 0, 1, &b), AR_LS_END);
+  /* the rule itself, for any shape: a CHECK comes after a WAIT and an AGREE with no WAIT between them */
+  for (int w = 0; w < 2; w++)
+    for (int nb = 1; nb < 5; nb++) {
+      int last = -1, agreed = 0, checks = 0, s;
+      for (int i = 0; (s = ar_lcuda_repeat_step(i, w, nb, &b)) != AR_LS_END; i++) {
+        if (s == AR_LS_WAIT) last = i, agreed = 0;
+        if (s == AR_LS_AGREE && last >= 0) agreed = 1;
+        if (s == AR_LS_CHECK) assert_true(agreed), checks++;
+      }
+      assert_int_equal(checks, 1);
+    }
+}
+
+/* The host's watch over the ping-pong kernel: it gives up only when the count stood still past the bound. */
+static void test_watch(void **st) {
+  (void)st;
+  struct ar_lwatch w;
+  ar_lcuda_watch_start(&w, 100.0, 7.0);
+  assert_int_equal(ar_lcuda_watch_expired(&w, 106.0, 0), 0);
+  assert_int_equal(ar_lcuda_watch_expired(&w, 107.5, 0), 1); /* 7.5 s without a round trip */
+  ar_lcuda_watch_start(&w, 100.0, 7.0);
+  for (int t = 1; t <= 100; t++) assert_int_equal(ar_lcuda_watch_expired(&w, 100.0 + 6.0 * t, (unsigned long long)t * 256), 0);
+  assert_int_equal(ar_lcuda_watch_expired(&w, 706.0, 25600), 0); /* 600 s in all, moving: never cut */
+  assert_int_equal(ar_lcuda_watch_expired(&w, 707.5, 25600), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_stuck), cmocka_unit_test(test_batches), cmocka_unit_test(test_repeat_steps),
+    cmocka_unit_test(test_watch),
     cmocka_unit_test(test_methods), cmocka_unit_test(test_resolve), cmocka_unit_test(test_started),
     cmocka_unit_test(test_bounds),  cmocka_unit_test(test_pingpong_status), cmocka_unit_test(test_smoke),
     cmocka_unit_test(test_score),   cmocka_unit_test(test_opts), cmocka_unit_test(test_table_latency),

@@ -2,7 +2,8 @@
 # two_hosts.sh — arbench across two "hosts" on one machine: two network namespaces joined by a veth
 # pair, each process tree in its own UTS namespace with its own hostname, Open MPI over TCP only. The
 # run record shows 2 nodes and per-node local ranks; shm-* records 'ranks span 2 nodes'; mpi runs across
-# both with correct results. Skipped (77) with the reason where namespaces cannot be made (not root).
+# both with correct results; then run --per-node over both (each host alone: shm-oneshot runs). Skipped (77) with
+# the reason where namespaces cannot be made (not root).
 source "$(dirname "$0")/../lib/common.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "skipped: $*"; exit 77; }
@@ -51,5 +52,31 @@ assert len(skips) == 1 and skips[0]["backend"] == "shm-oneshot" and "ranks span 
 res = [r for r in recs if r["type"] == "result"]
 assert len(res) == 6 and all(r["backend"] == "mpi" and r["nodes"] == 2 and r["wrong"] == 0 and r["checked"] for r in res), res
 print("two hosts: 2 nodes, local ranks 0,1 on each; mpi 6 results correct; shm-oneshot skipped (ranks span 2 nodes)")
+PY
+# --per-node over the same two hosts (mpirun -npernode 2): each host measures alone, shm-oneshot included.
+J="$TMP/pernode.jsonl"
+pernode() {
+  ip netns exec "$N1" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$H1" \
+    timeout 240 "${mpi[@]}" -npernode 2 "$ARBENCH" run --per-node --backend mpi,shm-oneshot --counts 7,65537 -d int32 \
+    -n 5 -w 1 -T 60 -J "$J"
+}
+expect_status 0 pernode
+# stdout: every node's header line, the first node's tables only (one per backend)
+expect_eq "per-node header lines" 2 "$(grep -c '^# arbench .*: per node: arbhost[12], node [12] of 2, 2 ranks, run ' "$TMP/out")"
+expect_eq "per-node tables" "1 1" "$(grep -c '^# backend mpi, int32, 2 ranks' "$TMP/out") $(grep -c '^# backend shm-oneshot, int32, 2 ranks' "$TMP/out")"
+"$PY" - "$J" "$H1" "$H2" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+hosts = sorted(sys.argv[2:])
+runs = [r for r in recs if r["type"] == "run"]
+assert sorted(r["host"] for r in runs) == hosts and all(r["nodes"] == 1 and r["ranks"] == 2 for r in runs), runs
+assert len({r["per_node"]["job"] for r in runs}) == 1 and sorted(r["per_node"]["node"] for r in runs) == [0, 1], runs
+res = [r for r in recs if r["type"] == "result"]
+for h in hosts:  # every host: both backends, both counts, its own 2 ranks, correct
+    mine = sorted((r["backend"], r["count"]) for r in res if r["host"] == h)
+    assert mine == [("mpi", 7), ("mpi", 65537), ("shm-oneshot", 7), ("shm-oneshot", 65537)], (h, mine)
+assert all(r["ranks"] == 2 and r["nodes"] == 1 and r["wrong"] == 0 and r["checked"] for r in res), res
+assert not [r for r in recs if r["type"] == "skip"], "nothing skipped per node"
+print("per node: each host measured mpi and shm-oneshot on its own 2 ranks, records carry the host")
 PY
 echo "two_hosts: ok"

@@ -63,7 +63,7 @@ nti() { # nti NAME SED NEEDLE
   sed "${first}$2" "$NTL" >"$TMP/$1.log"
   one_line 2 "$1.log:$first: $3" "$ARBENCH" import nccl-tests "$TMP/$1.log"
 }
-nti gather 's/ sum / none /' "redop 'none': not all_reduce_perf output (an allreduce reduces with sum, prod, max, min or avg)"
+nti gather 's/ sum / none /' "this row of an all_reduce_perf test is not allreduce output: redop 'none': all_gather, alltoall or sendrecv output"
 nti huge 's/^ *8 / 1152921504606846976 /' "size 1152921504606846976 is out of range: no allreduce has one"
 nti negtime 's/ 12\.25 / -12.25 /' "negative value '-12.25' in the time column: no measurement has one"
 echo "readers: 22 cases"

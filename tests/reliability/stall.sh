@@ -36,6 +36,10 @@ case_ finalize mpi "arbench: rank 0: timeout: teardown: MPI_Finalize made no pro
 # A bad planted point is a usage error before anything runs.
 ARBENCH_INJECT_STALL=1:nowhere expect_status 2 mpirun -x ARBENCH_INJECT_STALL -q --oversubscribe -np 2 "$ARBENCH" run \
   --backend mpi -b 8 -e 8
-[ "$(cat "$TMP/err")" = "arbench: bad ARBENCH_INJECT_STALL point 'nowhere' (allowed: init, options, topology, runid, broadcast, finalize)" ] \
+[ "$(cat "$TMP/err")" = "arbench: bad ARBENCH_INJECT_STALL point 'nowhere' (allowed: init, options, topology, runid, broadcast, finalize, probe)" ] \
   || { cat "$TMP/err"; fail "bad point: not one line naming it"; }
+ARBENCH_INJECT_STALL=1:probe expect_status 2 mpirun -x ARBENCH_INJECT_STALL -q --oversubscribe -np 2 "$ARBENCH" run \
+  --backend mpi -b 8 -e 8
+[ "$(cat "$TMP/err")" = "arbench: bad ARBENCH_INJECT_STALL point 'probe' for run (it is arbench links' only)" ] \
+  || { cat "$TMP/err"; fail "probe in run: not one line naming it"; }
 echo "stall: ok"

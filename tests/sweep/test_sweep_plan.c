@@ -93,6 +93,14 @@ static void test_env_replaced_and_root(void **st) {
   const char *const want[] = {"mpirun", "-np", "2", "-x", "FOO=new", EXE, "run", "--point",
                               "{\"np\":2,\"FOO\":\"new\"}", "-J", "/r.jsonl", NULL};
   assert_argv(&p.l[0].argv, want);
+  char *buf = NULL; /* --dry-run's line holds the variables the sweep adds: pasted as root, it runs (issue 42) */
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ar_launch_print(f, &p.l[0]);
+  fclose(f);
+  assert_string_equal(buf, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FOO=new mpirun -np 2 -x FOO=new "
+                           "/opt/arbench run --point '{\"np\":2,\"FOO\":\"new\"}' -J /r.jsonl");
+  free(buf);
   done(&c, &p);
 }
 
@@ -162,6 +170,24 @@ static void test_exclude_and_launcher(void **st) {
                            "--forward-env", "x", "-J", "x", NULL), 0);
   assert_string_equal(p.l[0].argv.v[3], "-x");
   assert_string_equal(p.l[0].argv.v[4], "A=1");
+  done(&c, &p);
+}
+
+/* --launcher srun (a path to it too): Slurm's rank count is -n, the environment reaches the ranks by srun's
+ * default --export=ALL (no -x). */
+static void test_srun_launcher(void **st) {
+  (void)st;
+  struct ar_sweep_cfg c;
+  struct ar_plan p;
+  char err[AR_ERRLEN] = "";
+  assert_int_equal(plan_of(&c, &p, false, err, "--np", "4", "--env", "A=1", "--launcher", "/usr/bin/srun --mpi=pmix",
+                           "-J", "x", NULL), 0);
+  const char *const want[] = {"/usr/bin/srun", "--mpi=pmix", "-n", "4", EXE, "run", "--point",
+                              "{\"np\":4,\"A\":\"1\"}", "-J", CWD "/x", NULL};
+  assert_argv(&p.l[0].argv, want);
+  done(&c, &p);
+  assert_int_equal(plan_of(&c, &p, false, err, "--np", "2", "--launcher", "srunner", "-J", "x", NULL), 0);
+  assert_string_equal(p.l[0].argv.v[1], "-np"); /* only srun itself takes -n */
   done(&c, &p);
 }
 
@@ -311,6 +337,7 @@ int main(void) {
     cmocka_unit_test(test_nccl_in_process),
     cmocka_unit_test(test_nccl_axis_without_nccl_is_env),
     cmocka_unit_test(test_exclude_and_launcher),
+    cmocka_unit_test(test_srun_launcher),
     cmocka_unit_test(test_split_words),
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_bad_nccl_input),

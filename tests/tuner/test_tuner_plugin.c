@@ -19,17 +19,35 @@ static int failures;
     }                                                                                              \
   } while (0)
 
-/* ---- fake NCCL logger: keeps every line ---- */
+/* ---- fake NCCL logger: keeps every line with its level and subsystem flags ---- */
 static char lines[64][1024];
 static int levels[64], nlines;
+static unsigned long flagsof[64];
 static void fake_log(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags, (void)file, (void)line;
+  (void)file, (void)line;
   if (nlines >= 64) return;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(lines[nlines], sizeof lines[0], fmt, ap);
   va_end(ap);
+  flagsof[nlines] = flags;
   levels[nlines++] = level;
+}
+
+/* NCCL's filter (debug.cc, ncclDebugLog): a line prints when its level is at most NCCL_DEBUG's and its flags meet
+ * the subsystem mask. The masks without NCCL_DEBUG_SUBSYS, read at each tag: INIT|ENV (v2.22.3-1), INIT|BOOTSTRAP|ENV
+ * (v2.26.6-1, v2.28.9-1, v2.30.7-1); NCCL_DEBUG_SUBSYS=TUNING is the TUNING bit alone. */
+static const struct { const char *tag; unsigned long mask; } default_masks[] = {
+  {"2.22 default", 0x1UL | 0x80UL}, {"2.26..2.30 default", 0x1UL | 0x1000UL | 0x80UL}};
+static int nccl_prints(int i, int debug_level, unsigned long mask) {
+  return levels[i] <= debug_level && (flagsof[i] & mask) != 0;
+}
+/* Every kept line NCCL would print at debug_level under each default mask, and under TUNING alone. */
+static int printed_everywhere(int i, int debug_level) {
+  int ok = nccl_prints(i, debug_level, AR_NCCL_TUNING);
+  for (size_t m = 0; m < sizeof default_masks / sizeof default_masks[0]; m++)
+    ok &= nccl_prints(i, debug_level, default_masks[m].mask);
+  return ok;
 }
 static int count_lines(const char *needle) {
   int n = 0;
@@ -162,6 +180,10 @@ static void test_table_version(const struct api *a, int nalgo) {
   CHECK(count_lines("allreduce 0..65536 B on 8 ranks: ring/ll, NCCL's channel count (measured nccl:algo=ring,proto=ll)")
         == 1, "v%d: the first range logged once", a->v);
   CHECK(count_lines("allreduce 65537..1048576 B on 8 ranks: ring/ll128, 8 channels") == 1, "v%d: second range once", a->v);
+  for (int i = 0; i < nlines; i++) /* INFO under INIT|TUNING: NCCL_DEBUG=INFO prints them by default, WARN does not */
+    CHECK(levels[i] == AR_NCCL_LOG_INFO && printed_everywhere(i, AR_NCCL_LOG_INFO) &&
+          !nccl_prints(i, AR_NCCL_LOG_WARN, AR_NCCL_ALL), "v%d: '%s' (flags %#lx) not an INFO line NCCL prints", a->v,
+          lines[i], flagsof[i]);
   /* another collective: no opinion */
   float t[21];
   fill(t, nalgo);
@@ -222,6 +244,40 @@ static void test_v2(const struct api *a) {
   t->destroy(ctx);
 }
 
+/* A CollNet range's channel count is never set: NCCL takes a plugin's count there as the channel range without
+ * bounding it at the communicator's (enqueue.cc's isCollnet branch, v2.22.3-1 .. v2.30.7-1); the algorithm is. */
+static void test_collnet(const struct api *a) {
+  char path[512];
+  write_file("collnet.json", "{\"schema\": \"arbench.tuner\", \"version\": 1, \"groups\": [{\"collective\": \"allreduce\","
+             " \"nranks\": 16, \"nnodes\": 2, \"ranges\": [{\"min_bytes\": 0, \"max_bytes\": 65536, \"algorithm\":"
+             " \"collnet_direct\", \"protocol\": \"simple\", \"channels\": 32}, {\"min_bytes\": 65537, \"max_bytes\":"
+             " 1048576, \"algorithm\": \"ring\", \"protocol\": \"simple\", \"channels\": 32}]}]}", path, sizeof path);
+  setenv("ARBENCH_TUNER_FILE", path, 1);
+  void *ctx = NULL;
+  nlines = 0;
+  CHECK(api_init(a, 16, 2, &ctx) == 0 && ctx, "v%d collnet init", a->v);
+  if (a->v == 2) {
+    int al = -1, pr = -1, nch = 0;
+    ((ar_nccl_tuner_v2_t *)a->sym)->getCollInfo(ctx, AR_NCCL_FUNC_ALLREDUCE, 4096, 1, 0, 1, &al, &pr, &nch);
+    CHECK(al == AR_NCCL_ALGO_COLLNET_DIRECT && pr == AR_NCCL_PROTO_SIMPLE && nch == 0, "v2 collnet: %d %d %d", al, pr, nch);
+  } else {
+    float t[21];
+    for (int i = 0; i < 21; i++) t[i] = 10.0f + (float)i; /* CollNet available */
+    int nch = 0;
+    api_coll(a, ctx, AR_NCCL_FUNC_ALLREDUCE, 4096, t, 7, &nch);
+    CHECK(t[IDX(AR_NCCL_ALGO_COLLNET_DIRECT, AR_NCCL_PROTO_SIMPLE)] == 0.0f && nch == 0, "v%d collnet: entry %g, "
+          "channels %d (want 0: never set)", a->v, (double)t[IDX(AR_NCCL_ALGO_COLLNET_DIRECT, AR_NCCL_PROTO_SIMPLE)], nch);
+    for (int i = 0; i < 21; i++) t[i] = 10.0f + (float)i;
+    api_coll(a, ctx, AR_NCCL_FUNC_ALLREDUCE, 65537, t, 7, &nch);
+    CHECK(nch == 32, "v%d ring range: channels %d, want 32 (NCCL caps it, the plugin asks)", a->v, nch);
+  }
+  CHECK(count_lines("collnet_direct/simple, NCCL's channel count (a CollNet range's 32 is not set") == 1,
+        "v%d collnet: the log says the count is not set", a->v);
+  if (a->v != 2) CHECK(count_lines("ring/simple, 32 channels at most (NCCL caps it at the communicator's)") == 1,
+                       "v%d: the log says NCCL caps the count", a->v);
+  api_fini(a, ctx);
+}
+
 /* Bad files: init succeeds with exactly one WARN line naming the file and the problem, and no
  * opinion after; ARBENCH_TUNER_STRICT=1 makes init fail. */
 static void test_bad(const struct api *a, const char *name, const char *text, const char *problem) {
@@ -237,6 +293,10 @@ static void test_bad(const struct api *a, const char *name, const char *text, co
   CHECK(nlines == 1 && levels[0] == AR_NCCL_LOG_WARN && strstr(lines[0], *name ? path : "ARBENCH_TUNER_FILE") &&
         strstr(lines[0], problem), "v%d %s: want one WARN line naming the file and '%s'", a->v, name, problem);
   if (nlines != 1) dump_lines();
+  /* NCCL_DEBUG=WARN, no NCCL_DEBUG_SUBSYS: the line prints under every tag's default mask (and under TUNING) */
+  CHECK(nlines == 1 && printed_everywhere(0, AR_NCCL_LOG_WARN), "v%d %s: the WARN (flags %#lx) is dropped by NCCL's "
+        "default subsystem mask", a->v, name, nlines ? flagsof[0] : 0UL);
+  CHECK(nlines == 1 && !nccl_prints(0, AR_NCCL_LOG_NONE, AR_NCCL_ALL), "v%d %s: printed with NCCL_DEBUG unset", a->v, name);
   if (a->v > 2) {
     int idx, nch;
     choice(a, ctx, 4096, 7, &idx, &nch);
@@ -304,6 +364,8 @@ int main(int argc, char **argv) {
   CHECK(v6->getChunkSize && v6->getChunkSize(NULL, 4, 1 << 20, 1, 2, 8, &chunk) == 0 && chunk == 131072,
         "v6 getChunkSize leaves NCCL's chunk size");
 
+  for (int i = 0; i < 5; i++) test_collnet(&apis[i]);
+  setenv("ARBENCH_TUNER_FILE", good, 1);
   for (int i = 0; i < 5; i++) {
     const struct api *a = &apis[i];
     test_bad(a, "missing.json", NULL, "cannot open: No such file");

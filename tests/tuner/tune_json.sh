@@ -53,5 +53,29 @@ eq "symm marked as the p2p backend it stands in for" "${want//p2p-oneshot:pull/s
   "$(jq -r '.groups[] | select(.nranks == 8) | .custom_beats_nccl[] | "\(.bytes) \(.custom) \(.speedup * 1000 | round)"' "$TMP/symm/tuner.json")"
 eq "fused never marked, p2p-twoshot marked where it now wins" "0 0 true" \
   "$(jq '[.groups[].custom_beats_nccl[] | select(.custom | startswith("fused"))] | length' "$TMP/fused/tuner.json") $(jq '[.groups[].custom_beats_nccl[] | select(.custom | startswith("p2p-twoshot") | not)] | length' "$TMP/fused/tuner.json") $(jq '[.groups[].custom_beats_nccl[]] | length > 0' "$TMP/fused/tuner.json")"
+# NCCL caps a tuner plugin's channel count at the communicator's (enqueue.cc): a range measured with ctas=16 on a
+# box whose default communicator has 4 channels (the nccl records ran 4) is written with NCCL's count, the
+# measured one said beside it, and nccl_env.sh names NCCL_MIN_CTAS; with 16 channels in the communicator
+# (its init line, nccl.coll_channels) it is kept; a CollNet range's count is never written.
+# (the ctas=16 records say 16 channels ran, as NCCL reports: what a forced communicator ran is no bound on the
+# default one's)
+sed 's/ctas=2/ctas=16/g' "$T" | jq -c 'if (.spec // "" | endswith("ctas=16")) then .nccl_channels = 16 else . end' >"$TMP/c16.jsonl"
+"$ARBENCH" tune "$TMP/c16.jsonl" -o "$TMP/c16" >/dev/null 2>&1 || { echo "FAIL: tune (ctas=16) exited $?"; exit 1; }
+eq "ctas=16 over a 4-channel communicator: NCCL's count, the measured one said" "0 32768 -1 16 4
+32769 1048576 -1 null null" \
+  "$(jq -r '.groups[] | select(.nranks == 8) | .ranges[] | "\(.min_bytes) \(.max_bytes) \(.channels) \(.channels_measured) \(.comm_channels)"' "$TMP/c16/tuner.json")"
+eq "the tuner CSV too" "allreduce,0,32768,tree,ll,-1,1,8,-1,-1" "$(grep '^allreduce,0,32768' "$TMP/c16/nccl_tuner.conf")"
+eq "nccl_env.sh names NCCL_MIN_CTAS for it" "# tuner plugin: allreduce 0..32768 B was measured with 16 channels (nccl:algo=Tree,proto=LL,ctas=16); NCCL caps a plugin's channel count at the communicator's (4), so tuner.json leaves it to NCCL
+# to run it with the plugin as measured (every size's communicator then has 16 channels):
+# export NCCL_MIN_CTAS=16" "$(grep -A2 '^# tuner plugin:' "$TMP/c16/nccl_env.sh")"
+jq -c 'if .spec == "nccl" and .ranks == 8 then .nccl = {"coll_channels": 16} else . end' "$TMP/c16.jsonl" >"$TMP/c16big.jsonl"
+"$ARBENCH" tune "$TMP/c16big.jsonl" -o "$TMP/c16big" >/dev/null 2>&1 || { echo "FAIL: tune (16 channels) exited $?"; exit 1; }
+eq "ctas=16 over a 16-channel communicator: kept" "0 32768 16 null" \
+  "$(jq -r '.groups[] | select(.nranks == 8) | .ranges[0] | "\(.min_bytes) \(.max_bytes) \(.channels) \(.channels_measured)"' "$TMP/c16big/tuner.json")"
+eq "no NCCL_MIN_CTAS then" 0 "$(grep -c 'NCCL_MIN_CTAS' "$TMP/c16big/nccl_env.sh")"
+sed 's/algo=Tree,proto=LL,ctas=2/algo=CollNetDirect,proto=LL,ctas=2/g' "$T" >"$TMP/cn.jsonl"
+"$ARBENCH" tune "$TMP/cn.jsonl" -o "$TMP/cn" >/dev/null 2>&1 || { echo "FAIL: tune (collnet) exited $?"; exit 1; }
+eq "a CollNet range: no channel count" "collnet_direct -1" \
+  "$(jq -r '.groups[] | select(.nranks == 8) | .ranges[0] | "\(.algorithm) \(.channels)"' "$TMP/cn/tuner.json")"
 [ $fail = 0 ] && echo "ok: tuner.json from tune, read back by the plugin"
 exit $fail

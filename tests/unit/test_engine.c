@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "engine.h"
@@ -49,6 +50,33 @@ static void test_cold_small_messages_hit_the_cap(void **st) {
   assert_true(r.cold_reached);
 }
 
+/* The record's method says when cold was not: its sets, their span, and the size from which as many sets are
+ * cold (RTX PRO 6000, 128 MiB L2: 32 KiB out of place; H200, 50 MB L2: 12,288 B out of place, 24,448 B in place). */
+static void test_cold_note(void **st) {
+  (void)st;
+  char note[400];
+  struct ar_rotation r = ar_buffer_sets(1, L2, POOL, 16384, 0, 0);
+  ar_cold_note(&r, L2, 0, note, sizeof note);
+  assert_string_equal(note, "not cold: --buffers cold, but its 4096 sets span 134217728 bytes, under 2 x the "
+                            "134217728-byte cache, so its reads partly hit the cache; 4096 sets reach it out of place "
+                            "from 32768 bytes");
+  r = ar_buffer_sets(1, L2, POOL, 32768, 0, 0); /* reached: nothing to say */
+  ar_cold_note(&r, L2, 0, note, sizeof note);
+  assert_string_equal(note, "");
+  size_t h200 = 50000000;
+  r = ar_buffer_sets(1, h200, ar_pool_bytes(1, h200, 1 << 20), 8192, 0, 0);
+  assert_false(r.cold_reached);
+  ar_cold_note(&r, h200, 0, note, sizeof note);
+  assert_non_null(strstr(note, "4096 sets reach it out of place from 12288 bytes"));
+  r = ar_buffer_sets(1, h200, ar_pool_bytes(1, h200, 1 << 20), 8192, 1, 0);
+  ar_cold_note(&r, h200, 1, note, sizeof note);
+  assert_non_null(strstr(note, "4096 sets reach it in place from 24448 bytes"));
+  r = ar_buffer_sets(1, h200, ar_pool_bytes(1, h200, 1 << 20), 12288, 0, 0); /* the size it names: reached */
+  assert_true(r.cold_reached);
+  r = ar_buffer_sets(1, h200, ar_pool_bytes(1, h200, 1 << 20), 12288 - 128, 0, 0); /* a line less: not */
+  assert_false(r.cold_reached);
+}
+
 static void test_cold_large_messages(void **st) {
   (void)st;
   struct ar_rotation r = ar_buffer_sets(1, L2, POOL, MiB, 1, 0); /* 1 MiB in place: 256 sets */
@@ -92,6 +120,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hot),
       cmocka_unit_test(test_cold_small_messages_hit_the_cap),
+      cmocka_unit_test(test_cold_note),
       cmocka_unit_test(test_cold_large_messages),
       cmocka_unit_test(test_cold_graphs),
   };

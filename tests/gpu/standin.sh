@@ -1,0 +1,13 @@
+# standin.sh — source it: need_standin skips a test (exit 77) unless this build is the -Dcuda-emu=true build, the
+# CPU stand-in of the CUDA runtime (kernels/emu/cudart/, issue 37), read from the build's own options
+# (ARBENCH_BUILD/meson-info/intro-buildoptions.json), so the test never passes on a build it cannot run on.
+need_standin() {
+  local opts=${ARBENCH_BUILD:-}/meson-info/intro-buildoptions.json
+  if [ -z "${ARBENCH_BUILD:-}" ] || [ ! -r "$opts" ] ||
+     [ "$(python3 -c 'import json, sys
+print(next((str(o["value"]).lower() for o in json.load(open(sys.argv[1])) if o["name"] == "cuda-emu"), "absent"))' "$opts")" != true ]
+  then
+    echo "skipped: needs the -Dcuda-emu=true build"
+    exit 77
+  fi
+}

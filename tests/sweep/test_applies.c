@@ -1,0 +1,82 @@
+/* test_applies.c — which --env axes apply to which backends (bench/sweep/applies.c, issue 42 item 8): the rules by
+ * variable prefix name the backends of this build's registry, --applies overrides them or lifts them (all), a
+ * bad --applies is one line, and the line the sweep says names the pooled axis. */
+#include "../lib/ar_cmocka.h"
+#include "sweep/plan.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int parse(struct ar_sweep_cfg *c, char *err, const char *first, ...) {
+  const char *argv[64] = {"sweep", first};
+  int argc = 2;
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a; (a = va_arg(ap, const char *));) argv[argc++] = a;
+  va_end(ap);
+  return ar_sweep_parse(c, argc, (char **)argv, "/opt/arbench", "/work", err, AR_ERRLEN);
+}
+
+static char *dump(json_t *j) { return json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS); }
+
+static void test_rules(void **st) {
+  (void)st;
+  struct ar_sweep_cfg c;
+  char err[AR_ERRLEN] = "";
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "OMPI_MCA_coll_tuned_allreduce_algorithm=1,2", "--env",
+                         "OMPI_MCA_btl=self,vader", "--env", "OMPI_MCA_hwloc_base_binding_policy=core,none", "--env",
+                         "NCCL_BUFFSIZE=1M,4M", "--env", "CUDA_DEVICE_MAX_CONNECTIONS=1,8", "--env", "FOO=1", "-J",
+                         "x.jsonl", "--", "--backend", "mpi,shm-oneshot", NULL), 0);
+  /* coll: the MPI library's allreduce only; NCCL_*: nccl and symm; CUDA_*: the GPU backends; the component list
+   * OMPI_MCA_btl (no rule: its own parameters are btl_*), hwloc's binding (every backend) and FOO: every backend */
+  char *s = dump(c.apply);
+  assert_string_equal(s, "{\"CUDA_DEVICE_MAX_CONNECTIONS\":{\"backends\":[\"nccl\",\"p2p-oneshot\",\"p2p-twoshot\","
+                         "\"p2p-staged\",\"p2p-islands\",\"fused\",\"symm\"],\"by\":\"CUDA's settings: the GPU backends only\"},"
+                         "\"NCCL_BUFFSIZE\":{\"backends\":[\"nccl\",\"symm\"],\"by\":\"NCCL's settings: read by NCCL's "
+                         "allreduce and the kernels on NCCL's device API only\"},\"OMPI_MCA_coll_tuned_allreduce_algorithm\":"
+                         "{\"backends\":[\"mpi\"],\"by\":\"Open MPI's collective components: only the MPI library's "
+                         "allreduce calls them\"}}");
+  free(s);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ar_sweep_applies_say(&c, c.apply, f);
+  fclose(f);
+  /* one line per axis that pools a chosen backend (shm-oneshot is outside every list above); none for FOO */
+  assert_non_null(strstr(buf, "arbench sweep: OMPI_MCA_coll_tuned_allreduce_algorithm applies to mpi only (Open MPI's "
+                              "collective components: only the MPI library's allreduce calls them); table, tune and "
+                              "compare pool the other backends' runs over its values (--applies "
+                              "OMPI_MCA_coll_tuned_allreduce_algorithm=LIST says otherwise)\n"));
+  assert_null(strstr(buf, "FOO"));
+  free(buf);
+  ar_sweep_cfg_free(&c);
+}
+
+static void test_user(void **st) {
+  (void)st;
+  struct ar_sweep_cfg c;
+  char err[AR_ERRLEN] = "";
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "OMPI_MCA_coll_tuned_allreduce_algorithm=1,2", "--env",
+                         "FOO=1,2", "--applies", "FOO=shm-oneshot,mpi", "--applies",
+                         "OMPI_MCA_coll_tuned_allreduce_algorithm=all", "-J", "x.jsonl", NULL), 0);
+  char *s = dump(c.apply);
+  assert_string_equal(s, "{\"FOO\":{\"backends\":[\"shm-oneshot\",\"mpi\"],\"by\":\"given by --applies\"}}");
+  free(s);
+  ar_sweep_cfg_free(&c);
+  const char *bad[][3] = {{"BAR=mpi", "bad --applies 'BAR=mpi' (expected NAME=BACKEND[,BACKEND...] or NAME=all", NULL},
+                          {"FOO=nosuch", "bad --applies FOO=nosuch: unknown backend 'nosuch'", NULL},
+                          {"FOO=mpi:x=1", "bad --applies FOO=mpi:x=1: 'mpi:x=1' has a variant (expected backend names)", NULL},
+                          {"FOO", "bad --applies 'FOO' (expected NAME=", NULL},
+                          {"FOO=", "empty", NULL}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    *err = 0;
+    assert_int_equal(parse(&c, err, "--np", "2", "--env", "FOO=1,2", "--applies", bad[i][0], "-J", "x.jsonl", NULL),
+                     -AR_EINVAL);
+    if (!strstr(err, bad[i][1])) fail_msg("--applies %s: got [%s], want [%s]", bad[i][0], err, bad[i][1]);
+    ar_sweep_cfg_free(&c);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules), cmocka_unit_test(test_user)};
+  return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
+}
