@@ -27,7 +27,7 @@ for path, applies in ((sys.argv[1], True), (sys.argv[2], False)):
 PY
 "$ARBENCH" table "$TMP/f.jsonl" >"$TMP/t" 2>"$TMP/terr"
 check_eq "table: exit 0" 0 $?
-check_eq "four columns: mpi per value of A, shm-oneshot once" "| size | mpi {A=1} | shm-oneshot | mpi {A=2} | mpi {A=3} |" \
+check_eq "four columns: mpi per value of A, shm-oneshot once" "| size | mpi {A=1} | shm-oneshot | mpi {A=2} | mpi {A=3} | decision |" \
   "$(grep '^| size' "$TMP/t")"
 check_eq "shm-oneshot: the median of its three runs (5, 7, 6)" "6.00" "$(grep '^| 8 |' "$TMP/t" | cut -d'|' -f4 | tr -d ' *~')"
 check_eq "the points pooled, named" 1 \
@@ -39,7 +39,7 @@ check_eq "json: mpi not pooled" "null" "$(jq -c '[.grids[0].configs[] | select(.
 "$ARBENCH" table "$TMP/plain.jsonl" >"$TMP/p" 2>&1
 check_eq "without applies: every column" 6 "$(grep '^| size' "$TMP/p" | tr -cd '{' | wc -c)"
 "$ARBENCH" table --point A=2 "$TMP/f.jsonl" >"$TMP/a2" 2>&1
-check_eq "--point A=2: the launch's point filters: mpi, then shm-oneshot from A=2 only" "| size | mpi | shm-oneshot | 7.00" \
+check_eq "--point A=2: the launch's point filters: mpi, then shm-oneshot from A=2 only" "| size | mpi | shm-oneshot | decision | 7.00" \
   "$(grep '^| size' "$TMP/a2") $(grep '^| 8 |' "$TMP/a2" | cut -d'|' -f4 | tr -d ' *~')"
 "$ARBENCH" compare --format json "$TMP/f.jsonl" "$TMP/f.jsonl" >"$TMP/c" 2>/dev/null
 check_eq "compare: shm-oneshot matched once (folded), mpi three times" "mpi mpi mpi shm-oneshot" \
@@ -53,6 +53,6 @@ check_eq "sweep record: applies" '["mpi"] ["mpi"]' \
   "$(jq -r 'select(.type == "sweep") | .applies | "\(.OMPI_MCA_coll_tuned_allreduce_algorithm.backends | tojson) \(.OMPI_MCA_coll_tuned_use_dynamic_rules.backends | tojson)"' "$TMP/s.jsonl")"
 "$ARBENCH" table "$TMP/s.jsonl" >"$TMP/st" 2>&1
 check_eq "table of the sweep: shm-oneshot once" \
-  "| size | mpi {OMPI_MCA_coll_tuned_allreduce_algorithm=1} | shm-oneshot | mpi {OMPI_MCA_coll_tuned_allreduce_algorithm=2} |" \
+  "| size | mpi {OMPI_MCA_coll_tuned_allreduce_algorithm=1} | shm-oneshot | mpi {OMPI_MCA_coll_tuned_allreduce_algorithm=2} | decision |" \
   "$(grep '^| size' "$TMP/st")"
 finish
