@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "provenance.h"
 #include "report.h"
+#include "runas.h"
 #include "runenv.h"
 #include "topo.h"
 #include <errno.h>
@@ -248,6 +249,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
   e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  if (*o->as) json_object_set_new(runrec, "as_env", ar_runas_json(ar_runas_find(o->as)));
+  e.as = o->as;
   struct ar_nt_run ntrun = {0};
   if (o->format == AR_FMT_NCCL_TESTS) { /* out of memory: no logs, and the run fails */
     if (!ar_nt_setup(&ntrun, &env, run_id, runrec)) ar_report_nccl_tests(&report, &ntrun);
@@ -404,6 +407,8 @@ int ar_cmd_run(int argc, char **argv) {
     free(o);
     return AR_EXIT_OK;
   }
+  if (prc == 0 && *o->as) /* still one thread: before relaunch, MPI_Init, the watchdog and CUDA */
+    prc = ar_runas_apply(ar_runas_find(o->as), err, sizeof err);
   char note[512] = "";
   if (prc == 0) {
     int lrc = relaunch(o, argc, argv, note, sizeof note);

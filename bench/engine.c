@@ -21,6 +21,7 @@ void ar_engine_emit(struct ar_engine *e, const char *type, json_t *rec) {
     json_t *line = json_pack("{s:s, s:s}", "type", type, "run_id", e->run_id);
     json_object_update(line, rec);
     if (e->point && !json_object_get(line, "point")) json_object_set(line, "point", e->point);
+    if (e->as && *e->as) json_object_set_new(line, "as", json_string(e->as));
     if (e->tag) json_object_update_missing(line, e->tag);
     char err[AR_ERRLEN];
     if (ar_writer_put(e->writer, line, err, sizeof err)) {

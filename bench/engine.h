@@ -15,6 +15,7 @@ struct ar_engine {
   struct ar_writer *writer; /* rank 0 only; writer->f NULL when no -J */
   const char *run_id;
   json_t *point;            /* sweep point (object) or NULL */
+  const char *as;           /* run --as ENGINE: every record says "as" (NULL or "": none) */
   json_t *tag;              /* merged into every record (--per-node: host, Slurm ids; pernode.h) or NULL */
   struct ar_report *report; /* rank 0 only */
   struct ar_watchdog *dog;  /* the run's watchdog, start-up to MPI_Finalize (cmd_run.c) */

@@ -2,6 +2,7 @@
  * and the canonical form hashed across ranks. Pure C: no MPI. */
 #include "opts.h"
 #include "backend.h"
+#include "runas.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -271,7 +272,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_LAST
+  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -307,6 +308,7 @@ static const struct option long_opts[] = {
   {"repeat", required_argument, 0, OPT_REPEAT},
   {"np", required_argument, 0, OPT_NP},
   {"no-launch", no_argument, 0, OPT_NO_LAUNCH},
+  {"as", required_argument, 0, OPT_AS},
   {"format", required_argument, 0, OPT_FORMAT},
   {"nccl-tests-dir", required_argument, 0, OPT_NT_DIR},
   {"per-node", no_argument, 0, OPT_PER_NODE},
@@ -352,6 +354,9 @@ void ar_opts_usage(FILE *f) {
     "  --np N                started outside mpirun: relaunch under mpirun with N ranks (default: one per\n"
     "                        GPU when there are several; as root with Open MPI's allow-run-as-root variables)\n"
     "  --no-launch           started outside mpirun: run as this one process, never relaunch\n"
+    "  --as ENGINE           run with the NCCL/CUDA environment the engine sets in its own process (sglang:\n"
+    "                        NCCL_CUMEM_ENABLE=0, NCCL_NVLS_ENABLE=0 unless set, CUDA_DEVICE_MAX_CONNECTIONS=8;\n"
+    "                        vllm: none), applied before MPI and CUDA start; records say \"as\" (docs/serving.md)\n"
     "  --format arbench|nccl-tests  stdout as arbench's table (default) or as nccl-tests 2.18.5's\n"
     "                        all_reduce_perf output for one backend and dtype; its method is nccl-tests'\n"
     "                        unless given: --buffers hot --timing loop -a 1 --inplace both\n"
@@ -535,6 +540,12 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case OPT_REPEAT: rc = parse_int(optarg, "--repeat", 1, 1000, &o->repeat, err, errlen); break;
     case OPT_NP: rc = parse_int(optarg, "--np", 1, 4096, &o->np, err, errlen); break;
     case OPT_NO_LAUNCH: o->no_launch = true; break;
+    case OPT_AS: {
+      const struct ar_runas *a;
+      rc = ar_runas_parse(optarg, &a, err, errlen);
+      if (!rc) snprintf(o->as, sizeof o->as, "%s", a->engine);
+      break;
+    }
     case OPT_FORMAT: rc = parse_word2(optarg, "--format", "arbench", "nccl-tests", &o->format, err, errlen); break;
     case OPT_NT_DIR: rc = copy_str(o->nt_dir, sizeof o->nt_dir, optarg, "--nccl-tests-dir", err, errlen); break;
     case OPT_PER_NODE: o->per_node = true; break;
@@ -578,7 +589,7 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
   PUT(";op=%d;n=%d;w=%d;c=%d;G=%d;T=%g;place=%d;shared_gpu=%d;islands=%d;max_samples=%d;bind=%d",
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
       (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
-  PUT(";xml=%s;devices=%s;point=%s", o->xml, o->devices, o->point);
+  PUT(";xml=%s;devices=%s;point=%s;as=%s", o->xml, o->devices, o->point, o->as);
   PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d;per_node=%d", o->buffers, o->timing, o->average, o->repeat,
       o->format, (int)o->per_node);
 #undef PUT

@@ -409,12 +409,28 @@ static void point_string(json_t *p, json_t *extra, char *buf, size_t len) {
   free(keys);
 }
 
-void ar_rec_point(json_t *rec, char *buf, size_t len) { point_string(json_object_get(rec, "point"), NULL, buf, len); }
+/* The pairs added to the record's point: base (a copy; may be NULL) and "as" (run --as ENGINE: the engine's
+ * environment, runas.h) as one more pair: a configuration measured as an engine runs it is another
+ * configuration (labels, cells, compare's matches). NULL when none. */
+static json_t *point_extra(json_t *rec, json_t *base) {
+  json_t *as = json_object_get(rec, "as"), *p = json_object_get(rec, "point");
+  if (!json_is_string(as) || json_object_get(p, "as") || json_object_get(base, "as")) as = NULL;
+  if (!as) return json_is_object(base) ? json_incref(base) : NULL;
+  json_t *x = json_is_object(base) ? json_copy(base) : json_object();
+  json_object_set(x, "as", as);
+  return x;
+}
+
+static void point_with(json_t *rec, json_t *base, char *buf, size_t len) {
+  json_t *extra = point_extra(rec, base);
+  point_string(json_object_get(rec, "point"), extra, buf, len);
+  json_decref(extra);
+}
+
+void ar_rec_point(json_t *rec, char *buf, size_t len) { point_with(rec, NULL, buf, len); }
 
 /* The point as the sweep launched it: with the pairs folded into "_pooled". */
-static void launch_point(json_t *rec, char *buf, size_t len) {
-  point_string(json_object_get(rec, "point"), json_object_get(rec, "_pooled"), buf, len);
-}
+static void launch_point(json_t *rec, char *buf, size_t len) { point_with(rec, json_object_get(rec, "_pooled"), buf, len); }
 
 const char *ar_rec_stack(json_t *runs, json_t *rec) {
   json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
@@ -648,6 +664,7 @@ int ar_filter_add(struct ar_filter *f, const char *what, const char *arg, char *
 
 static int point_has(json_t *rec, const char *name, const char *val) {
   json_t *v = json_object_get(json_object_get(rec, "point"), name);
+  if (!v && !strcmp(name, "as")) v = json_object_get(rec, "as"); /* ar_rec_point's pair */
   if (!v) v = json_object_get(json_object_get(rec, "_pooled"), name); /* filters see the launch's point */
   if (!v) return 0;
   char s[128];

@@ -1,6 +1,7 @@
 /* tune.c — `arbench tune FILE...`: the best configuration per size range (margin over the runner-up),
  * and the files a serving stack reads: NCCL tuner-plugin CSV, custom-allreduce thresholds, NCCL env. */
 #include "analysis/analysis.h"
+#include "analysis/serving.h"
 #include "analysis/tune_plugin.h"
 #include "ar.h"
 #include "backend.h"
@@ -19,6 +20,7 @@ struct tune_opts {
   char csv[1024], thresholds[1024], env[1024], plugin[1024];
   struct ar_filter filter;
   struct ar_noise noise;
+  struct ar_serving_opts serving; /* -o DIR: serving.json, vllm.sh, sglang.sh (serving.c) */
   int nfiles;
   int standin; /* --standin: keep the CPU stand-in's records */
   char **files;
@@ -43,7 +45,12 @@ static void usage(FILE *f) {
           "  --standin            keep the records of the CPU stand-in of CUDA (a -Dcuda-emu build; left out by\n"
           "                       default: their times are not GPU numbers)\n"
           "Optionally writes:\n"
-          "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/tuner.json, DIR/thresholds.json, DIR/nccl_env.sh\n"
+          "  -o, --output DIR     DIR/nccl_tuner.conf, DIR/tuner.json, DIR/thresholds.json, DIR/nccl_env.sh, and\n"
+          "                       the serving engines' settings DIR/serving.json, DIR/vllm.sh, DIR/sglang.sh: per\n"
+          "                       (ranks, dtype) measured on GPUs, custom allreduce on or off, its crossover,\n"
+          "                       flags, env, what needs a patch (docs/serving.md)\n"
+          "  --engines LIST       engines of serving.json and their .sh files: vllm, sglang (default both)\n"
+          "  --hidden H           the model's hidden size: crossovers also in tokens (bytes / (H x element size))\n"
           "  --tuner-json FILE    decisions for arbench's tuner plugin (libarbench-tuner.so, docs/tuner.md):\n"
           "                       per nRanks x nNodes the tuner CSV's ranges (algorithm, protocol, channels),\n"
           "                       and the sizes where a custom allreduce is the pick against every nccl setting\n"
@@ -441,6 +448,25 @@ static int write_plugin(FILE *f, const struct tune_opts *o, const struct ar_grid
 
 /* ---- thresholds JSON ---- */
 
+/* The distinct "as" values of g's columns ("" for columns measured without run --as), "" first. */
+json_t *ar_tune_as_values(const struct ar_grid *g) {
+  json_t *out = json_array();
+  for (int c = 0; c < g->ncfg; c++) {
+    const char *e = ar_rec_str(g->cfgrec[c], "as", "");
+    int seen = 0;
+    for (size_t i = 0; i < json_array_size(out); i++) seen |= !strcmp(json_string_value(json_array_get(out, i)), e);
+    if (!seen) *e ? json_array_append_new(out, json_string(e)) : json_array_insert_new(out, 0, json_string(e));
+  }
+  return out;
+}
+
+/* Mask of g's columns measured with run --as engine ("": without). */
+char *ar_tune_as_columns(const struct ar_grid *g, const char *engine) {
+  char *mask = calloc((size_t)g->ncfg + 1, 1);
+  for (int c = 0; mask && c < g->ncfg; c++) mask[c] = (char)!strcmp(ar_rec_str(g->cfgrec[c], "as", ""), engine);
+  return mask;
+}
+
 /* The thresholds group of a backend (its table's family, ar_backend_family) and whether it is a baseline
  * there; NULL when it is in no group (excluded_why says why). */
 static const char *family_of(const char *backend, int *baseline) {
@@ -483,13 +509,14 @@ static double p50_at(const struct ar_grid *g, int s, int c) {
   return isnan(v) ? INFINITY : v;
 }
 
-static double baseline_at(const struct ar_grid *g, int s, const char *family) {
+/* The fastest baseline among the columns in cols (the group's: family_columns) at size index s. */
+static double baseline_at(const struct ar_grid *g, int s, const char *cols) {
   double best = INFINITY;
   for (int c = 0; c < g->ncfg; c++) {
     int base;
-    double v = ar_grid_eligible(g, c) ? p50_at(g, s, c) : INFINITY;
-    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
-    if (base && fam && !strcmp(fam, family) && v < best) best = v;
+    double v = cols[c] && ar_grid_eligible(g, c) ? p50_at(g, s, c) : INFINITY;
+    family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    if (base && v < best) best = v;
   }
   return best;
 }
@@ -497,12 +524,12 @@ static double baseline_at(const struct ar_grid *g, int s, const char *family) {
 
 /* The sizes where custom configuration c is the family's pick, as contiguous [lo, hi] ranges of measured
  * sizes (sizes without a baseline measured are skipped); NULL when c was never compared with a baseline. */
-static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d, int c, const char *family) {
+static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d, int c, const char *cols) {
   json_t *ranges = json_array(), *cur = NULL;
   int compared = 0;
   double first = NAN;
   for (int s = 0; s < g->nsize; s++) {
-    double base = baseline_at(g, s, family), v = p50_at(g, s, c);
+    double base = baseline_at(g, s, cols), v = p50_at(g, s, c);
     if (isinf(v) || isinf(base)) continue;
     if (!compared++) first = base / v;
     if (d->at[s].pick == c) {
@@ -524,13 +551,13 @@ static int is_custom(const struct ar_grid *g, int c, const char *family) {
   return fam && !base && !strcmp(fam, family);
 }
 
-/* Columns of the family: its custom allreduces and its baselines. */
-static char *family_columns(const struct ar_grid *g, const char *family) {
+/* Columns of the family (its custom allreduces and its baselines) among those of mask (NULL: all). */
+static char *family_columns(const struct ar_grid *g, const char *family, const char *mask) {
   char *use = calloc((size_t)g->ncfg + 1, 1);
   for (int c = 0; use && c < g->ncfg; c++) {
     int base;
     const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
-    use[c] = (char)(fam && !strcmp(fam, family));
+    use[c] = (char)(fam && !strcmp(fam, family) && (!mask || mask[c]));
   }
   return use;
 }
@@ -548,13 +575,14 @@ static json_t *use_range(const struct ar_grid *g, const struct ar_tune_range *r)
 /* Up to custom_max_bytes the family's pick is a custom allreduce at every measured size (sizes without a
  * baseline measured are skipped); "use" says which one per size range below it (ranges as in the tuner
  * CSV: from 0, each starting one byte after the last), both from the one decision d. */
-static json_t *use_json(const struct ar_grid *g, const struct ar_decisions *d, const char *family, json_int_t *max) {
+static json_t *use_json(const struct ar_grid *g, const struct ar_decisions *d, const char *family, const char *cols,
+                        json_int_t *max) {
   json_t *use = json_array();
   struct ar_tune_range cur = {.cfg = -1};
   *max = 0;
   for (int s = 0; s < g->nsize; s++) {
     int pick = d->at[s].pick;
-    if (isinf(baseline_at(g, s, family))) continue;
+    if (isinf(baseline_at(g, s, cols))) continue;
     if (pick < 0 || !is_custom(g, pick, family)) break;
     if (pick != cur.cfg) {
       if (cur.cfg >= 0) json_array_append_new(use, use_range(g, &cur));
@@ -569,32 +597,33 @@ static json_t *use_json(const struct ar_grid *g, const struct ar_decisions *d, c
   return use;
 }
 
-static json_t *family_json(const struct ar_grid *g, const char *family, const struct ar_noise *nz) {
+json_t *ar_tune_custom_group(const struct ar_grid *g, const char *family, const char *mask, const struct ar_noise *nz) {
   json_t *custom = json_array(), *base = json_array();
   struct ar_decisions d;
-  char *cols = family_columns(g, family);
+  char *cols = family_columns(g, family, mask);
   if (!cols || ar_grid_decide(g, cols, nz, &d)) {
     free(cols);
     json_decref(custom);
     json_decref(base);
     return NULL;
   }
-  free(cols);
   for (int c = 0; c < g->ncfg; c++) {
     int isbase;
-    const char *fam = family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &isbase);
-    if (!fam || strcmp(fam, family) || !ar_grid_eligible(g, c)) continue;
-    json_t *j = isbase ? json_string(g->cfg[c]) : custom_json(g, &d, c, family);
+    family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &isbase);
+    if (!cols[c] || !ar_grid_eligible(g, c)) continue;
+    json_t *j = isbase ? json_string(g->cfg[c]) : custom_json(g, &d, c, cols);
     if (j) json_array_append_new(isbase ? base : custom, j);
   }
   if (!json_array_size(custom) || !json_array_size(base)) {
+    free(cols);
     ar_decisions_free(&d);
     json_decref(custom);
     json_decref(base);
     return NULL;
   }
   json_int_t max;
-  json_t *use = use_json(g, &d, family, &max);
+  json_t *use = use_json(g, &d, family, cols, &max);
+  free(cols);
   ar_decisions_free(&d);
   char sz[32];
   ar_size_format((size_t)max, sz, sizeof sz);
@@ -609,8 +638,16 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
   for (int k = 0; k < n; k++) {
     static const char *const fams[] = {"host", "gpu"};
     for (int f = 0; f < 2; f++) {
-      json_t *j = family_json(&g[k], fams[f], &o->noise);
-      if (j) json_array_append_new(groups, j);
+      json_t *as = ar_tune_as_values(&g[k]);
+      for (size_t i = 0; i < json_array_size(as); i++) { /* run --as ENGINE: its own group */
+        const char *e = json_string_value(json_array_get(as, i));
+        char *mask = ar_tune_as_columns(&g[k], e);
+        json_t *j = mask ? ar_tune_custom_group(&g[k], fams[f], mask, &o->noise) : NULL;
+        if (j && *e) json_object_set_new(j, "as", json_string(e));
+        if (j) json_array_append_new(groups, j);
+        free(mask);
+      }
+      json_decref(as);
     }
   }
   return json_pack("{s:s, s:o, s:s, s:o, s:o}", "generated_by", "arbench tune", "files", files, "rule",
@@ -621,7 +658,8 @@ static json_t *thresholds_json(const struct tune_opts *o, const struct ar_grid *
                    "every measured size, the pick is a custom allreduce; 0: none. use: the picks below it, per size "
                    "range, with their verdicts (undecided: the data cannot tell the pick from another configuration; "
                    "runs_needed: the runs per side that would decide). custom[].win_ranges: [first, last] measured "
-                   "sizes where that one is the pick. excluded: the configurations in no group, and why.",
+                   "sizes where that one is the pick. as: measured with run --as ENGINE (that engine's NCCL/CUDA "
+                   "environment), a group of its own. excluded: the configurations in no group, and why.",
                    "groups", groups, "excluded", excluded_json(g, n));
 }
 
@@ -822,10 +860,12 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     {"drift", required_argument, 0, 'D'},   {"tuner-json", required_argument, 0, 'J'},
     {"margin", required_argument, 0, 'G'},
     {"standin", no_argument, 0, 'S'},
+    {"hidden", required_argument, 0, 'H'},   {"engines", required_argument, 0, 'N'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
   char *dir = NULL, *csv = NULL, *thr = NULL, *env = NULL, *tj = NULL;
+  const char *serving_opt = NULL;
   int c, f;
   optind = 1;
   opterr = 0;
@@ -837,6 +877,15 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'E') env = optarg;
     else if (c == 'J') tj = optarg;
     else if (c == 'S') o->standin = 1;
+    else if (c == 'H' || c == 'N') {
+      char err[AR_ERRLEN];
+      serving_opt = c == 'H' ? "--hidden" : "--engines";
+      if (c == 'H' ? ar_serving_parse_hidden(&o->serving, optarg, err, sizeof err)
+                   : ar_serving_parse_engines(&o->serving, optarg, err, sizeof err)) {
+        fprintf(stderr, "arbench tune: %s\n", err);
+        return -AR_EINVAL;
+      }
+    }
     else if (c == 'D' || c == 'G') {
       char err[AR_ERRLEN];
       if (c == 'D' ? ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)
@@ -853,11 +902,18 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     fprintf(stderr, "arbench tune: no results files given (usage: arbench tune [options] FILE...)\n");
     return -AR_EINVAL;
   }
+  if (serving_opt && !dir) {
+    fprintf(stderr, "arbench tune: %s needs -o DIR (serving.json, vllm.sh and sglang.sh are written there)\n",
+            serving_opt);
+    return -AR_EINVAL;
+  }
   if (dir && set_dir(o, dir)) return -AR_EINVAL;
+  o->serving.dir = dir;
   if (csv) snprintf(o->csv, sizeof o->csv, "%s", csv);
   if (thr) snprintf(o->thresholds, sizeof o->thresholds, "%s", thr);
   if (env) snprintf(o->env, sizeof o->env, "%s", env);
   if (tj) snprintf(o->plugin, sizeof o->plugin, "%s", tj);
+  o->serving.tuner_json = *o->plugin ? o->plugin : NULL;
   o->nfiles = argc - optind;
   o->files = argv + optind;
   return 0;
@@ -869,6 +925,7 @@ int ar_cmd_tune(int argc, char **argv) {
   struct tune_opts o;
   memset(&o, 0, sizeof o);
   ar_noise_defaults(&o.noise);
+  ar_serving_defaults(&o.serving);
   int rc = parse(argc, argv, &o);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   struct ar_ana a;
@@ -892,7 +949,12 @@ int ar_cmd_tune(int argc, char **argv) {
     status = AR_EXIT_FAIL;
   } else {
     o.noise.grids = n; /* the family-wise error is split over the tables of this call */
-    if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
+    if (o.serving.dir && ar_serving_check(&o.serving, g, n, a.runs, err, sizeof err)) {
+      fprintf(stderr, "arbench tune: %s\n", err); /* before anything is written */
+      status = AR_EXIT_USAGE;
+    } else if (write_outputs(&o, g, n)) status = AR_EXIT_USAGE; /* first: a bad path fails before any output */
+    else if (o.serving.dir && ar_serving_write(&o.serving, g, n, a.runs, o.files, o.nfiles, &o.noise) < 0)
+      status = AR_EXIT_USAGE;
     if (!status) print_excluded(stdout, "", g, n);
     for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
     char rule[1400];

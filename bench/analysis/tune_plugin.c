@@ -67,14 +67,13 @@ int ar_tune_plugin_group(json_t *groups, const struct ar_grid *g, const struct a
   for (int i = 0; ranges && i < nr; i++) {
     /* only names the plugin knows (tune spells them as ar_tuner_decisions.c reads them) */
     if (ar_tuner_algo_index(r[i].algo) < 0 || ar_tuner_proto_index(r[i].proto) < 0) continue;
+    struct ar_range vr = {.clear = r[i].clear, .equivalent = r[i].equivalent, .undecided = r[i].undecided};
     json_t *j = json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:i, s:s, s:i, s:i, s:i, s:o}", "min_bytes",
                           (json_int_t)r[i].lo, "max_bytes", (json_int_t)r[i].hi, "algorithm", r[i].algo, "protocol",
                           r[i].proto, "channels", r[i].channels, "config", g->cfg[r[i].cfg], "sizes", r[i].sizes,
-                          "verdict", ar_range_verdict(&(struct ar_range){.clear = r[i].clear,
-                                                                         .equivalent = r[i].equivalent,
-                                                                         .undecided = r[i].undecided}),
-                          "clear", r[i].clear, "equivalent", r[i].equivalent, "undecided", r[i].undecided,
-                          "runs_needed", r[i].runs_needed < 0 ? json_null() : json_integer(r[i].runs_needed));
+                          "verdict", ar_range_verdict(&vr), "clear", r[i].clear, "equivalent", r[i].equivalent,
+                          "undecided", r[i].undecided, "runs_needed",
+                          r[i].runs_needed < 0 ? json_null() : json_integer(r[i].runs_needed));
     if (j && r[i].wanted > 0) { /* measured with more channels than a plugin can get: said, not claimed */
       json_object_set_new(j, "channels_measured", json_integer(r[i].wanted));
       json_object_set_new(j, "comm_channels", r[i].comm_channels > 0 ? json_integer(r[i].comm_channels) : json_null());
