@@ -30,7 +30,7 @@ enum ar_spath {
   AR_SP_NONE,           /* p2p-staged, p2p-islands, p2p-oneshot:mode=push: no engine has it */
   AR_SP_COUNT
 };
-/* The path of a result record, -1 when it is no GPU configuration (host backends, emu-*). */
+/* The path of a result record, -1 when it is no GPU configuration (host backends, unknown names). */
 int ar_spath_of(json_t *rec);
 const char *ar_spath_name(int p);
 /* The mapping table (serving.json "mapping", docs/serving.md): one object per path. */

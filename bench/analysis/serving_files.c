@@ -40,12 +40,7 @@ static void exclude(json_t *out, const char *label, const char *why) {
 static const char *left_out(const struct ar_grid *g, int n, const int *idx, int m, int k, int c, json_t *runs) {
   int in = 0;
   for (int i = 0; i < m; i++) in |= idx[i] == k;
-  if (ar_spath_of(g[k].cfgrec[c]) < 0) {
-    unsigned flags;
-    return ar_backend_family(ar_rec_str(g[k].cfgrec[c], "backend", ""), &flags) == AR_BE_FAM_EMU
-               ? "emu-* run the GPU kernels on CPU threads: a correctness check, its times mean nothing"
-               : "not a GPU allreduce: no serving engine runs it";
-  }
+  if (ar_spath_of(g[k].cfgrec[c]) < 0) return "not a GPU allreduce: no serving engine runs it";
   if (ar_rec_standin(runs, g[k].cfgrec[c]))
     return "measured on the CPU stand-in of CUDA (its run's stack has \"standin\"): its times are not GPU numbers";
   if (!ar_grid_eligible(&g[k], c)) return g[k].unsafe[c] ? g[k].unsafe[c] : "a model prediction, not a measurement";
@@ -66,17 +61,11 @@ static json_t *excluded_json(const struct ar_grid *g, int n, const int *idx, int
 
 /* Why there is no group at all. */
 static const char *none_why(const struct ar_grid *g, int n, json_t *runs) {
-  int standin = 0, emu = 0;
+  int standin = 0;
   for (int k = 0; k < n; k++)
-    for (int c = 0; c < g[k].ncfg; c++) {
-      unsigned flags;
-      standin |= ar_spath_of(g[k].cfgrec[c]) >= 0 && ar_rec_standin(runs, g[k].cfgrec[c]);
-      emu |= ar_backend_family(ar_rec_str(g[k].cfgrec[c], "backend", ""), &flags) == AR_BE_FAM_EMU;
-    }
+    for (int c = 0; c < g[k].ncfg; c++) standin |= ar_spath_of(g[k].cfgrec[c]) >= 0 && ar_rec_standin(runs, g[k].cfgrec[c]);
   if (standin) return "no GPU results: the GPU backends ran on the CPU stand-in of CUDA only, whose times are not GPU "
                       "numbers; measure on the GPUs the engine serves on";
-  if (emu) return "no GPU results: emu-* ran the GPU kernels on CPU threads (a correctness check); measure nccl and "
-                  "p2p-* on the GPUs the engine serves on";
   return "no GPU results: the files hold host backends only (mpi, shm-*), and serving engines allreduce on GPUs; "
          "measure nccl and p2p-* on the GPUs the engine serves on";
 }

@@ -50,7 +50,7 @@ int ar_spath_of(json_t *rec) {
     if (!strcmp(impl, "oneshot")) return AR_SP_CUSTOM_1STAGE;
     if (!strcmp(impl, "twoshot")) return AR_SP_CUSTOM_2STAGE;
     return AR_SP_NONE;
-  default: return -1; /* host backends, emu-* (a correctness check), unknown names */
+  default: return -1; /* host backends, unknown names */
   }
 }
 
