@@ -49,7 +49,7 @@ assert got == sorted((b, s, k) for b in ("mpi", "shm-oneshot") for s in (8, 32, 
 assert all(r["checked"] and r["wrong"] == 0 and r["dtype"] == "float" for r in res), res
 PY
 # The table: the header names both backends, one row per size, one best (bold) per row.
-grep -q '^| size | mpi | shm-oneshot |$' "$TMP/out" || { cat "$TMP/out"; fail "no table header naming both backends"; }
+grep -q '^| size | mpi | shm-oneshot | decision |$' "$TMP/out" || { cat "$TMP/out"; fail "no table header naming both backends"; }
 for s in 8 32 128; do
   grep -Eq "^\| $s \| .*\*\*.*\|$" "$TMP/out" || { cat "$TMP/out"; fail "table has no row with a best for $s"; }
 done

@@ -71,7 +71,7 @@ expect_one_line_error "unknown --baseline 'zz' (the files' stack groups: a, b, c
 # table --by stack: each configuration's stacks side by side, the stack out of the configuration.
 expect_status 0 "$ARBENCH" table --by stack "$J"
 # labels name only what varies; the shared sweep point is stated once in the Method line (issue 24)
-want='| size | mpi [a] | mpi [b] | mpi [c] | shm-oneshot [a] | shm-oneshot [b] | shm-oneshot [c] |'
+want='| size | mpi [a] | mpi [b] | mpi [c] | shm-oneshot [a] | shm-oneshot [b] | shm-oneshot [c] | decision |'
 grep -qF 'sweep point np=2' "$TMP/out" || { cat "$TMP/out"; fail "table --by stack: shared point not stated"; }
 grep -qxF -- "$want" "$TMP/out" || { cat "$TMP/out"; fail "table --by stack header"; }
 [ "$(grep -cE '^\| (8|64|512) \|( [*0-9.]+[^|]*\|){6}$' "$TMP/out")" = 3 ] || { cat "$TMP/out"; fail "table --by stack rows"; }
