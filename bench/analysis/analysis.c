@@ -2,6 +2,7 @@
  * size x configuration grid that table and tune print from. Reads only the JSON Lines format. */
 #include "analysis/analysis.h"
 #include "ar.h"
+#include "backend.h"
 #include "results.h"
 #include "stats.h"
 #include <errno.h>
@@ -440,7 +441,9 @@ const char *ar_rec_stack(json_t *runs, json_t *rec) {
 
 int ar_rec_standin(json_t *runs, json_t *rec) {
   json_t *run = json_object_get(runs, ar_rec_str(rec, "run_id", ""));
-  return json_object_get(json_object_get(run, "stack"), "standin") != NULL;
+  if (!json_object_get(json_object_get(run, "stack"), "standin")) return 0;
+  unsigned flags; /* the host backends ran on the CPU for real, whatever CUDA the build had */
+  return ar_backend_family(ar_rec_str(rec, "backend", ""), &flags) != AR_BE_FAM_HOST;
 }
 
 int ar_results_drop_standin(json_t *results, json_t *runs) {

@@ -64,8 +64,9 @@ double ar_rec_p(json_t *rec, const char *q);        /* time_us.<q>, NAN when abs
 const char *ar_rec_placement(json_t *rec);          /* "out" unless "in" */
 void ar_rec_point(json_t *rec, char *buf, size_t len); /* "K=V,K2=V2" sorted, "" when none */
 const char *ar_rec_stack(json_t *runs, json_t *rec);   /* run.stack.name, "unknown" */
-/* A record of the CPU stand-in of CUDA (a -Dcuda-emu build): its run's stack has "standin". Its results are
- * checked, but its times and bandwidths are not GPU numbers; decisions (tune; report, fleet and serving too)
+/* A record of the CPU stand-in of CUDA (a -Dcuda-emu build): its run's stack has "standin" and its backend is
+ * no host backend (mpi and shm-* ran on the CPU for real). Its results are checked, but its times and
+ * bandwidths are not GPU numbers; decisions (tune; report, fleet and serving too)
  * leave it out unless asked. The one test: never the stack's name. */
 int ar_rec_standin(json_t *runs, json_t *rec);
 /* Removes the stand-in's records from results (an array); returns how many went. */

@@ -60,6 +60,12 @@ check_eq "stand-in: left out, saying how many" \
 check_eq "--standin: its records kept, labelled with their stack (they win the gpu group)" "p2p-oneshot:standin [cuda-standin]" \
   "$(jq -r '[.groups[] | select(.family=="gpu") | .use[].config] | unique | join(";")' "$TMP/standin.json")"
 check_eq "nothing excluded without them" "[]" "$(jq -c .excluded "$J")"
+# The host backends of a stand-in build ran on the CPU for real: kept (run.sh's main job on a -Dcuda-emu build).
+jq -c 'if .type == "run" then .stack = {"name": "cuda-standin", "standin": {"cuda": "CPU stand-in of the CUDA runtime"}}
+  else . end' "$FIX/runsh-host.jsonl" >"$TMP/hoststandin.jsonl"
+"$ARBENCH" tune "$TMP/hoststandin.jsonl" -o "$TMP/hs" >/dev/null 2>"$TMP/err" || check_fail "tune of a stand-in build's host records exited $?"
+check_eq "stand-in build's host backends: kept, none left out, a host group" "0 1" \
+  "$(grep -c 'left out' "$TMP/err") $(jq -r '.groups | length' "$TMP/hs/thresholds.json" 2>/dev/null)"
 # Only the nccl backend, 8 ranks: the forced variants alone decide.
 "$ARBENCH" tune "$T" --backend nccl --ranks 8 >"$TMP/r2" 2>&1 || check_fail "filtered tune exited $?"
 check_eq "nccl-only report" "| 1K .. 32K | nccl:algo=Tree,proto=LL,ctas=2 | clear | 10.00 .. 20.00 | - | nccl:algo=Ring,proto=Simple | +10% .. +100% |
