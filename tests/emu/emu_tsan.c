@@ -5,7 +5,7 @@
 #include "ar_pattern.h"
 #include "backends/p2p/p2p_plan.h"
 #include "dtype.h"
-#include "emu/ar_emu.h"
+#include "ar_emu.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# layout.sh — the tree's rules, checked on the source and the build (issue 25): no file in bench/ includes a
-# header of a folder above its own (bench/*.h core headers excepted) or by a relative path; no backend
-# table compared by pointer outside the registry; every test named folder-filestem[-variant].
+# layout.sh — the tree's rules, checked on the source and the build (issues 25, 48): no file in bench/ includes a
+# header of a folder above its own (bench/*.h core headers excepted); no source file of bench/, kernels/, standin/,
+# topo/ or tuner/ includes by a relative path; kernels/ holds no CPU stand-in (standin/ does: no kernels/ file named
+# for the emulation or including a header of standin/); no backend table compared by pointer outside the registry;
+# every test named folder-filestem[-variant].
 source "$(dirname "$0")/../lib/common.sh"
 SRC=${ARBENCH_SRC:?}
 BUILD=${ARBENCH_BUILD:?}
@@ -36,6 +38,29 @@ for d, _, fs in os.walk(bench):
                 bad.append("bench/%s:%d: includes %s, a header of %s/ above its own folder" % (rel, n, h, tdir))
         if not rel.startswith("backends/registry") and re.search(r"[!=]= *&ar_be_", text):
             bad.append("bench/%s: compares a backend table by pointer (ask the ops table instead)" % rel)
+# The stand-ins and the CPU execution of the kernels are standin/'s (test infrastructure the product never links):
+# kernels/ is the GPU algorithms and the core they share with the host backends.
+standin = os.path.join(src, "standin")
+standin_h = set()
+for d, _, fs in os.walk(standin):
+    standin_h.update(f for f in fs if f.endswith((".h", ".cuh")))
+for top in ("kernels", "standin", "topo", "tuner"):
+    for d, _, fs in os.walk(os.path.join(src, top)):
+        for f in sorted(fs):
+            rel = os.path.relpath(os.path.join(d, f), src)
+            if top == "kernels" and re.search(r"emu|standin", f):
+                bad.append("%s: CPU emulation or stand-in file in kernels/ (its place is standin/)" % rel)
+            if not f.endswith((".c", ".h", ".cu", ".cuh", ".cc")):
+                continue
+            for n, line in enumerate(open(os.path.join(d, f), encoding="utf-8").read().split("\n"), 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                if not m:
+                    continue
+                h = m.group(1)
+                if ".." in h.split("/"):
+                    bad.append("%s:%d: includes %s by a relative path" % (rel, n, h))
+                elif top == "kernels" and os.path.basename(h) in standin_h and not os.path.exists(os.path.join(d, h)):
+                    bad.append("%s:%d: includes %s, a header of standin/" % (rel, n, h))
 tests = json.load(open(intro))
 stems = {}
 for t in tests:

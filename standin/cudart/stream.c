@@ -1,7 +1,7 @@
 /* stream.c — the stand-in's streams: a worker thread per stream runs its queued work in order (kernels on the
  * grid runner, copies, event records, host functions), the legacy stream's implicit order, synchronisation. */
 #include "internal.h"
-#include "emu/ar_emu_fiber.h"
+#include "ar_emu_fiber.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

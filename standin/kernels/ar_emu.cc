@@ -6,7 +6,7 @@
 #include "ar_core.h"
 #include "ar_p2p.h"
 #include "ar_pattern.h"
-#include "emu/ar_emu.h"
+#include "ar_emu.h"
 
 /* The kernels themselves, with internal linkage: in a CUDA build nvcc's objects define the same names (host
  * stubs of the same source). Their own includes are in above, so only their code lands in this namespace. */

@@ -1,7 +1,7 @@
 /* launch.c — kernel launches on the stand-in: the launch template of cuda_runtime.h hands over one job (the kernel
  * and its arguments, copied at the launch as CUDA does), queued on the stream, run by the emu grid runner. */
 #include "internal.h"
-#include "emu/ar_emu_fiber.h"
+#include "ar_emu_fiber.h"
 #include <stdio.h>
 
 /* The C side of ar_standin_launch (cuda_runtime.h). CUDA's launch errors (a bad shape) are returned and become the

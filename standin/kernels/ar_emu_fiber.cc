@@ -1,7 +1,7 @@
 /* ar_emu_fiber.cc — the CUDA stand-in's grid runner: the GPU threads of a wave of blocks as fibers of the calling
  * thread, round robin, switching at __syncthreads, warp shuffles, flag hooks and __nanosleep (ar_emu_cuda.h). */
 #include "ar_emu_cuda.h"
-#include "emu/ar_emu_fiber.h"
+#include "ar_emu_fiber.h"
 
 #include <stdio.h>
 #include <stdlib.h>
