@@ -5,7 +5,7 @@
 #include "links/cuda_plan.h"
 #include "links/cmd_cuda.h"
 #include "links/measure_cuda.h"
-#include "runenv.h"
+#include "run/runenv.h"
 #include "topo.h"
 #include <math.h>
 #include <stdio.h>

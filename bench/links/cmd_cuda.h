@@ -4,7 +4,7 @@
 #define AR_LINKS_CMD_CUDA_H
 
 #include "links/links.h"
-#include "runenv.h"
+#include "run/runenv.h"
 #include <jansson.h>
 
 struct ar_topo;

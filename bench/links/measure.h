@@ -3,7 +3,7 @@
 #ifndef AR_LINKS_MEASURE_H
 #define AR_LINKS_MEASURE_H
 
-#include "fault.h"
+#include "run/fault.h"
 #include "links/links.h"
 #include <mpi.h>
 

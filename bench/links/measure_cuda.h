@@ -5,7 +5,7 @@
 #ifndef AR_LINKS_MEASURE_CUDA_H
 #define AR_LINKS_MEASURE_CUDA_H
 
-#include "fault.h"
+#include "run/fault.h"
 #include "links/links.h"
 #include <mpi.h>
 #include <stdint.h>

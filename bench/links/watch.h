@@ -4,7 +4,7 @@
 #ifndef AR_LINKS_WATCH_H
 #define AR_LINKS_WATCH_H
 
-#include "fault.h"
+#include "run/fault.h"
 #include "links/links.h"
 #include "peers.h"
 #include "watchdog.h"

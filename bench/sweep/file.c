@@ -2,7 +2,7 @@
  * launch appended (its run_ids), finished points for --resume, and the sweep/point/error records. */
 #include "sweep/file.h"
 #include "ar.h"
-#include "pernode.h"
+#include "run/pernode.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # layout.sh — the tree's rules, checked on the source and the build (issues 25, 48): no file in bench/ includes a
-# header of a folder above its own (bench/*.h core headers excepted); no source file of bench/, kernels/, standin/,
+# header of a folder above its own (bench/*.h core headers excepted), and bench/'s top level (what every command
+# shares) includes no header of bench/run/ (`arbench run`'s own files); no source file of bench/, kernels/, standin/,
 # topo/ or tuner/ includes by a relative path; kernels/ holds no CPU stand-in (standin/ does: no kernels/ file named
 # for the emulation or including a header of standin/); no backend table compared by pointer outside the registry;
 # every test named folder-filestem[-variant].
@@ -36,6 +37,9 @@ for d, _, fs in os.walk(bench):
             tdir = os.path.dirname(target)
             if tdir and tdir != own and (own + "/").startswith(tdir + "/"):
                 bad.append("bench/%s:%d: includes %s, a header of %s/ above its own folder" % (rel, n, h, tdir))
+            if not own and (tdir + "/").startswith("run/"):
+                bad.append("bench/%s:%d: includes %s: the shared core (bench/*) does not depend on `run` (bench/run/)"
+                           % (rel, n, h))
         if not rel.startswith("backends/registry") and re.search(r"[!=]= *&ar_be_", text):
             bad.append("bench/%s: compares a backend table by pointer (ask the ops table instead)" % rel)
 # The stand-ins and the CPU execution of the kernels are standin/'s (test infrastructure the product never links):

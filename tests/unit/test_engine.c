@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "run/engine.h"
 
 #define MiB ((size_t)1 << 20)
 #define L2 (128 * MiB)     /* a 128 MiB GPU L2 */

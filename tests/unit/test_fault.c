@@ -1,7 +1,7 @@
 /* test_fault.c — the test hooks' one table (bench/fault.c ar_fault_hooks): each variable's value lands in
  * its field, unset ones read -1 / 0, and a bad value is one line naming the variable, the value and the form. */
 #include "../lib/ar_cmocka.h"
-#include "fault.h"
+#include "run/fault.h"
 #include <string.h>
 
 static const char *const *vars; /* NAME=VALUE pairs the fake getenv answers from, NULL-terminated */

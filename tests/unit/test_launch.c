@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <string.h>
-#include "launch.h"
+#include "run/launch.h"
 
 static void test_launcher_vars(void **st) {
   (void)st;

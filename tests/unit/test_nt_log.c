@@ -1,7 +1,7 @@
 /* test_nt_log.c — the nccl-tests layout of bench/nt_log.c without MPI: numbers as nccl-tests 2.18.5 prints its
  * columns (2, 1, 0 decimals, then exponent), log file names, the one-configuration rule. */
 #include "../lib/ar_cmocka.h"
-#include "nt_log.h"
+#include "run/nt_log.h"
 #include "opts.h"
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ar.h"
-#include "pernode.h"
+#include "run/pernode.h"
 
 static void test_slurm_describe(void **st) {
   (void)st;

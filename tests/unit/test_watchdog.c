@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "run/engine.h"
 
 static void test_limits(void **st) {
   (void)st;

@@ -3,7 +3,7 @@
  * never "no nvcc in this stack"; an nvcc build its archs; an NVRTC stack and a stack without nvcc say which. The
  * stack descriptions are built as bench/device/none.c and gpu.c build them. */
 #include "../lib/ar_cmocka.h"
-#include "provenance.h"
+#include "run/provenance.h"
 #include <string.h>
 
 static void line_of(const char *stack_json, char *buf, size_t len) {

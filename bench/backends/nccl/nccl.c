@@ -1,6 +1,6 @@
 /* nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
  * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
-#include "fault.h"
+#include "run/fault.h"
 #include "ar_config.h"
 #include "device/gpu.h"
 #include "device/device.h"

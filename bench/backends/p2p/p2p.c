@@ -1,6 +1,6 @@
 /* p2p.c — the p2p-oneshot (pull and push), p2p-twoshot, p2p-staged and p2p-islands backends: kernels/ar_p2p.cu
  * over regions shared with CUDA IPC between the ranks of one node (peer access checked for every pair first). */
-#include "fault.h"
+#include "run/fault.h"
 #include "ar_config.h"
 #include "agree.h"
 #include "device/gpu.h"

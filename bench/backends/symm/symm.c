@@ -1,6 +1,6 @@
 /* symm.c — the `symm` backend: arbench's own one-shot / two-shot kernel (kernels/ar_symm.cu) on NCCL's
  * device API (>= 2.28): the engine's buffers in one symmetric window, peers reached by LSA pointers. */
-#include "fault.h"
+#include "run/fault.h"
 #include "ar_config.h"
 #include "agree.h"
 #include "device/gpu.h"

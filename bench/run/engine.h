@@ -4,7 +4,7 @@
 #define AR_ENGINE_H
 
 #include "backend.h"
-#include "fault.h"
+#include "run/fault.h"
 #include "results.h"
 #include "watchdog.h"
 

@@ -1,11 +1,11 @@
 /* provenance.c — the `run` record: arbench/git, command, hosts, ranks, CUDA/NCCL stack, MPI,
  * hwloc, topology summary and digest, NCCL_/OMPI_/CUDA_ environment, options; and `arbench version`. */
-#include "provenance.h"
+#include "run/provenance.h"
 #include "ar_config.h"
 #include "ar_git.h"
 #include "device/gpu.h"
 #include "opts.h"
-#include "pernode.h"
+#include "run/pernode.h"
 #include "topo.h"
 #include <hwloc.h>
 #include <stdio.h>

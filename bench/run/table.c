@@ -1,6 +1,6 @@
 /* report.c — print results as nccl-tests does (so its users can read them at a glance), with
  * p50 and p99 columns added after the average time; columns without data are left out. */
-#include "report.h"
+#include "run/table.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* orphan.c — a rank started by a launcher dies with it: after SIGKILL of mpirun no rank lives on to
  * measure or append a record (the kernel's parent-death signal; issue 28 item 14). */
-#include "orphan.h"
+#include "run/orphan.h"
 #include "ar.h"
-#include "launch.h"
+#include "run/launch.h"
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>

@@ -1,8 +1,8 @@
 /* nt_log.c — arbench results in nccl-tests 2.18.5's all_reduce_perf layout: header lines (version, the
  * nThread line, one "#  Rank" line per rank), both column groups, the footer; one configuration per log. */
-#include "nt_log.h"
+#include "run/nt_log.h"
 #include "device/gpu.h"
-#include "report.h"
+#include "run/table.h"
 #include "results.h"
 #include <errno.h>
 #include <mpi.h>

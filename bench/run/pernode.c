@@ -1,8 +1,8 @@
 /* pernode.c — one job, every node on its own: the node communicator a `--per-node` run measures on, the
  * host and Slurm tag of its records, the job id the nodes share, and the bounded wait for the other nodes. */
-#include "pernode.h"
+#include "run/pernode.h"
 #include "ar.h"
-#include "runenv.h"
+#include "run/runenv.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

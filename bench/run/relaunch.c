@@ -2,7 +2,7 @@
  * this process (its environment, GPUs, cores, user), and the exec of mpirun with the command printed. */
 #include "ar.h"
 #include "device/gpu.h"
-#include "launch.h"
+#include "run/launch.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* fault.c — planted faults for the tests: corrupted output elements on chosen ranks (the check must
  * count each of them) and one slow rank (the statistics must take the max over ranks, -T must fire). */
-#include "fault.h"
+#include "run/fault.h"
 #include "ar_config.h"
 #include "dtype.h"
 #if AR_CUDA_EMU

@@ -1,18 +1,18 @@
 /* cmd_run.c — `arbench run`: MPI start-up, option agreement across ranks, topology and binding,
  * device choice, the run record, then the engine over every backend; exit status at the end. */
 #include "commands.h"
-#include "engine.h"
-#include "fault.h"
-#include "launch.h"
-#include "nt_log.h"
-#include "orphan.h"
-#include "pernode.h"
+#include "run/engine.h"
+#include "run/fault.h"
+#include "run/launch.h"
+#include "run/nt_log.h"
+#include "run/orphan.h"
+#include "run/pernode.h"
 #include "device/gpu.h"
 #include "opts.h"
-#include "provenance.h"
-#include "report.h"
+#include "run/provenance.h"
+#include "run/table.h"
 #include "runas.h"
-#include "runenv.h"
+#include "run/runenv.h"
 #include "topo.h"
 #include <errno.h>
 #include <sched.h>

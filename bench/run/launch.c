@@ -1,6 +1,6 @@
 /* launch.c — `arbench run` outside an MPI launcher: the decision (relaunch under mpirun, one rank per GPU;
  * a hint on CPU-only nodes), the relaunch's command line, and its printable form. */
-#include "launch.h"
+#include "run/launch.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

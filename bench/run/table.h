@@ -4,7 +4,7 @@
 #define AR_REPORT_H
 
 #include "ar.h"
-#include "nt_log.h"
+#include "run/nt_log.h"
 #include <stdbool.h>
 #include <stdio.h>
 

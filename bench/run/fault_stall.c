@@ -1,7 +1,7 @@
 /* fault_stall.c — ARBENCH_INJECT_STALL=R:WHERE: rank R stops itself (SIGSTOP) at a named point of
  * start-up or teardown, the test of the watchdog's bounds outside the timed loop (issue 28). */
 #include "ar.h"
-#include "fault.h"
+#include "run/fault.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

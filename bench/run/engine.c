@@ -1,11 +1,11 @@
 /* engine.c — for one backend: agree on availability, set up, then per dtype, size and placement:
  * fill, checked calls, warm-up and timed loop, max over ranks, statistics, record and table row. */
 #include "agree.h"
-#include "engine.h"
+#include "run/engine.h"
 #include "dtype.h"
 #include "opts.h"
 #include "device/platform.h"
-#include "report.h"
+#include "run/table.h"
 #include "stats.h"
 #include <stdio.h>
 #include <stdlib.h>
