@@ -3,9 +3,9 @@
 #ifndef AR_COMMANDS_H
 #define AR_COMMANDS_H
 
-int ar_cmd_run(int argc, char **argv);     /* bench/cmd_run.c */
+int ar_cmd_run(int argc, char **argv);     /* bench/run/cmd_run.c */
 int ar_cmd_list(int argc, char **argv);    /* bench/cmd_list.c */
-int ar_cmd_version(int argc, char **argv); /* bench/provenance.c */
+int ar_cmd_version(int argc, char **argv); /* bench/run/provenance.c */
 int ar_cmd_topo(int argc, char **argv);    /* topo/topo_cmd.c */
 int ar_cmd_sweep(int argc, char **argv);   /* bench/sweep/sweep.c */
 int ar_cmd_table(int argc, char **argv);   /* bench/analysis/table.c */

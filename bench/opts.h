@@ -18,7 +18,7 @@ enum ar_buffers { AR_BUF_HOT = 0, AR_BUF_COLD = 1 };
 enum ar_timing { AR_TIME_ITER = 0, AR_TIME_LOOP = 1 };
 /* -a: how ranks' times combine, nccl-tests' numbering. */
 enum ar_average { AR_AVG_RANK0 = 0, AR_AVG_MEAN = 1, AR_AVG_MIN = 2, AR_AVG_MAX = 3 };
-/* --format: stdout in arbench's table, or in nccl-tests' all_reduce_perf layout (bench/nt_log.c). */
+/* --format: stdout in arbench's table, or in nccl-tests' all_reduce_perf layout (bench/run/nt_log.c). */
 enum ar_format { AR_FMT_TABLE = 0, AR_FMT_NCCL_TESTS = 1 };
 
 struct ar_opts {
@@ -55,7 +55,7 @@ struct ar_opts {
   int format;               /* enum ar_format; nccl-tests sets its method as defaults: --buffers hot
                                --timing loop -a 1 --inplace both */
   char nt_dir[AR_NAMELEN];  /* --nccl-tests-dir: one nccl-tests log per configuration there */
-  bool per_node;            /* --per-node: every node measures alone and at once (bench/pernode.h) */
+  bool per_node;            /* --per-node: every node measures alone and at once (bench/run/pernode.h) */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */

@@ -55,7 +55,7 @@ AR_CORE_FN uint32_t ar_flag_load(const uint32_t *p) {
 }
 #else
 /* AR_CORE_FLAG_HOOK(): run before every host flag store and load; the CPU execution of the GPU kernels
- * (kernels/emu/) defines it to inject seeded random delays, everyone else gets nothing. */
+ * (standin/kernels/) defines it to inject seeded random delays, everyone else gets nothing. */
 #ifndef AR_CORE_FLAG_HOOK
 #define AR_CORE_FLAG_HOOK()
 #endif

@@ -44,7 +44,7 @@ __global__ void ar_check_kernel(const void *buf, size_t count, int dtype, int op
 }
 
 #if !defined(__CUDACC_RTC__) && !defined(AR_EMU_KERNELS_ONLY) /* the host launchers; NVRTC and the CPU
-                                                                  execution (kernels/emu/) take the kernels only */
+                                                                  execution (standin/kernels/) take the kernels only */
 #include <cuda_runtime.h>
 
 static unsigned ar_blocks(size_t count) {

@@ -11,7 +11,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-/* Per-block shared storage: __shared__ here; the CPU execution (kernels/emu/ar_emu_cuda.h) defines these
+/* Per-block shared storage: __shared__ here; the CPU execution (standin/kernels/ar_emu_cuda.h) defines these
  * first, as per-block storage of its emulated blocks. */
 #ifndef AR_SHARED
 #define AR_SHARED(type, name) __shared__ type name

@@ -16,7 +16,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 if [ ! -f "$build/build.ninja" ]; then
-  # CXX too: the emu backends are C++ (kernels/emu), so the harnesses link with the C++ compiler, and
+  # CXX too: the emu backends are C++ (standin/kernels), so the harnesses link with the C++ compiler, and
   # only clang knows -fsanitize=fuzzer.
   CC=clang CXX=clang++ meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dcuda=disabled \
     >"$build.setup.log" 2>&1 || { cat "$build.setup.log" >&2; exit 1; }

@@ -21,7 +21,7 @@
   const struct ar_backend SYM = {.name = NAME, .summary = SUMMARY, .flags = (FLAGS),   \
                                  .family = FAMILY, .available = SYM##_absent}
 
-/* The CPU stand-in build (-Dcuda-emu) always has the NCCL stand-in (kernels/emu/nccl/): nccl is then compiled in. */
+/* The CPU stand-in build (-Dcuda-emu) always has the NCCL stand-in (standin/nccl/): nccl is then compiled in. */
 #if !defined(AR_HAVE_CUDA) || !AR_HAVE_NCCL
 AR_ABSENT(ar_be_nccl, "nccl", AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_BASELINE, AR_BE_FAM_NCCL, "ncclAllReduce",
           "built without CUDA");

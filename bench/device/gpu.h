@@ -17,7 +17,7 @@ int ar_gpu_select(struct ar_env *env, char *err, size_t len);
 json_t *ar_stack_describe(void);
 /* Devices of this process: [{"index","name","busid","cc","memory_bytes"}]. New ref. */
 json_t *ar_gpu_describe(void);
-/* 1 when the devices are the CPU stand-in of CUDA (a -Dcuda-emu=true build, kernels/emu/cudart/): correct
+/* 1 when the devices are the CPU stand-in of CUDA (a -Dcuda-emu=true build, standin/cudart/): correct
  * results, meaningless times. */
 int ar_gpu_standin(void);
 /* The line run and links print under their header when ar_gpu_standin(). */

@@ -35,7 +35,7 @@ struct ar_links_opts {
   double smoke_timeout;             /* --smoke-timeout seconds per smoke-test transfer */
   double timeout;                   /* -T: seconds a phase may make no progress (run's watchdog), 0 = off */
   bool bind, quiet;
-  bool per_node;         /* --per-node: every node probes its own ranks, all at once (bench/pernode.h) */
+  bool per_node;         /* --per-node: every node probes its own ranks, all at once (bench/run/pernode.h) */
   int np;         /* --np N: started outside mpirun, relaunch under mpirun with N ranks (0 = not given) */
   bool no_launch; /* --no-launch: never relaunch */
   char json[AR_NAMELEN]; /* -J */

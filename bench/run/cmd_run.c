@@ -379,7 +379,7 @@ static int precheck(const struct ar_opts *o, char *msg, size_t len) {
   return 0;
 }
 
-/* Started outside an MPI launcher (bench/launch.c decides): exec mpirun with one rank per GPU (or --np N),
+/* Started outside an MPI launcher (bench/run/launch.c decides): exec mpirun with one rank per GPU (or --np N),
  * printing the command, once the input is checked; on a CPU-only node the note on how to run N ranks goes
  * to note (the run says it once its own checks passed). Returns -1 to go on here as this process, else the
  * exit status (bad input, or mpirun could not be started). */

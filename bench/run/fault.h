@@ -64,7 +64,7 @@ int ar_fault_wrap_checked(const struct ar_fault *f, int rank, const struct ar_pl
                           const struct ar_backend **be, void **state, struct ar_fault_slow *w);
 void ar_fault_unwrap(struct ar_fault_slow *w);
 
-/* ARBENCH_INJECT_STALL=R:WHERE (bench/fault_stall.c): rank R stops itself with SIGSTOP at one point of
+/* ARBENCH_INJECT_STALL=R:WHERE (bench/run/fault_stall.c): rank R stops itself with SIGSTOP at one point of
  * start-up or teardown, outside the timed loop; `probe` only in `arbench links` (after its smoke test, before
  * its first measurement). */
 enum { AR_STALL_INIT, AR_STALL_OPTIONS, AR_STALL_TOPOLOGY, AR_STALL_RUNID, AR_STALL_BROADCAST, AR_STALL_FINALIZE,

@@ -1,4 +1,4 @@
-/* orphan.h — ranks that die with their launcher (bench/orphan.c). */
+/* orphan.h — ranks that die with their launcher (bench/run/orphan.c). */
 #ifndef AR_ORPHAN_H
 #define AR_ORPHAN_H
 

@@ -1,4 +1,4 @@
-/* runenv.h — the start-up of `arbench run` that `arbench links` shares (bench/cmd_run.c): the run's
+/* runenv.h — the start-up of `arbench run` that `arbench links` shares (bench/run/cmd_run.c): the run's
  * environment, topology and binding, the run id, and the agreement on a status across ranks. */
 #ifndef AR_RUNENV_H
 #define AR_RUNENV_H

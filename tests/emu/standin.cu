@@ -1,4 +1,4 @@
-/* standin.cu — the CPU stand-in of the CUDA runtime (kernels/emu/cudart/) on its own: each use CUDA documents as the
+/* standin.cu — the CPU stand-in of the CUDA runtime (standin/cudart/) on its own: each use CUDA documents as the
  * caller's error ends the process with its one line, each documented answer (not ready, invalid handle...), stream
  * order, events, graphs, IPC across two processes, the fault hooks, kernels on the fiber runner. Every case runs in a
  * child process; the parent checks its exit status and stderr. */

@@ -62,7 +62,7 @@ step() {
 "$ARBENCH" --version
 "$ARBENCH" list | grep -E '^nccl|GPUs visible'
 nccl_why=$("$ARBENCH" list | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
-nccl_standin=$("$ARBENCH" version 2>/dev/null | grep -c '^NCCL stand-in') # the CPU stand-in of NCCL (kernels/emu/nccl)
+nccl_standin=$("$ARBENCH" version 2>/dev/null | grep -c '^NCCL stand-in') # the CPU stand-in of NCCL (standin/nccl)
 multi=$(( gpus > 8 ? 8 : gpus ))
 D=float,half,bf16,int32
 

@@ -1,5 +1,5 @@
 # standin.sh — source it: need_standin skips a test (exit 77) unless this build is the -Dcuda-emu=true build, the
-# CPU stand-in of the CUDA runtime (kernels/emu/cudart/, issue 37), read from the build's own options
+# CPU stand-in of the CUDA runtime (standin/cudart/, issue 37), read from the build's own options
 # (ARBENCH_BUILD/meson-info/intro-buildoptions.json), so the test never passes on a build it cannot run on.
 need_standin() {
   local opts=${ARBENCH_BUILD:-}/meson-info/intro-buildoptions.json

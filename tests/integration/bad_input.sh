@@ -22,7 +22,7 @@ if "$A" list | grep -q '^nccl .*ncclAllReduce'; then
   grep -q "allowed with NCCL" "$TMP/err" || fail "bad nccl algo error does not list the allowed ones"
   expect_one_line_error "proto=Fast" ar_mpirun 2 run --backend 'mpi;nccl:proto=Fast' -b 8 -e 8
 fi
-# Test hooks are parsed by one table (bench/fault.c): a bad value is a usage error, not a silent "off".
+# Test hooks are parsed by one table (bench/run/fault.c): a bad value is a usage error, not a silent "off".
 export ARBENCH_P2P_STALL=x
 expect_one_line_error "bad ARBENCH_P2P_STALL 'x'" ar_mpirun 2 run --backend mpi -b 8 -e 8
 unset ARBENCH_P2P_STALL

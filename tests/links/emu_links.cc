@@ -1,4 +1,4 @@
-/* emu_links.cc — bench/links/links_cuda.cu's own source on CPU threads (kernels/emu/ar_emu_cuda.h): the copy
+/* emu_links.cc — bench/links/links_cuda.cu's own source on CPU threads (standin/kernels/ar_emu_cuda.h): the copy
  * kernel over every grid shape and size class (vectors, unrolled vectors, the 4-byte tail, nothing past the
  * end), the flag ping-pong between two threads (every round trip, the status words), its deadline per wait (a
  * peer that never answers: AR_LKS_TIMEOUT within the bound; a slow one: never cut) and its progress count, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# orphans.sh — after SIGKILL of mpirun its ranks die at once (the parent-death signal, bench/orphan.c):
+# orphans.sh — after SIGKILL of mpirun its ranks die at once (the parent-death signal, bench/run/orphan.c):
 # none lives on to measure or to append a record, and the results file stays whole.
 source "$(dirname "$0")/lib.sh"
 J=$TMP/orphans.jsonl

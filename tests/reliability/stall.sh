@@ -2,7 +2,7 @@
 # stall.sh — a rank stopped (SIGSTOP) outside the timed loop — before MPI_Init, in the option check, the
 # topology, the run-id exchange, the result-count broadcast, MPI_Finalize — ends the job within -T (plus
 # start-up) with one line naming the rank, the phase and, once the peer table exists, the stopped peer;
-# no process is left behind (bench/cmd_run.c phases, bench/watchdog.c, bench/fault_stall.c).
+# no process is left behind (bench/run/cmd_run.c phases, bench/watchdog.c, bench/run/fault_stall.c).
 source "$(dirname "$0")/lib.sh"
 T=3
 case_() { # case_ WHERE BACKEND LINE : LINE is the whole expected watchdog line, pids as PID

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/cluster.sh"
 slurm_start 3
 W=$SL_DIR/work
-# The slow box: node arbsl3's rank 0 sleeps 2 ms after every other timed call (bench/fault.c's hook).
+# The slow box: node arbsl3's rank 0 sleeps 2 ms after every other timed call (bench/run/fault.c's hook).
 cat >"$W/slow-arbsl3.sh" <<EOF
 #!/bin/sh
 [ "\$(hostname)" = arbsl3 ] && export ARBENCH_INJECT_DELAY=0:2

@@ -1,4 +1,4 @@
-/* test_fault.c — the test hooks' one table (bench/fault.c ar_fault_hooks): each variable's value lands in
+/* test_fault.c — the test hooks' one table (bench/run/fault.c ar_fault_hooks): each variable's value lands in
  * its field, unset ones read -1 / 0, and a bad value is one line naming the variable, the value and the form. */
 #include "../lib/ar_cmocka.h"
 #include "run/fault.h"

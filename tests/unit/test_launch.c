@@ -1,4 +1,4 @@
-/* test_launch.c — bench/launch.c: when `arbench run` relaunches itself under mpirun (launcher variables,
+/* test_launch.c — bench/run/launch.c: when `arbench run` relaunches itself under mpirun (launcher variables,
  * GPUs, --np, --no-launch, root), the relaunch's argv and the command line it prints. */
 #include <setjmp.h>
 #include <stdarg.h>

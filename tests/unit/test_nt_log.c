@@ -1,4 +1,4 @@
-/* test_nt_log.c — the nccl-tests layout of bench/nt_log.c without MPI: numbers as nccl-tests 2.18.5 prints its
+/* test_nt_log.c — the nccl-tests layout of bench/run/nt_log.c without MPI: numbers as nccl-tests 2.18.5 prints its
  * columns (2, 1, 0 decimals, then exponent), log file names, the one-configuration rule. */
 #include "../lib/ar_cmocka.h"
 #include "run/nt_log.h"

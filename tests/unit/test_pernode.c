@@ -1,4 +1,4 @@
-/* test_pernode.c — bench/pernode.c's pure parts: the Slurm job, step and node read from Slurm's environment (and
+/* test_pernode.c — bench/run/pernode.c's pure parts: the Slurm job, step and node read from Slurm's environment (and
  * nothing outside a job), the tag every --per-node record carries, and the job's status from the nodes'. */
 #include <setjmp.h>
 #include <stdarg.h>

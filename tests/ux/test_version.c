@@ -1,5 +1,5 @@
 /* test_version.c — what `arbench version` and `list` say about a build's GPU code (ar_stack_kernels_line,
- * bench/provenance.c; issue 42 item 7): a build with CUDA disabled says so and how to build the GPU parts,
+ * bench/run/provenance.c; issue 42 item 7): a build with CUDA disabled says so and how to build the GPU parts,
  * never "no nvcc in this stack"; an nvcc build its archs; an NVRTC stack and a stack without nvcc say which. The
  * stack descriptions are built as bench/device/none.c and gpu.c build them. */
 #include "../lib/ar_cmocka.h"
