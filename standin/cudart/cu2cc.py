@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # cu2cc.py — a .cu file for the host C++ compiler of the CUDA stand-in build: every launch
 # `kernel<<<grid, block[, shmem[, stream]]>>>(args)` becomes `ar_standin_launch("kernel", grid, block, shmem,
-# stream, kernel, args)` (kernels/emu/cudart/include/cuda_runtime.h), line numbers kept (#line), the emu's CUDA
-# (kernels/emu/ar_emu_cuda.h, with its flag hook) included first. Usage: cu2cc.py IN.cu OUT.cc
+# stream, kernel, args)` (standin/cudart/include/cuda_runtime.h), line numbers kept (#line), the emu's CUDA
+# (standin/kernels/ar_emu_cuda.h, with its flag hook) included first. Usage: cu2cc.py IN.cu OUT.cc
 import sys
 
 IDENT = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")

@@ -1,4 +1,4 @@
-/* standin.h — what the CPU stand-in of the CUDA runtime (kernels/emu/cudart/) offers the code built on it beyond
+/* standin.h — what the CPU stand-in of the CUDA runtime (standin/cudart/) offers the code built on it beyond
  * CUDA's own API: a second stand-in (NCCL) queuing host work in a stream's order, pointer facts, faults, marking. */
 #ifndef AR_STANDIN_H
 #define AR_STANDIN_H
@@ -49,7 +49,7 @@ enum ar_standin_mem ar_standin_pointer(const void *p, size_t bytes, struct ar_st
  * "arbench cuda stand-in: rank R: WHAT" and the process aborts. A second stand-in reports its own the same way. */
 void ar_standin_violation(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* ---- faults (bench/fault.c's table hands them over: ARBENCH_EMU_HANG, ARBENCH_EMU_CORRUPT, ARBENCH_EMU_IPC_FAIL) ----
+/* ---- faults (bench/run/fault.c's table hands them over: ARBENCH_EMU_HANG, ARBENCH_EMU_CORRUPT, ARBENCH_EMU_IPC_FAIL) ----
  * Each is a world rank or -1; the stand-in compares it with its own (the launcher's OMPI_COMM_WORLD_RANK or
  * PMIX_RANK, 0 without one). */
 void ar_standin_faults(int hang_rank, int corrupt_rank, int ipc_fail_rank);

@@ -1,10 +1,10 @@
 /* ar_emu_cuda.h — the CUDA the custom kernels use, for the host C++ compiler: every GPU thread is a pthread of
- * an emulated block (kernels/emu/ar_emu.cc runs the grids), so kernels/ar_p2p_kernel.cuh runs unchanged on CPUs. */
+ * an emulated block (standin/kernels/ar_emu.cc runs the grids), so kernels/ar_p2p_kernel.cuh runs unchanged on CPUs. */
 #ifndef AR_EMU_CUDA_H
 #define AR_EMU_CUDA_H
 
 #if defined(__CUDACC__) || defined(__CUDA_ARCH__)
-#error "kernels/emu/ar_emu_cuda.h is for the host compiler only (nvcc and NVRTC have the real CUDA)"
+#error "standin/kernels/ar_emu_cuda.h is for the host compiler only (nvcc and NVRTC have the real CUDA)"
 #endif
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* ar_emu_fiber.h — the grid runner of the CUDA stand-in (kernels/emu/cudart/): one wave of co-resident blocks at a
+/* ar_emu_fiber.h — the grid runner of the CUDA stand-in (standin/cudart/): one wave of co-resident blocks at a
  * time on the calling thread, every GPU thread a fiber switched at barriers, shuffles, flag hooks and sleeps. */
 #ifndef AR_EMU_FIBER_H
 #define AR_EMU_FIBER_H

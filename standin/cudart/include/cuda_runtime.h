@@ -1,5 +1,5 @@
 /* cuda_runtime.h — the CPU stand-in's cuda_runtime.h for .cu files built by the host C++ compiler: the runtime
- * API, the device side of kernels/emu/ar_emu_cuda.h, and the launch that cu2cc.py puts where `<<<...>>>` was. */
+ * API, the device side of standin/kernels/ar_emu_cuda.h, and the launch that cu2cc.py puts where `<<<...>>>` was. */
 #ifndef AR_STANDIN_CUDA_RUNTIME_H
 #define AR_STANDIN_CUDA_RUNTIME_H
 
@@ -38,7 +38,7 @@ template <class F, class Args> struct ar_standin_job {
 };
 
 /* kernel<<<grid, block, shmem, stream>>>(args...) becomes ar_standin_launch("kernel", grid, block, shmem, stream,
- * kernel, args...) (kernels/emu/cudart/cu2cc.py). Returns the launch's error, which is also the last error. */
+ * kernel, args...) (standin/cudart/cu2cc.py). Returns the launch's error, which is also the last error. */
 static inline dim3 ar_standin_dim(dim3 d) { return d; }
 static inline dim3 ar_standin_dim(unsigned x) { return dim3{x, 1, 1}; }
 

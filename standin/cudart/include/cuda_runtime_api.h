@@ -1,5 +1,5 @@
 /* cuda_runtime_api.h — the CPU stand-in's CUDA runtime API (-Dcuda-emu=true): the subset arbench calls, with
- * CUDA 13.0's names, signatures and numeric values (driver_types.h), implemented by kernels/emu/cudart/. */
+ * CUDA 13.0's names, signatures and numeric values (driver_types.h), implemented by standin/cudart/. */
 #ifndef AR_STANDIN_CUDA_RUNTIME_API_H
 #define AR_STANDIN_CUDA_RUNTIME_API_H
 
@@ -162,7 +162,7 @@ struct cudaFuncAttributes {
   int preferredShmemCarveout;
 };
 
-/* ---- devices, versions, errors (kernels/emu/cudart/device.c) ---- */
+/* ---- devices, versions, errors (standin/cudart/device.c) ---- */
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int *device);

@@ -1,5 +1,5 @@
 /* nccl.h — the NCCL stand-in's API (-Dcuda-emu=true): the subset arbench calls, with NCCL 2.28.9's names,
- * signatures and numeric values (src/nccl.h.in at v2.28.9-1), implemented on CPU ranks by kernels/emu/nccl/. */
+ * signatures and numeric values (src/nccl.h.in at v2.28.9-1), implemented on CPU ranks by standin/nccl/. */
 #ifndef NCCL_H_
 #define NCCL_H_
 
