@@ -28,7 +28,8 @@ if [ "${gpus:-0}" = 0 ]; then
 fi
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# DEVICE_CHECK_LOGS=DIR keeps every step's records and output there (tests/gpu/first-contact.sh collects them).
+trap '[ -n "${DEVICE_CHECK_LOGS:-}" ] && mkdir -p "$DEVICE_CHECK_LOGS" && cp -r "$tmp"/. "$DEVICE_CHECK_LOGS"/; rm -rf "$tmp"' EXIT
 if [ -z "${ARBENCH:-}" ]; then
   build=${1:-$src/build-devcheck}
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
