@@ -67,7 +67,7 @@ static double link_eff(const struct ar_mparams *p, double gbs) {
   return gbs >= 50 ? p->eff_gen5 : gbs >= 25 ? p->eff_gen4 : p->eff_gen3;
 }
 
-static double socket_gbs(const struct ar_mparams *p, const struct ar_topo *t) {
+double ar_model_socket_gbs(const struct ar_mparams *p, const struct ar_topo *t) {
   if (p->socket_gbs > 0) return p->socket_gbs;
   const char *v = ar_topo_cpu_vendor(t);
   return !strcmp(v, "GenuineIntel") ? p->socket_gbs_intel : !strcmp(v, "AuthenticAMD") ? p->socket_gbs_amd
@@ -188,7 +188,7 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
   int rc = !g->key || !g->cap || !g->slot || !g->plen || !g->path || !g->cls || !g->island || !g->cost || !c.l ||
            !c.n;
   for (int i = 0; !rc && i < n; i++) c.n[i] = ar_topo_gpu_links(t, i, c.l[i], AR_MLINKS);
-  double sock = socket_gbs(p, t);
+  double sock = ar_model_socket_gbs(p, t);
   for (int a = 0; a < n && !rc; a++)
     for (int b = 0; b < n && !rc; b++) rc = build_pair(g, t, p, &c, a, b, sock);
   free(c.l);

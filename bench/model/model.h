@@ -35,10 +35,14 @@ struct ar_mparams {
   double nccl_ll_factor;                /* ring LL bandwidth factor (NCCL: 0.5) */
   double nccl_tree_factor;              /* tree Simple factor (NCCL: 0.85) */
   double nccl_tree_ll_factor;           /* tree LL factor (NCCL: 1/3.8) */
+  double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
+  double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
   struct { int set, ranks; double fixed_us, us_per_byte; } fit[AR_M_NALGO];
 };
 void ar_mparams_default(struct ar_mparams *p);
+/* The socket link's P2P bandwidth (GB/s per direction) the model uses: --calib's socket_gbs, else by CPU vendor. */
+double ar_model_socket_gbs(const struct ar_mparams *p, const struct ar_topo *t);
 /* Apply a --calib file (from `model --fit`): "params" overrides and "families" fits. 0 or -AR_EINVAL. */
 int ar_mparams_load(struct ar_mparams *p, const char *path, char *err, size_t len);
 /* The parameters as JSON (for prediction records and --format json). New reference. */
@@ -84,6 +88,42 @@ size_t ar_model_crossover(const struct ar_mgraph *g, const struct ar_mparams *p,
 
 /* Which family a measured result record is (backend, variant, nccl_algo/proto); -1 when none. */
 int ar_model_family_of(json_t *rec);
+
+/* What NCCL runs by default (nccltune.c, read from NCCL v2.28.3-1 and v2.29.2-1): its ring graph on this
+ * topology (search.cc), then per size the (algorithm, protocol) its tuning model (tuning.cc) estimates
+ * fastest and the channels enqueue.cc gives it. */
+struct ar_nccl_graph {
+  int cc;              /* compute capability x10 used for NCCL's per-architecture constants */
+  int channels;        /* the ring graph's channels (after ncclTopoDupChannels) */
+  double bw_intra;     /* GB/s per channel, NCCL's units */
+  int comm_channels;   /* comm->nChannels: twice the graph's */
+  int fallback;        /* 1: no ring found at any speed (NCCL's "simple order", 0.1 GB/s) */
+  double socket_gbs;   /* NCCL's socket link bandwidth on the ring, 0 when one socket */
+};
+struct ar_nccl_choice {
+  enum ar_malgo family; /* nccl-ring-ll, ... */
+  int channels;         /* channels at that size */
+  double nccl_us;       /* NCCL's own estimate of the time */
+};
+int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
+double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
+void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
+                   struct ar_nccl_graph *out);
+void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, int n, double bytes,
+                    struct ar_nccl_choice *c);
+
+/* A parameter the topology does not give, with the value the model uses and where that came from (assume.c).
+ * Every one is printed (text: '# assumed:' lines; json: the run record's "assumptions"). */
+struct ar_massume {
+  char name[32];    /* "socket_gbs", "gpu_cc", ... (the --calib knob that overrides it) */
+  char value[48];   /* "10 GB/s" */
+  char why[320];    /* what the topology lacks, and the source of the value */
+};
+#define AR_MAX_ASSUME 8
+int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_mparams *p,
+                         struct ar_massume *out);
+json_t *ar_model_assumptions_json(const struct ar_massume *a, int n);
+void ar_model_print_assumed(const struct ar_massume *a, int n); /* '# assumed: name = value: why' lines */
 
 /* `arbench model` subcommand (cmd.c), its --fit (fit.c) and --against (against.c) parts. */
 int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t len);

@@ -57,11 +57,13 @@ void ar_mparams_default(struct ar_mparams *p) {
 }
 
 static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "socket_gbs", "read_eff",
-                                         "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff"};
+                                         "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff", "gpu_cc",
+                                         "nccl_socket_gbs"};
 
 static double *knob(struct ar_mparams *p, int i) {
   double *k[] = {&p->eff_gen5, &p->eff_gen4, &p->eff_gen3, &p->socket_gbs, &p->read_eff,
-                 &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff};
+                 &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff, &p->gpu_cc,
+                  &p->nccl_socket_gbs};
   return k[i];
 }
 #define AR_NKNOBS (int)(sizeof knob_names / sizeof knob_names[0])
@@ -74,7 +76,8 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
     while (i < AR_NKNOBS && strcmp(knob_names[i], k)) i++;
     if (i == AR_NKNOBS || !json_is_number(v) || json_number_value(v) <= 0) {
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
-               "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff)", path, k);
+               "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "
+               "nccl_socket_gbs)", path, k);
       return -AR_EINVAL;
     }
     *knob(p, i) = json_number_value(v);
