@@ -196,9 +196,8 @@ static void print_table(const struct model_opts *o, const struct ar_mgraph *g, c
     if (dflt) {
       struct ar_nccl_choice c;
       char w[32], cell[64];
-      ar_nccl_choose(ng, p, n, bytes, &c);
+      double t = ar_nccl_default_time(g, p, ng, bytes, &c);
       choice_words(&c, w, sizeof w);
-      double t = ar_model_time(g, p, c.family, bytes, NULL, NULL);
       snprintf(cell, sizeof cell, "%s %.1f (%.1f)", w, t, ar_model_busbw(bytes, t, n));
       printf(" %32s", cell);
     }
@@ -219,7 +218,8 @@ static void crossover_words(size_t x, size_t top, char *buf, size_t len) {
   snprintf(buf, len, x ? "from %s" : "at no size up to %s", sz);
 }
 
-static void print_crossovers(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p) {
+static void print_crossovers(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
+                             const struct ar_nccl_graph *ng) {
   int prev = -1;
   printf("crossovers:");
   for (int s = 0; s < o->nsizes; s++) {
@@ -233,19 +233,22 @@ static void print_crossovers(const struct model_opts *o, const struct ar_mgraph 
   int nccl = o->algo_mask & AR_M_NCCL_MASK, one = o->algo_mask & AR_M_ONESHOT_MASK;
   int cust = o->algo_mask & ~AR_M_NCCL_MASK;
   if (!nccl || !one) return;
-  size_t x1 = ar_model_crossover(g, p, o->sizes, o->nsizes, one, nccl);
-  size_t x2 = ar_model_crossover(g, p, o->sizes, o->nsizes, cust, nccl);
+  (void)nccl; /* NCCL as it runs by default: its own choice per size */
+  size_t x1 = ar_model_crossover_default(g, p, ng, o->sizes, o->nsizes, one);
+  size_t x2 = ar_model_crossover_default(g, p, ng, o->sizes, o->nsizes, cust);
   char a[48], b[48];
   crossover_words(x1, o->sizes[o->nsizes - 1], a, sizeof a);
   crossover_words(x2, o->sizes[o->nsizes - 1], b, sizeof b);
-  printf("NCCL beats one-shot %s; it beats every custom algorithm %s\n", a, b);
+  printf("NCCL (its default choice) beats one-shot %s; it beats every custom algorithm %s\n", a, b);
 }
 
 static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
                           const struct ar_topo *t, const char *run_id, enum ar_malgo a, size_t size,
                           const struct ar_nccl_choice *dflt) {
   int n = ar_mgraph_n(g);
-  double fx, pb, tm = ar_model_time(g, p, a, (double)size, &fx, &pb), algbw = (double)size / tm / 1e3;
+  double fx, pb, tm = ar_model_time(g, p, a, (double)size, &fx, &pb);
+  if (dflt) tm = dflt->model_us;
+  double algbw = (double)size / tm / 1e3;
   enum ar_dtype dt = AR_FLOAT;
   ar_dtype_parse(o->dtype, &dt);
   char spec[64];
@@ -298,7 +301,7 @@ static int write_predictions(const struct model_opts *o, const struct ar_mgraph 
       }
     if (!rc && (o->algo_mask & AR_M_NCCL_MASK)) { /* what NCCL runs unforced at this size */
       struct ar_nccl_choice c;
-      ar_nccl_choose(ng, p, ar_mgraph_n(g), (double)o->sizes[s], &c);
+      c.model_us = ar_nccl_default_time(g, p, ng, (double)o->sizes[s], &c);
       json_t *r = prediction(o, g, p, t, run_id, c.family, o->sizes[s], &c);
       rc = ar_writer_put(&w, r, err, sizeof err);
       json_decref(r);
@@ -360,7 +363,7 @@ static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
   if (!o->json) {
     print_header(t, g, as, na);
     print_table(o, g, p, &ng);
-    print_crossovers(o, g, p);
+    print_crossovers(o, g, p, &ng);
   }
   json_t *assumed = ar_model_assumptions_json(as, na);
   if (o->json || o->jfile) ex = write_predictions(o, g, p, t, &ng, assumed);

@@ -386,7 +386,7 @@ static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enu
   double eff = p->nccl_simple_eff * (tree ? (ll ? p->nccl_tree_ll_factor : p->nccl_tree_factor)
                                           : (ll ? p->nccl_ll_factor : 1.0));
   *fx = p->nccl_launch_us + p->nccl_base_us[tree][!ll];
-  *ov = 2.0 * (n - 1) * p->nccl_hw_us[tree][!ll];
+  *ov = 2.0 * (n - 1) * (!tree && !ll ? p->ring_simple_step_us : p->nccl_hw_us[tree][!ll]);
   *pb = cost(g, &f, 2.0 * (n - 1) / n, eff);
   flows_free(&f);
 }
@@ -461,6 +461,13 @@ double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum
   if (fixed_us) *fixed_us = c->fx + c->ov;
   if (us_per_byte) *us_per_byte = c->pb;
   return c->fx + fmax(c->ov, bytes * c->pb);
+}
+
+double ar_model_time_capped(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
+                            double min_us_per_byte) {
+  ar_model_time(g, p, a, bytes, NULL, NULL); /* fills the memo */
+  const struct mcost *c = &g->cost[a];
+  return c->fx + fmax(c->ov, bytes * fmax(c->pb, min_us_per_byte));
 }
 
 double ar_model_clock(void) {

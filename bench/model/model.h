@@ -35,6 +35,8 @@ struct ar_mparams {
   double nccl_ll_factor;                /* ring LL bandwidth factor (NCCL: 0.5) */
   double nccl_tree_factor;              /* tree Simple factor (NCCL: 0.85) */
   double nccl_tree_ll_factor;           /* tree LL factor (NCCL: 1/3.8) */
+  double ring_simple_step_us;           /* the model's ring Simple latency per step (NCCL's estimate: 5.7) */
+  double nccl_chan_gbs;                 /* busbw one NCCL channel carries (caps NCCL's default by its channels) */
   double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
   double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
@@ -67,6 +69,9 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
  * NULL. */
 double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
                      double *fixed_us, double *us_per_byte);
+/* The same, its data part no faster than min_us_per_byte (a cap the algorithm's links do not show). */
+double ar_model_time_capped(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
+                            double min_us_per_byte);
 /* From this many GPUs on, `model` prints a progress line per step on stderr (the work grows as n^2). */
 #define AR_MODEL_PROGRESS_GPUS 128
 /* Computes every algorithm of mask once (what ar_model_time then reads for every size); with progress not
@@ -104,6 +109,7 @@ struct ar_nccl_choice {
   enum ar_malgo family; /* nccl-ring-ll, ... */
   int channels;         /* channels at that size */
   double nccl_us;       /* NCCL's own estimate of the time */
+  double model_us;      /* the model's time for it (set by ar_nccl_default_time's callers that keep it) */
 };
 int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
 double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
@@ -111,6 +117,14 @@ void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const str
                    struct ar_nccl_graph *out);
 void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, int n, double bytes,
                     struct ar_nccl_choice *c);
+/* The model's time (us) of what NCCL runs by default at `bytes`: its family's time, its data part no faster than
+ * the chosen channels carry (nccl_chan_gbs each). The choice is returned in *c. */
+double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                            double bytes, struct ar_nccl_choice *c);
+
+/* Smallest size (from the list) at which what NCCL runs by default beats the best of custom_mask; 0 when none. */
+size_t ar_model_crossover_default(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                                  const size_t *sizes, int nsizes, int custom_mask);
 
 /* A parameter the topology does not give, with the value the model uses and where that came from (assume.c).
  * Every one is printed (text: '# assumed:' lines; json: the run record's "assumptions"). */

@@ -168,3 +168,24 @@ void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, 
   c->channels = nc;
   c->nccl_us = best;
 }
+
+double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                            double bytes, struct ar_nccl_choice *c) {
+  int n = ar_mgraph_n(g);
+  ar_nccl_choose(ng, p, n, bytes, c);
+  /* us per byte of the chosen channels at nccl_chan_gbs busbw each */
+  double cap = 2.0 * (n - 1) / n / (c->channels * p->nccl_chan_gbs * 1e3);
+  return ar_model_time_capped(g, p, c->family, bytes, cap);
+}
+
+size_t ar_model_crossover_default(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                                  const size_t *sizes, int nsizes, int custom_mask) {
+  struct ar_nccl_choice c;
+  for (int s = 0; s < nsizes; s++) {
+    double best = INFINITY, bytes = (double)sizes[s];
+    for (int a = 0; a < AR_M_NALGO; a++)
+      if (custom_mask & 1 << a) best = fmin(best, ar_model_time(g, p, a, bytes, NULL, NULL));
+    if (ar_nccl_default_time(g, p, ng, bytes, &c) < best) return sizes[s];
+  }
+  return 0;
+}

@@ -10,8 +10,8 @@ DS="$M/ds-8g-gen5.xml"
 "$ARBENCH" model --xml "$SW" -b 1K -e 256K >"$TMP/t.txt" 2>"$TMP/t.err"
 check_eq "model table: exit 0" 0 $?
 check_eq "model table: 9 rows" 9 "$(grep -c '^[0-9]' "$TMP/t.txt")"
-check_eq "model: crossover" "NCCL beats one-shot from 64K; it beats every custom algorithm at no size up to 256K" \
-   "$(grep '^NCCL beats' "$TMP/t.txt")"
+check_eq "model: crossover" "NCCL (its default choice) beats one-shot from 64K; it beats every custom algorithm at no size up to 256K" \
+   "$(grep '^NCCL (its default choice) beats' "$TMP/t.txt")"
 
 # Prediction records: one per size x algorithm; table shows them as configurations.
 "$ARBENCH" model --xml "$DS" -b 1K -e 4K --algo oneshot-push,nccl-ring-ll,islands -J "$TMP/p.jsonl" >/dev/null
