@@ -124,6 +124,21 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
       for (int s = 0; s < gr[k].nsize; s++) head |= cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt);
+  for (int n = AR_AGAINST_RANKS - 1; head && n >= 2; n--) /* what the topology did not give, for the most ranks */
+    if (cache[n]) {
+      struct ar_massume as[AR_MAX_ASSUME];
+      int na = ar_model_assumptions(t, cache[n], p, as);
+      if (json) {
+        json_t *o = json_pack("{s:s,s:i,s:o}", "type", "assumed", "ranks", n, "assumptions",
+                              ar_model_assumptions_json(as, na));
+        char *js = json_dumps(o, JSON_COMPACT);
+        puts(js ? js : "{}");
+        free(js);
+        json_decref(o);
+      } else
+        ar_model_print_assumed(as, na);
+      break;
+    }
   if (!json && head)
     printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s\n", "result", "model", "bytes", "np", "meas us", "pred us",
            "meas bw", "pred bw", "ratio");

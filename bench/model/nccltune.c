@@ -58,9 +58,10 @@ double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, c
   }
   if (!strcmp(v, "GenuineIntel")) {
     int model = ar_topo_cpu_model(t);
-    *how = model == 0xCF ? "ERP_QPI_BW" : model == 0x8F ? "SRP_QPI_BW" : model >= 0x55 ? "SKL_QPI_BW"
+    /* topo.cc: family 6 model >= 0xCF Emerald Rapids, >= 0x8F Sapphire Rapids, >= 0x55 Skylake, else older */
+    *how = model >= 0xCF ? "ERP_QPI_BW" : model >= 0x8F ? "SRP_QPI_BW" : model >= 0x55 ? "SKL_QPI_BW"
          : model > 0 ? "BDW_QPI_BW" : "SKL_QPI_BW (CPU model not in the topology)";
-    return model == 0xCF ? 40.0 : model == 0x8F ? 22.0 : model >= 0x55 || model <= 0 ? 10.0 : 6.0;
+    return model >= 0xCF ? 40.0 : model >= 0x8F ? 22.0 : model >= 0x55 || model <= 0 ? 10.0 : 6.0;
   }
   *how = "SKL_QPI_BW (CPU vendor not in the topology)";
   return 10.0;

@@ -100,7 +100,8 @@ check_eq "--against: diagnosis" "busbw 22.2 GB/s vs 41 predicted: NCCL is using 
    "$(grep -o 'busbw 22.*' "$TMP/a.txt")"
 check_eq "--against: host result not compared" 1 "$(grep -c '1 cell not compared' "$TMP/a.err")"
 "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --format json >"$TMP/a.jsonl" 2>/dev/null
-check_eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%json.loads(open('$TMP/a.jsonl').readline())['ratio'])")"
+check_eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%[r for r in map(json.loads,open('$TMP/a.jsonl')) if r['type']=='against'][0]['ratio'])")"
+check_eq "--against json: the assumptions line first" "assumed 8 switch" "$(python3 -c "import json;r=json.loads(open('$TMP/a.jsonl').readline());print(r['type'],r['ranks'],r['assumptions'][0]['name'])")"
 
 # A port reporting a trained-down link is used as read, and said so.
 "$ARBENCH" model --xml "$ARBENCH_SRC/tests/fixtures/topo/phb.xml" -b 1K -e 1K >"$TMP/phb.txt"

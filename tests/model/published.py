@@ -55,7 +55,7 @@ def tsv(path, out):
 
 
 def verdict(path):
-    lines = [json.loads(l) for l in open(path) if l.startswith("{")]
+    lines = [r for r in (json.loads(l) for l in open(path) if l.startswith("{")) if r.get("type") == "against"]
     within = beyond = 0
     for r in lines:
         q = r["measured_us"] / r["predicted_us"]
