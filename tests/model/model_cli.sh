@@ -59,6 +59,13 @@ check_eq "switch box: the switch's arbitration named" 1 "$(grep -c '^# assumed: 
 sed 's/10de:2bb5/10de:2bff/' "$SW" >"$TMP/unk.xml"
 check_eq "unknown GPU id: architecture assumed, named" 1 "$("$ARBENCH" model --xml "$TMP/unk.xml" -b 1K -e 1K | grep -c "^# assumed: gpu_cc = 12.0: the GPUs' architecture for NCCL's constants: PCI id 10de:2bff is not in nccltune.c's list")"
 
+# NCCL's view of the socket link follows the CPU model as NCCL's topo.cc reads it (Emerald Rapids 0xCF: 40), and
+# the GPU's architecture its PCI id (L40S 26b9: cc 8.9, NCCL's pre-Hopper speeds: 40 once, 30 and 20 no better, 18 / 40 <= 0.49 stops; duplicated to 2 x 20).
+sed 's|<info name="CPUVendor" value="GenuineIntel"/>|&<info name="CPUModelNumber" value="207"/>|' "$DS" >"$TMP/erp.xml"
+check_eq "Intel model 207: NCCL's ERP_QPI_BW" 1 "$("$ARBENCH" model --xml "$TMP/erp.xml" -b 1K -e 1K | grep -c "^# assumed: nccl_socket_gbs = 40 GB/s: the socket link as NCCL's graph search sees it: ERP_QPI_BW of the CPU")"
+sed 's/10de:2bb5/10de:26b9/' "$SW" >"$TMP/l40s.xml"
+check_eq "L40S id: its architecture, NCCL's speeds for it" 1 "$("$ARBENCH" model --xml "$TMP/l40s.xml" -b 1K -e 1K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s$")"
+
 # compare reads predictions too: two boxes side by side (one-shot pull at 1 KiB: 9.82 / 7.87 us).
 "$ARBENCH" model --xml "$SW" -b 1K -e 1K --algo oneshot-pull -J "$TMP/sw.jsonl" >/dev/null
 "$ARBENCH" model --xml "$DS" -b 1K -e 1K --algo oneshot-pull -J "$TMP/ds.jsonl" >/dev/null
