@@ -10,7 +10,7 @@
  *    the best; no ring at any speed: "simple order" at 0.1 GB/s, 1 channel. ncclTopoDupChannels doubles the
  *    channels (halving the bandwidth) when bwIntra >= 25. connect.cc: comm->nChannels = 2 x the graph's.
  *  - src/graph/tuning.cc: ncclTopoTuneModel (latencies base + 2(n-1) x PCI hwLat, bandwidths and their
- *    factors; LL128 enabled only where typeIntra <= PATH_NVB, so never on PCIe), ncclTopoGetAlgoTime (tree
+ *    factors, then bus to algorithm bandwidth: ring x n / 2(n-1), tree x 0.5; LL128 enabled only where typeIntra <= PATH_NVB, so never on PCIe), ncclTopoGetAlgoTime (tree
  *    correction factors).
  *  - src/enqueue.cc: topoGetAlgoInfo (the least time wins; channels reduced while nBytes < nc x nt x
  *    threshold), comm.h thread thresholds, device.h thread counts.
@@ -141,6 +141,7 @@ static double nccl_estimate(const struct ar_nccl_graph *ng, const struct ar_mpar
   if (!tree && ll) bw = fmin(ll_max[ci], bw * 0.5);
   if (tree) bw = fmin(bw * 0.92, ng->channels * tree_max[ci]);
   if (tree && ll) bw = fmin(bw / 3.8, ll_max[ci]);
+  bw *= tree ? 0.5 : (double)n / (2.0 * (n - 1)); /* "Convert bus BW to algorithm BW" */
   double lat = p->nccl_base_us[tree][!ll] + 2.0 * (n - 1) * p->nccl_hw_us[tree][!ll];
   int ls = log2i(bytes / 64);
   if (tree && ls >= 0 && ls < 23) bw *= tree_corr[ll ? 0 : 2][ls];

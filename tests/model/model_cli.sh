@@ -34,7 +34,7 @@ check_eq "nccl-default: its time is the model's for that algorithm (1M ring LL)"
    "$(awk '$1=="1M"{print ($2==$(NF-1))}' "$TMP/d.txt")"
 check_eq "nccl-default: NCCL's graph named" 1 "$(grep -c "NCCL's ring graph here: 2 channels x 24 GB/s$" "$TMP/d.txt")"
 "$ARBENCH" model --xml "$SW" -b 2M -e 2M --format json >"$TMP/dj.jsonl"
-check_eq "nccl-default record at 2M" "nccl-ring-ll Ring LL 4 107.98" "$(python3 -c "
+check_eq "nccl-default record at 2M" "nccl-ring-simple Ring Simple 4 164.66" "$(python3 -c "
 import json
 r=[json.loads(l) for l in open('$TMP/dj.jsonl')]
 d=[x for x in r if x.get('variant')=='nccl-default'][0]['nccl_default']

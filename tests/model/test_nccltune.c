@@ -56,38 +56,39 @@ static void switch_graph(void **state) {
   box_close(&b);
 }
 
-/* NCCL's estimates on that graph, 8 ranks, busBw 2 x 24 = 48:
- * Ring LL: 6.6 + 14 x 1.0 us, min(282, 48 x 0.5) = 24 GB/s; Ring Simple: 8.4 + 14 x 5.7, 48 GB/s;
- * Tree Simple: 8.4 + 14 x 4.0, min(48 x 0.92, 2 x 70) x correction (0.6 at 2 MiB); Tree LL: 44.16 / 3.8.
- * 2 MiB: Ring LL 20.6 + 87.381 = 107.981 beats Ring Simple 131.89 and Tree Simple 143.5 (LL128 off on PCIe);
- * 4 MiB: Ring Simple 88.2 + 87.381 = 175.581 beats Ring LL 195.36. Channels: LL 512 threads x threshold
- * 8 x 8 ranks: one channel per 32 KiB (64 KiB: 2, 4 KiB: 1, >= 128 KiB: 4); Simple 512 x 64 (48 > PCI_BW 12). */
+/* NCCL's estimates on that graph, 8 ranks, busBw 2 x 24 = 48, then algorithm bandwidth (ring x 8 / 14, tree x 0.5):
+ * Ring LL: 6.6 + 14 x 1.0 us, min(282, 48 x 0.5) x 8/14 = 13.714 GB/s; Ring Simple: 8.4 + 14 x 5.7 us, 27.429;
+ * Tree Simple: 8.4 + 14 x 4.0, min(48 x 0.92, 2 x 70) x 0.5 x correction (0.5 at 1 MiB); Tree LL: 44.16/3.8 x 0.5.
+ * 1 MiB: Ring LL 20.6 + 76.459 = 97.059 beats Ring Simple 126.43 and Tree Simple 159.4 (LL128 off on PCIe);
+ * 2 MiB: Ring Simple 88.2 + 76.459 = 164.659 beats Ring LL 173.517. Channels: LL 512 threads x threshold 8 x 8
+ * ranks: one channel per 32 KiB (64 KiB: 2, 4 KiB: 1, >= 128 KiB: 4); Simple 512 x 64 (48 > PCI_BW 12). */
 static void switch_choices(void **state) {
   (void)state;
   struct box b;
   box_open(&b, "sw2-8g-gen5.xml", NULL);
-  struct ar_nccl_choice c = pick(&b, 2097152);
+  struct ar_nccl_choice c = pick(&b, 1048576);
   assert_int_equal(c.family, AR_M_RING_LL);
-  assert_float_equal(c.nccl_us, 107.981333, 1e-3);
+  assert_float_equal(c.nccl_us, 20.6 + 1048576 / (24000.0 * 8 / 14), 1e-3);
   assert_int_equal(c.channels, 4);
-  c = pick(&b, 4194304);
+  c = pick(&b, 2097152);
   assert_int_equal(c.family, AR_M_RING_SIMPLE);
-  assert_float_equal(c.nccl_us, 175.581333, 1e-3);
+  assert_float_equal(c.nccl_us, 88.2 + 2097152 / (48000.0 * 8 / 14), 1e-3);
   assert_int_equal(c.channels, 4);
   c = pick(&b, 65536);
   assert_int_equal(c.family, AR_M_RING_LL);
   assert_int_equal(c.channels, 2);
   c = pick(&b, 4096);
   assert_int_equal(c.family, AR_M_RING_LL);
-  assert_float_equal(c.nccl_us, 20.6 + 4096 / 24000.0, 1e-4);
+  assert_float_equal(c.nccl_us, 20.6 + 4096 / (24000.0 * 8 / 14), 1e-4);
   assert_int_equal(c.channels, 1);
   box_close(&b);
 }
 
 /* Two Intel sockets, model not in the XML: NCCL's SKL_QPI_BW 10 GB/s on the ring, below the least sm100
- * speed (18): no ring at any speed, NCCL's fallback order at 0.1 GB/s, 1 channel (comm 2). Ring LL
- * (20.6 + B / 50) loses to Ring Simple (88.2 + B / 100) from 6.76 KB on: 4 KiB LL, 16 KiB Simple x1 (256
- * threads under PCI_BW: 16 KiB per channel). */
+ * speed (18): no ring at any speed, NCCL's fallback order at 0.1 GB/s, 1 channel (comm 2): rtx6kpro's
+ * nccl-tuning.md reports the same on dual Turin ("0.1 GB/s, 2 channels, SIMPLE"). Ring LL (20.6 us + B / 28.57 B/us:
+ * 0.1 GB/s x 0.5 x 8/14) loses to Ring Simple (88.2 + B / 57.14) from 3.86 KB on: 2 KiB LL, 4 KiB
+ * Simple, 16 KiB Simple x1 (256 threads under PCI_BW: 16 KiB per channel). */
 static void socket_fallback(void **state) {
   (void)state;
   struct box b;
@@ -97,7 +98,8 @@ static void socket_fallback(void **state) {
   assert_int_equal(b.ng.channels, 1);
   assert_float_equal(b.ng.bw_intra, 0.1, 1e-12);
   assert_int_equal(b.ng.comm_channels, 2);
-  assert_int_equal(pick(&b, 4096).family, AR_M_RING_LL);
+  assert_int_equal(pick(&b, 2048).family, AR_M_RING_LL);
+  assert_int_equal(pick(&b, 4096).family, AR_M_RING_SIMPLE);
   struct ar_nccl_choice c = pick(&b, 16384);
   assert_int_equal(c.family, AR_M_RING_SIMPLE);
   assert_int_equal(c.channels, 1);
