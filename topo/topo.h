@@ -61,6 +61,8 @@ int ar_topo_gpu_links(const struct ar_topo *t, int i, struct ar_topo_link *out, 
 unsigned long long ar_topo_gpu_hostbridge(const struct ar_topo *t, int i);
 /* hwloc's CPUVendor of the first package that has one ("GenuineIntel", "AuthenticAMD"), "" if none. */
 const char *ar_topo_cpu_vendor(const struct ar_topo *t);
+/* The first package's CPUModelNumber (hwloc's info, x86 model), 0 when the topology does not say. */
+int ar_topo_cpu_model(const struct ar_topo *t);
 /* "live" or the XML path the topology came from. */
 const char *ar_topo_source(const struct ar_topo *t);
 

@@ -1,6 +1,7 @@
 /* topo_links.c — the PCIe links above each GPU (GPU link, then each bridge's upstream link up to the
  * host bridge) with hwloc identities, and the CPU vendor: what the performance model shares links by. */
 #include "topo_int.h"
+#include <stdlib.h>
 #include <string.h>
 
 int ar_topo_gpu_links(const struct ar_topo *t, int i, struct ar_topo_link *out, int max) {
@@ -32,4 +33,14 @@ const char *ar_topo_cpu_vendor(const struct ar_topo *t) {
     if (v) return v;
   }
   return "";
+}
+
+int ar_topo_cpu_model(const struct ar_topo *t) {
+  if (!t) return 0;
+  for (hwloc_obj_t p = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_PACKAGE, NULL); p;
+       p = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_PACKAGE, p)) {
+    const char *v = hwloc_obj_get_info_by_name(p, "CPUModelNumber");
+    if (v) return atoi(v);
+  }
+  return 0;
 }

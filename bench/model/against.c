@@ -90,13 +90,29 @@ static struct ar_mgraph *graph_for(struct ar_mgraph **cache, const struct ar_top
   return cache[n];
 }
 
+/* NCCL's result with neither its choice recorded (nccl_algo, nccl_proto) nor one forced in its variant. */
+static int unforced_nccl(json_t *r) {
+  const char *b = ar_rec_str(r, "backend", ""), *v = ar_rec_str(r, "variant", "");
+  if (strcmp(b, "nccl") && strcmp(b, "nccl-tests")) return 0;
+  return !*nccl_field(r, "nccl_algo", "algo") && !*nccl_field(r, "nccl_proto", "proto") && !strstr(v, "algo=") &&
+         !strstr(v, "proto=");
+}
+
 /* One measured cell: its family (from the latest record: what NCCL chose at that size) and graph. */
 static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph **cache, const struct ar_topo *t,
-                        const struct ar_mparams *p, int *f, struct ar_mgraph **mg) {
+                        const struct ar_mparams *p, int *f, struct ar_mgraph **mg, double *dflt_us) {
   json_t *r = ar_grid_at(g, s, c);
+  *dflt_us = NAN;
   if (!r || g->predicted[c] || !is_gpu_result(r)) return 0;
   *f = ar_model_family_of(r);
   *mg = *f >= 0 ? graph_for(cache, t, p, ar_rec_ranks(r)) : NULL;
+  if (*mg && unforced_nccl(r)) { /* nothing recorded what NCCL ran: what it runs by default on this topology */
+    struct ar_nccl_graph ng;
+    struct ar_nccl_choice ch;
+    ar_nccl_graph(*mg, t, p, &ng);
+    *dflt_us = ar_nccl_default_time(*mg, p, &ng, (double)g->size[s], &ch);
+    *f = ch.family;
+  }
   return *mg != NULL;
 }
 
@@ -104,9 +120,25 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
                        int *skipped) {
   struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0}, *mg;
   int done = 0, head = 0, f;
+  double dflt;
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
-      for (int s = 0; s < gr[k].nsize; s++) head |= cell_covered(&gr[k], s, c, cache, t, p, &f, &mg);
+      for (int s = 0; s < gr[k].nsize; s++) head |= cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt);
+  for (int n = AR_AGAINST_RANKS - 1; head && n >= 2; n--) /* what the topology did not give, for the most ranks */
+    if (cache[n]) {
+      struct ar_massume as[AR_MAX_ASSUME];
+      int na = ar_model_assumptions(t, cache[n], p, as);
+      if (json) {
+        json_t *o = json_pack("{s:s,s:i,s:o}", "type", "assumed", "ranks", n, "assumptions",
+                              ar_model_assumptions_json(as, na));
+        char *js = json_dumps(o, JSON_COMPACT);
+        puts(js ? js : "{}");
+        free(js);
+        json_decref(o);
+      } else
+        ar_model_print_assumed(as, na);
+      break;
+    }
   if (!json && head)
     printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s\n", "result", "model", "bytes", "np", "meas us", "pred us",
            "meas bw", "pred bw", "ratio");
@@ -116,11 +148,11 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
         struct ar_cell_stats st;
         json_t *r = ar_grid_at(&gr[k], s, c);
         if (!r || gr[k].predicted[c]) continue;
-        if (!cell_covered(&gr[k], s, c, cache, t, p, &f, &mg) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
+        if (!cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
           (*skipped)++;
           continue;
         }
-        double size = (double)gr[k].size[s], pt = ar_model_time(mg, p, f, size, NULL, NULL);
+        double size = (double)gr[k].size[s], pt = isnan(dflt) ? ar_model_time(mg, p, f, size, NULL, NULL) : dflt;
         double pbw = ar_model_busbw(size, pt, ar_rec_ranks(r));
         char diag[512];
         ar_model_diagnose(r, t, st.busbw, pbw, diag, sizeof diag);

@@ -165,11 +165,20 @@ static int best_at(const struct ar_mgraph *g, const struct ar_mparams *p, int ma
   return best;
 }
 
-static void print_table(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p) {
-  int n = ar_mgraph_n(g);
+/* "ring/LL x2": NCCL's default at this size, as its algorithm/protocol names and channels. */
+static void choice_words(const struct ar_nccl_choice *c, char *buf, size_t len) {
+  int tree = c->family == AR_M_TREE_LL || c->family == AR_M_TREE_SIMPLE;
+  int ll = c->family == AR_M_RING_LL || c->family == AR_M_TREE_LL;
+  snprintf(buf, len, "%s/%s x%d", tree ? "Tree" : "Ring", ll ? "LL" : "Simple", c->channels);
+}
+
+static void print_table(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
+                        const struct ar_nccl_graph *ng) {
+  int n = ar_mgraph_n(g), dflt = (o->algo_mask & AR_M_NCCL_MASK) != 0;
   printf("%-9s", "size");
   for (int a = 0; a < AR_M_NALGO; a++)
     if (o->algo_mask & 1 << a) printf(" %19s", ar_malgo_name(a));
+  if (dflt) printf(" %32s", "nccl-default");
   printf("\n");
   for (int s = 0; s < o->nsizes; s++) {
     char sz[32];
@@ -184,9 +193,22 @@ static void print_table(const struct model_opts *o, const struct ar_mgraph *g, c
       snprintf(cell, sizeof cell, "%s%.1f (%.1f)", a == best ? "*" : "", t, ar_model_busbw(bytes, t, n));
       printf(" %19s", cell);
     }
+    if (dflt) {
+      struct ar_nccl_choice c;
+      char w[32], cell[64];
+      double t = ar_nccl_default_time(g, p, ng, bytes, &c);
+      choice_words(&c, w, sizeof w);
+      snprintf(cell, sizeof cell, "%s %.1f (%.1f)", w, t, ar_model_busbw(bytes, t, n));
+      printf(" %32s", cell);
+    }
     printf("\n");
   }
   printf("predicted us (busbw GB/s); * = fastest at that size\n");
+  if (dflt)
+    printf("nccl-default: what NCCL runs unforced (its tuning model at v2.28.3-1/v2.29.2-1, LL128 off on PCIe): "
+           "algorithm/protocol x channels, and the model's time for it; NCCL's ring graph here: %d channel%s x "
+           "%g GB/s%s\n", ng->channels, ng->channels == 1 ? "" : "s", ng->bw_intra,
+           ng->fallback ? " (no ring at NCCL's speeds: its fallback order)" : "");
 }
 
 /* "from 64K", or "at no size up to 256M" (the largest size asked) when NCCL never gets ahead. */
@@ -196,7 +218,8 @@ static void crossover_words(size_t x, size_t top, char *buf, size_t len) {
   snprintf(buf, len, x ? "from %s" : "at no size up to %s", sz);
 }
 
-static void print_crossovers(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p) {
+static void print_crossovers(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
+                             const struct ar_nccl_graph *ng) {
   int prev = -1;
   printf("crossovers:");
   for (int s = 0; s < o->nsizes; s++) {
@@ -210,25 +233,29 @@ static void print_crossovers(const struct model_opts *o, const struct ar_mgraph 
   int nccl = o->algo_mask & AR_M_NCCL_MASK, one = o->algo_mask & AR_M_ONESHOT_MASK;
   int cust = o->algo_mask & ~AR_M_NCCL_MASK;
   if (!nccl || !one) return;
-  size_t x1 = ar_model_crossover(g, p, o->sizes, o->nsizes, one, nccl);
-  size_t x2 = ar_model_crossover(g, p, o->sizes, o->nsizes, cust, nccl);
+  (void)nccl; /* NCCL as it runs by default: its own choice per size */
+  size_t x1 = ar_model_crossover_default(g, p, ng, o->sizes, o->nsizes, one);
+  size_t x2 = ar_model_crossover_default(g, p, ng, o->sizes, o->nsizes, cust);
   char a[48], b[48];
   crossover_words(x1, o->sizes[o->nsizes - 1], a, sizeof a);
   crossover_words(x2, o->sizes[o->nsizes - 1], b, sizeof b);
-  printf("NCCL beats one-shot %s; it beats every custom algorithm %s\n", a, b);
+  printf("NCCL (its default choice) beats one-shot %s; it beats every custom algorithm %s\n", a, b);
 }
 
 static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
-                          const struct ar_topo *t, const char *run_id, enum ar_malgo a, size_t size) {
+                          const struct ar_topo *t, const char *run_id, enum ar_malgo a, size_t size,
+                          const struct ar_nccl_choice *dflt) {
   int n = ar_mgraph_n(g);
-  double fx, pb, tm = ar_model_time(g, p, a, (double)size, &fx, &pb), algbw = (double)size / tm / 1e3;
+  double fx, pb, tm = ar_model_time(g, p, a, (double)size, &fx, &pb);
+  if (dflt) tm = dflt->model_us;
+  double algbw = (double)size / tm / 1e3;
   enum ar_dtype dt = AR_FLOAT;
   ar_dtype_parse(o->dtype, &dt);
   char spec[64];
-  snprintf(spec, sizeof spec, "model:%s", ar_malgo_name(a));
+  snprintf(spec, sizeof spec, "model:%s", dflt ? "nccl-default" : ar_malgo_name(a));
   json_t *topo = ar_topo_summary(t);
   json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:i,s:{s:f,s:f,s:f,s:f},s:f,s:f,s:f,s:f}",
-    "type", "prediction", "run_id", run_id, "backend", "model", "variant", ar_malgo_name(a), "spec", spec,
+    "type", "prediction", "run_id", run_id, "backend", "model", "variant", dflt ? "nccl-default" : ar_malgo_name(a), "spec", spec,
     "dtype", o->dtype, "op", "sum", "placement", "out", "size", (json_int_t)size,
     "count", (json_int_t)(size / ar_dtype_size(dt)), "ranks", n, "nodes", 1, "samples_n", 0,
     "time_us", "p50", tm, "mean", tm, "min", tm, "max", tm,
@@ -238,11 +265,17 @@ static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g,
     "digest", json_string_value(json_object_get(topo, "digest")) ? json_string_value(json_object_get(topo, "digest")) : "",
     "fixed_us", fx, "us_per_byte", pb, "params", ar_mparams_json(p)));
   json_decref(topo);
+  if (dflt) {
+    int tree = a == AR_M_TREE_LL || a == AR_M_TREE_SIMPLE, ll = a == AR_M_RING_LL || a == AR_M_TREE_LL;
+    json_object_set_new(r, "nccl_default", json_pack("{s:s,s:s,s:s,s:i,s:f,s:s}", "family", ar_malgo_name(a),
+                        "algo", tree ? "Tree" : "Ring", "proto", ll ? "LL" : "Simple", "channels", dflt->channels,
+                        "nccl_estimate_us", dflt->nccl_us, "nccl_tags", "v2.28.3-1 v2.29.2-1"));
+  }
   return r;
 }
 
 static int write_predictions(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
-                             const struct ar_topo *t) {
+                             const struct ar_topo *t, const struct ar_nccl_graph *ng, json_t *assumed) {
   char run_id[20], err[AR_ERRLEN];
   struct ar_writer w;
   snprintf(run_id, sizeof run_id, "%016llx",
@@ -252,24 +285,38 @@ static int write_predictions(const struct model_opts *o, const struct ar_mgraph 
     return AR_EXIT_FAIL;
   }
   /* A run record first, so analysis tools label the predictions' stack "model". */
-  json_t *run = json_pack("{s:s,s:s,s:i,s:s,s:{s:s},s:o,s:o}", "type", "run", "run_id", run_id, "schema",
-                          AR_SCHEMA_VERSION, "source", "model", "stack", "name", "model", "topology", ar_topo_summary(t),
-                          "model_params", ar_mparams_json(p));
+  json_t *run = json_pack("{s:s,s:s,s:i,s:s,s:{s:s},s:o,s:o,s:O,s:{s:i,s:f,s:i,s:b,s:i}}", "type", "run", "run_id",
+                          run_id, "schema", AR_SCHEMA_VERSION, "source", "model", "stack", "name", "model", "topology",
+                          ar_topo_summary(t), "model_params", ar_mparams_json(p), "assumptions", assumed,
+                          "nccl_graph", "channels", ng->channels, "bw_intra_gbs", ng->bw_intra, "comm_channels",
+                          ng->comm_channels, "fallback", ng->fallback, "cc", ng->cc);
   int rc = ar_writer_put(&w, run, err, sizeof err);
   json_decref(run);
-  for (int s = 0; s < o->nsizes && !rc; s++)
+  for (int s = 0; s < o->nsizes && !rc; s++) {
     for (int a = 0; a < AR_M_NALGO && !rc; a++)
       if (o->algo_mask & 1 << a) {
-        json_t *r = prediction(o, g, p, t, run_id, a, o->sizes[s]);
+        json_t *r = prediction(o, g, p, t, run_id, a, o->sizes[s], NULL);
         rc = ar_writer_put(&w, r, err, sizeof err);
         json_decref(r);
       }
+    if (!rc && (o->algo_mask & AR_M_NCCL_MASK)) { /* what NCCL runs unforced at this size */
+      struct ar_nccl_choice c;
+      c.model_us = ar_nccl_default_time(g, p, ng, (double)o->sizes[s], &c);
+      json_t *r = prediction(o, g, p, t, run_id, c.family, o->sizes[s], &c);
+      rc = ar_writer_put(&w, r, err, sizeof err);
+      json_decref(r);
+    }
+  }
   ar_writer_close(&w);
   if (rc) fprintf(stderr, "arbench model: %s\n", err);
   return rc ? AR_EXIT_FAIL : AR_EXIT_OK;
 }
 
-static void print_header(const struct ar_topo *t, const struct ar_mgraph *g) {
+void ar_model_print_assumed(const struct ar_massume *a, int n) {
+  for (int i = 0; i < n; i++) printf("# assumed: %s = %s: %s\n", a[i].name, a[i].value, a[i].why);
+}
+
+static void print_header(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_massume *a, int na) {
   json_t *s = ar_topo_summary(t);
   const char *v = ar_topo_cpu_vendor(t);
   printf("# model: %s, %d of %d GPUs, %d socket(s)%s%s, digest %s\n", ar_topo_source(t), ar_mgraph_n(g),
@@ -281,6 +328,7 @@ static void print_header(const struct ar_topo *t, const struct ar_mgraph *g) {
     printf("# note: a link on the GPU paths reports %.2f GB/s, below the GPUs' %.2f (a slower uplink, or a port "
            "trained down while idle); the model uses it as read: capture the XML under load or pass --calib\n",
            path, gpu);
+  ar_model_print_assumed(a, na);
 }
 
 static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
@@ -308,12 +356,18 @@ static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
   }
   ar_model_prepare(g, p, o->algo_mask, ar_mgraph_n(g) >= AR_MODEL_PROGRESS_GPUS ? stderr : NULL, t0);
   int ex = AR_EXIT_OK;
+  struct ar_massume as[AR_MAX_ASSUME];
+  struct ar_nccl_graph ng;
+  int na = ar_model_assumptions(t, g, p, as);
+  ar_nccl_graph(g, t, p, &ng);
   if (!o->json) {
-    print_header(t, g);
-    print_table(o, g, p);
-    print_crossovers(o, g, p);
+    print_header(t, g, as, na);
+    print_table(o, g, p, &ng);
+    print_crossovers(o, g, p, &ng);
   }
-  if (o->json || o->jfile) ex = write_predictions(o, g, p, t);
+  json_t *assumed = ar_model_assumptions_json(as, na);
+  if (o->json || o->jfile) ex = write_predictions(o, g, p, t, &ng, assumed);
+  json_decref(assumed);
   ar_mgraph_free(g);
   ar_topo_destroy(t);
   return ex;

@@ -67,7 +67,7 @@ static double link_eff(const struct ar_mparams *p, double gbs) {
   return gbs >= 50 ? p->eff_gen5 : gbs >= 25 ? p->eff_gen4 : p->eff_gen3;
 }
 
-static double socket_gbs(const struct ar_mparams *p, const struct ar_topo *t) {
+double ar_model_socket_gbs(const struct ar_mparams *p, const struct ar_topo *t) {
   if (p->socket_gbs > 0) return p->socket_gbs;
   const char *v = ar_topo_cpu_vendor(t);
   return !strcmp(v, "GenuineIntel") ? p->socket_gbs_intel : !strcmp(v, "AuthenticAMD") ? p->socket_gbs_amd
@@ -188,7 +188,7 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
   int rc = !g->key || !g->cap || !g->slot || !g->plen || !g->path || !g->cls || !g->island || !g->cost || !c.l ||
            !c.n;
   for (int i = 0; !rc && i < n; i++) c.n[i] = ar_topo_gpu_links(t, i, c.l[i], AR_MLINKS);
-  double sock = socket_gbs(p, t);
+  double sock = ar_model_socket_gbs(p, t);
   for (int a = 0; a < n && !rc; a++)
     for (int b = 0; b < n && !rc; b++) rc = build_pair(g, t, p, &c, a, b, sock);
   free(c.l);
@@ -386,7 +386,7 @@ static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enu
   double eff = p->nccl_simple_eff * (tree ? (ll ? p->nccl_tree_ll_factor : p->nccl_tree_factor)
                                           : (ll ? p->nccl_ll_factor : 1.0));
   *fx = p->nccl_launch_us + p->nccl_base_us[tree][!ll];
-  *ov = 2.0 * (n - 1) * p->nccl_hw_us[tree][!ll];
+  *ov = 2.0 * (n - 1) * (!tree && !ll ? p->ring_simple_step_us : p->nccl_hw_us[tree][!ll]);
   *pb = cost(g, &f, 2.0 * (n - 1) / n, eff);
   flows_free(&f);
 }
@@ -461,6 +461,13 @@ double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum
   if (fixed_us) *fixed_us = c->fx + c->ov;
   if (us_per_byte) *us_per_byte = c->pb;
   return c->fx + fmax(c->ov, bytes * c->pb);
+}
+
+double ar_model_time_capped(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
+                            double min_us_per_byte) {
+  ar_model_time(g, p, a, bytes, NULL, NULL); /* fills the memo */
+  const struct mcost *c = &g->cost[a];
+  return c->fx + fmax(c->ov, bytes * fmax(c->pb, min_us_per_byte));
 }
 
 double ar_model_clock(void) {

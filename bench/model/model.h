@@ -35,10 +35,16 @@ struct ar_mparams {
   double nccl_ll_factor;                /* ring LL bandwidth factor (NCCL: 0.5) */
   double nccl_tree_factor;              /* tree Simple factor (NCCL: 0.85) */
   double nccl_tree_ll_factor;           /* tree LL factor (NCCL: 1/3.8) */
+  double ring_simple_step_us;           /* the model's ring Simple latency per step (NCCL's estimate: 5.7) */
+  double nccl_chan_gbs;                 /* busbw one NCCL channel carries (caps NCCL's default by its channels) */
+  double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
+  double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
   struct { int set, ranks; double fixed_us, us_per_byte; } fit[AR_M_NALGO];
 };
 void ar_mparams_default(struct ar_mparams *p);
+/* The socket link's P2P bandwidth (GB/s per direction) the model uses: --calib's socket_gbs, else by CPU vendor. */
+double ar_model_socket_gbs(const struct ar_mparams *p, const struct ar_topo *t);
 /* Apply a --calib file (from `model --fit`): "params" overrides and "families" fits. 0 or -AR_EINVAL. */
 int ar_mparams_load(struct ar_mparams *p, const char *path, char *err, size_t len);
 /* The parameters as JSON (for prediction records and --format json). New reference. */
@@ -63,6 +69,9 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
  * NULL. */
 double ar_model_time(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
                      double *fixed_us, double *us_per_byte);
+/* The same, its data part no faster than min_us_per_byte (a cap the algorithm's links do not show). */
+double ar_model_time_capped(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double bytes,
+                            double min_us_per_byte);
 /* From this many GPUs on, `model` prints a progress line per step on stderr (the work grows as n^2). */
 #define AR_MODEL_PROGRESS_GPUS 128
 /* Computes every algorithm of mask once (what ar_model_time then reads for every size); with progress not
@@ -84,6 +93,51 @@ size_t ar_model_crossover(const struct ar_mgraph *g, const struct ar_mparams *p,
 
 /* Which family a measured result record is (backend, variant, nccl_algo/proto); -1 when none. */
 int ar_model_family_of(json_t *rec);
+
+/* What NCCL runs by default (nccltune.c, read from NCCL v2.28.3-1 and v2.29.2-1): its ring graph on this
+ * topology (search.cc), then per size the (algorithm, protocol) its tuning model (tuning.cc) estimates
+ * fastest and the channels enqueue.cc gives it. */
+struct ar_nccl_graph {
+  int cc;              /* compute capability x10 used for NCCL's per-architecture constants */
+  int channels;        /* the ring graph's channels (after ncclTopoDupChannels) */
+  double bw_intra;     /* GB/s per channel, NCCL's units */
+  int comm_channels;   /* comm->nChannels: twice the graph's */
+  int fallback;        /* 1: no ring found at any speed (NCCL's "simple order", 0.1 GB/s) */
+  double socket_gbs;   /* NCCL's socket link bandwidth on the ring, 0 when one socket */
+};
+struct ar_nccl_choice {
+  enum ar_malgo family; /* nccl-ring-ll, ... */
+  int channels;         /* channels at that size */
+  double nccl_us;       /* NCCL's own estimate of the time */
+  double model_us;      /* the model's time for it (set by ar_nccl_default_time's callers that keep it) */
+};
+int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
+double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
+void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
+                   struct ar_nccl_graph *out);
+void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, int n, double bytes,
+                    struct ar_nccl_choice *c);
+/* The model's time (us) of what NCCL runs by default at `bytes`: its family's time, its data part no faster than
+ * the chosen channels carry (nccl_chan_gbs each). The choice is returned in *c. */
+double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                            double bytes, struct ar_nccl_choice *c);
+
+/* Smallest size (from the list) at which what NCCL runs by default beats the best of custom_mask; 0 when none. */
+size_t ar_model_crossover_default(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                                  const size_t *sizes, int nsizes, int custom_mask);
+
+/* A parameter the topology does not give, with the value the model uses and where that came from (assume.c).
+ * Every one is printed (text: '# assumed:' lines; json: the run record's "assumptions"). */
+struct ar_massume {
+  char name[32];    /* "socket_gbs", "gpu_cc", ... (the --calib knob that overrides it) */
+  char value[48];   /* "10 GB/s" */
+  char why[320];    /* what the topology lacks, and the source of the value */
+};
+#define AR_MAX_ASSUME 8
+int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_mparams *p,
+                         struct ar_massume *out);
+json_t *ar_model_assumptions_json(const struct ar_massume *a, int n);
+void ar_model_print_assumed(const struct ar_massume *a, int n); /* '# assumed: name = value: why' lines */
 
 /* `arbench model` subcommand (cmd.c), its --fit (fit.c) and --against (against.c) parts. */
 int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t len);

@@ -11,6 +11,8 @@
  *        Blackwell boxes: P2P write bandwidth, P2P latency, NCCL busbw, custom vs NCCL table.
  * [NCCL] NVIDIA/nccl v2.28.9-1, src/graph/tuning.cc (ncclTunerConstantsDefaults, ncclTopoTuneModel) and
  *        src/graph/topo.h (link bandwidth constants), https://github.com/NVIDIA/nccl/tree/v2.28.9-1
+ * [R6K-NCCL] voipmonitor/rtx6kpro, optimization/nccl-tuning.md (commit f9de90e1, 2026): Festr's dual AMD
+ *        Turin box, NCCL 2.28.3 with and without the page's graph XML (tests/fixtures/model/published/).
  * [VLLM] vllm-project/vllm issue #56128 (2026-09), "concurrent store / load" table, 4x RTX PRO 6000. */
 void ar_mparams_default(struct ar_mparams *p) {
   memset(p, 0, sizeof *p);
@@ -50,6 +52,13 @@ void ar_mparams_default(struct ar_mparams *p) {
   /* [R6K] "NCCL AllReduce Bus Bandwidth": 41.1 GB/s busbw (luke, switches, MIN_NCHANNELS=8) over the
    * 54 GB/s a link gives (63.02 x 0.86): 0.76. Calibrated on that one row; the other rows validate. */
   p->nccl_simple_eff = 0.76;
+  /* [R6K-NCCL] "Effect of NCCL Graph XML", without XML (NCCL's default: Ring Simple, 2 channels) 48.16 us at
+   * 32 KiB on 8 GPUs: (48.16 - 3.7 launch - 8.4 base) / 14 steps = 2.58 us a step; NCCL's own estimate (5.7)
+   * is what its tuning compares, not what Simple takes. Fitted on that row. */
+  p->ring_simple_step_us = 2.6;
+  /* [R6K-NCCL] "Impact of Channel Count": default (2 channels) 22.2 GB/s busbw at 32 MiB on dual Turin: 11.1
+   * per channel. Fitted on that row. */
+  p->nccl_chan_gbs = 11.1;
   /* [NCCL] tuning.cc: ring LL busBw * 0.5; tree busBw * 0.85 (tree pattern); tree LL * 1/3.8. */
   p->nccl_ll_factor = 0.5;
   p->nccl_tree_factor = 0.85;
@@ -57,11 +66,13 @@ void ar_mparams_default(struct ar_mparams *p) {
 }
 
 static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "socket_gbs", "read_eff",
-                                         "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff"};
+                                         "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff", "gpu_cc",
+                                         "nccl_socket_gbs", "ring_simple_step_us", "nccl_chan_gbs"};
 
 static double *knob(struct ar_mparams *p, int i) {
   double *k[] = {&p->eff_gen5, &p->eff_gen4, &p->eff_gen3, &p->socket_gbs, &p->read_eff,
-                 &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff};
+                 &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff, &p->gpu_cc,
+                  &p->nccl_socket_gbs, &p->ring_simple_step_us, &p->nccl_chan_gbs};
   return k[i];
 }
 #define AR_NKNOBS (int)(sizeof knob_names / sizeof knob_names[0])
@@ -74,7 +85,8 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
     while (i < AR_NKNOBS && strcmp(knob_names[i], k)) i++;
     if (i == AR_NKNOBS || !json_is_number(v) || json_number_value(v) <= 0) {
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
-               "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff)", path, k);
+               "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "
+               "nccl_socket_gbs, ring_simple_step_us, nccl_chan_gbs)", path, k);
       return -AR_EINVAL;
     }
     *knob(p, i) = json_number_value(v);

@@ -10,20 +10,61 @@ DS="$M/ds-8g-gen5.xml"
 "$ARBENCH" model --xml "$SW" -b 1K -e 256K >"$TMP/t.txt" 2>"$TMP/t.err"
 check_eq "model table: exit 0" 0 $?
 check_eq "model table: 9 rows" 9 "$(grep -c '^[0-9]' "$TMP/t.txt")"
-check_eq "model: crossover" "NCCL beats one-shot from 64K; it beats every custom algorithm at no size up to 256K" \
-   "$(grep '^NCCL beats' "$TMP/t.txt")"
+check_eq "model: crossover" "NCCL (its default choice) beats one-shot from 64K; it beats every custom algorithm at no size up to 256K" \
+   "$(grep '^NCCL (its default choice) beats' "$TMP/t.txt")"
 
 # Prediction records: one per size x algorithm; table shows them as configurations.
 "$ARBENCH" model --xml "$DS" -b 1K -e 4K --algo oneshot-push,nccl-ring-ll,islands -J "$TMP/p.jsonl" >/dev/null
-check_eq "model -J: 3 sizes x 3 algorithms" 9 "$(grep -c '"type": *"prediction"' "$TMP/p.jsonl")"
+check_eq "model -J: 3 sizes x (3 algorithms + NCCL's default)" 12 "$(grep -c '"type": *"prediction"' "$TMP/p.jsonl")"
 "$ARBENCH" model --xml "$DS" -b 1K -e 4K --algo oneshot-push --format json >"$TMP/j.jsonl"
 check_eq "model --format json: records on stdout" 3 "$(grep -c prediction "$TMP/j.jsonl")"
 # one-shot push, 1 KiB, two sockets: 6.6 + 2 x 0.6 (SYS hops) + 1024 B / (10 GB/s / 16 crossing flows)
 check_eq "prediction p50 at 1K (us)" "9.438" "$(python3 -c "import json;r=[json.loads(l) for l in open('$TMP/j.jsonl')];r=[x for x in r if x['type']=='prediction'];print('%.3f'%r[0]['time_us']['p50'])")"
 "$ARBENCH" table "$TMP/p.jsonl" "$ARBENCH_SRC/tests/fixtures/analysis/a.jsonl" >"$TMP/tab.txt" 2>&1
 check_eq "table reads predictions: exit 0" 0 $?
-check_eq "table: model columns, marked predicted" 1 "$(grep -c 'model:nccl-ring-ll (predicted) | model:oneshot-push (predicted) | model:islands (predicted)' "$TMP/tab.txt")"
+check_eq "table: model columns, marked predicted" 1 "$(grep -c 'model:nccl-ring-ll (predicted) | model:oneshot-push (predicted) | model:islands (predicted) | model:nccl-default (predicted)' "$TMP/tab.txt")"
 grep -q 'shm-oneshot' "$TMP/tab.txt" && echo "ok: table: measured results still there" || check_fail "table lost measured results"
+
+# NCCL's default per size beside the per-algorithm columns (worked in tests/model/test_nccltune.c): on the
+# switch box Ring/LL with 1 (to 32 KiB), 2, then 4 channels, Simple from 4 MiB (LL128 never: off on PCIe).
+"$ARBENCH" model --xml "$SW" -b 4K -e 4M -f 4 >"$TMP/d.txt"
+check_eq "nccl-default column" "Ring/LL x1|Ring/LL x1|Ring/LL x2|Ring/LL x4|Ring/LL x4|Ring/Simple x4" \
+   "$(grep '^[0-9]' "$TMP/d.txt" | grep -o 'Ring/[A-Za-z]* x[0-9]*' | paste -sd'|')"
+check_eq "nccl-default: its time is the model's for that algorithm (1M ring LL)" 1 \
+   "$(awk '$1=="1M"{print ($2==$(NF-1))}' "$TMP/d.txt")"
+check_eq "nccl-default: NCCL's graph named" 1 "$(grep -c "NCCL's ring graph here: 2 channels x 24 GB/s$" "$TMP/d.txt")"
+"$ARBENCH" model --xml "$SW" -b 2M -e 2M --format json >"$TMP/dj.jsonl"
+check_eq "nccl-default record at 2M" "nccl-ring-simple Ring Simple 4 164.66" "$(python3 -c "
+import json
+r=[json.loads(l) for l in open('$TMP/dj.jsonl')]
+d=[x for x in r if x.get('variant')=='nccl-default'][0]['nccl_default']
+print(d['family'],d['algo'],d['proto'],d['channels'],'%.2f'%d['nccl_estimate_us'])")"
+
+# No silent assumptions: a topology without a CPU vendor says what the socket link was taken to be, and where
+# from; --calib overrides it and says so; the json run record lists the same.
+sed '/CPUVendor/d' "$DS" >"$TMP/novendor.xml"
+"$ARBENCH" model --xml "$TMP/novendor.xml" -b 8M -e 8M >"$TMP/nv.txt"
+check_eq "no vendor: socket link assumed, named" 1 "$(grep -c "^# assumed: socket_gbs = 10 GB/s: P2P through the socket link: the topology names no CPU vendor; NCCL's Intel value, the pessimistic one (params.c; estimate): AMD Turin measured 50, Genoa 39 \[R6K\]: --calib '{\"params\":{\"socket_gbs\":N}}'$" "$TMP/nv.txt")"
+check_eq "no vendor: NCCL's view named" 1 "$(grep -c "^# assumed: nccl_socket_gbs = 10 GB/s: the socket link as NCCL's graph search sees it: SKL_QPI_BW (CPU vendor not in the topology)" "$TMP/nv.txt")"
+"$ARBENCH" model --xml "$TMP/novendor.xml" -b 8M -e 8M --calib '{"params":{"socket_gbs":50}}' >"$TMP/nv50.txt"
+check_eq "--calib: the override named" 1 "$(grep -c '^# assumed: socket_gbs = 50 GB/s: P2P through the socket link: set by --calib$' "$TMP/nv50.txt")"
+check_eq "--calib: ring simple at 8M faster with the faster link" 1 "$(paste <(awk '$1=="8M"{gsub(/\*/,"");print $4}' "$TMP/nv.txt") <(awk '$1=="8M"{gsub(/\*/,"");print $4}' "$TMP/nv50.txt") | awk '{print ($2+0 < $1+0)}')"
+check_eq "vendor named: AMD measured value, its source" 1 "$(sed 's/GenuineIntel/AuthenticAMD/' "$DS" >"$TMP/amd.xml"; "$ARBENCH" model --xml "$TMP/amd.xml" -b 8M -e 8M | grep -c '^# assumed: socket_gbs = 50 GB/s: P2P through the socket link: the topology names the CPU (AuthenticAMD) but not its link; measured on dual AMD Turin')"
+"$ARBENCH" model --xml "$TMP/novendor.xml" -b 8M -e 8M --format json >"$TMP/nv.jsonl"
+check_eq "json: assumptions in the run record" "socket_gbs=10 GB/s nccl_socket_gbs=10 GB/s" "$(python3 -c "
+import json
+r=json.loads(open('$TMP/nv.jsonl').readline())
+print(' '.join(a['name']+'='+a['value'] for a in r['assumptions']))")"
+check_eq "switch box: the switch's arbitration named" 1 "$(grep -c '^# assumed: switch = fair, 0.86 x link: the topology gives the switches' "$TMP/d.txt")"
+sed 's/10de:2bb5/10de:2bff/' "$SW" >"$TMP/unk.xml"
+check_eq "unknown GPU id: architecture assumed, named" 1 "$("$ARBENCH" model --xml "$TMP/unk.xml" -b 1K -e 1K | grep -c "^# assumed: gpu_cc = 12.0: the GPUs' architecture for NCCL's constants: PCI id 10de:2bff is not in nccltune.c's list")"
+
+# NCCL's view of the socket link follows the CPU model as NCCL's topo.cc reads it (Emerald Rapids 0xCF: 40), and
+# the GPU's architecture its PCI id (L40S 26b9: cc 8.9, NCCL's pre-Hopper speeds: 40 once, 30 and 20 no better, 18 / 40 <= 0.49 stops; duplicated to 2 x 20).
+sed 's|<info name="CPUVendor" value="GenuineIntel"/>|&<info name="CPUModelNumber" value="207"/>|' "$DS" >"$TMP/erp.xml"
+check_eq "Intel model 207: NCCL's ERP_QPI_BW" 1 "$("$ARBENCH" model --xml "$TMP/erp.xml" -b 1K -e 1K | grep -c "^# assumed: nccl_socket_gbs = 40 GB/s: the socket link as NCCL's graph search sees it: ERP_QPI_BW of the CPU")"
+sed 's/10de:2bb5/10de:26b9/' "$SW" >"$TMP/l40s.xml"
+check_eq "L40S id: its architecture, NCCL's speeds for it" 1 "$("$ARBENCH" model --xml "$TMP/l40s.xml" -b 1K -e 1K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s$")"
 
 # compare reads predictions too: two boxes side by side (one-shot pull at 1 KiB: 9.82 / 7.87 us).
 "$ARBENCH" model --xml "$SW" -b 1K -e 1K --algo oneshot-pull -J "$TMP/sw.jsonl" >/dev/null
@@ -66,7 +107,8 @@ check_eq "--against: diagnosis" "busbw 22.2 GB/s vs 41 predicted: NCCL is using 
    "$(grep -o 'busbw 22.*' "$TMP/a.txt")"
 check_eq "--against: host result not compared" 1 "$(grep -c '1 cell not compared' "$TMP/a.err")"
 "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --format json >"$TMP/a.jsonl" 2>/dev/null
-check_eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%json.loads(open('$TMP/a.jsonl').readline())['ratio'])")"
+check_eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%[r for r in map(json.loads,open('$TMP/a.jsonl')) if r['type']=='against'][0]['ratio'])")"
+check_eq "--against json: the assumptions line first" "assumed 8 switch" "$(python3 -c "import json;r=json.loads(open('$TMP/a.jsonl').readline());print(r['type'],r['ranks'],r['assumptions'][0]['name'])")"
 
 # A port reporting a trained-down link is used as read, and said so.
 "$ARBENCH" model --xml "$ARBENCH_SRC/tests/fixtures/topo/phb.xml" -b 1K -e 1K >"$TMP/phb.txt"

@@ -25,7 +25,7 @@ check_bad "inline --calib not JSON" "--calib {\"params\":: not a JSON object" "$
 check_bad "inline --calib unknown knob" "nosuch" "$ARBENCH" model "${args[@]}" --calib '{"params":{"nosuch":1}}'
 # crossovers: where NCCL never gets ahead the line says so, never "from never"
 "$ARBENCH" model --xml "$M/sw2-8g-gen5.xml" -b 1K -e 4K >"$TMP/x"
-check_eq "never ahead" "NCCL beats one-shot at no size up to 4K; it beats every custom algorithm at no size up to 4K" \
+check_eq "never ahead" "NCCL (its default choice) beats one-shot at no size up to 4K; it beats every custom algorithm at no size up to 4K" \
   "$(grep '^NCCL' "$TMP/x")"
 check_eq "no 'from never'" 0 "$(grep -c 'from never' "$TMP/x")"
 finish

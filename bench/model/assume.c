@@ -1,0 +1,88 @@
+/* assume.c — the parameters a topology does not give (socket link, NCCL's view of it, switch arbitration, the
+ * GPUs' architecture, Gen4 efficiency): each one the model uses is listed with its value and its source. */
+#include "model/model.h"
+#include "ar.h"
+#include <stdio.h>
+#include <string.h>
+
+static int add(struct ar_massume *a, int n, const char *name, const char *value, const char *why) {
+  if (n >= AR_MAX_ASSUME) return n;
+  snprintf(a[n].name, sizeof a[n].name, "%s", name);
+  snprintf(a[n].value, sizeof a[n].value, "%s", value);
+  snprintf(a[n].why, sizeof a[n].why, "%s", why);
+  return n + 1;
+}
+
+static int path_seen(const struct ar_mgraph *g, enum ar_path lo, enum ar_path hi) {
+  int n = ar_mgraph_n(g);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++)
+      if (a != b && ar_mgraph_class(g, a, b) >= lo && ar_mgraph_class(g, a, b) <= hi) return 1;
+  return 0;
+}
+
+static int socket_items(const struct ar_topo *t, const struct ar_mparams *p, struct ar_massume *a, int n) {
+  const char *v = ar_topo_cpu_vendor(t), *how = "";
+  char val[48], why[320];
+  snprintf(val, sizeof val, "%g GB/s", ar_model_socket_gbs(p, t));
+  if (p->socket_gbs > 0)
+    snprintf(why, sizeof why, "P2P through the socket link: set by --calib");
+  else if (!strcmp(v, "AuthenticAMD"))
+    snprintf(why, sizeof why, "P2P through the socket link: the topology names the CPU (AuthenticAMD) but not "
+             "its link; measured on dual AMD Turin (params.c [R6K]; Genoa measured 39): --calib "
+             "'{\"params\":{\"socket_gbs\":N}}' for another");
+  else if (!strcmp(v, "GenuineIntel"))
+    snprintf(why, sizeof why, "P2P through the socket link: the topology names the CPU (GenuineIntel) but not "
+             "its link; NCCL's SKL_QPI_BW (params.c [NCCL]), no published P2P measurement through UPI: "
+             "--calib '{\"params\":{\"socket_gbs\":N}}'");
+  else
+    snprintf(why, sizeof why, "P2P through the socket link: the topology names no CPU vendor; NCCL's Intel value, "
+             "the pessimistic one (params.c; estimate): AMD Turin measured 50, Genoa 39 [R6K]: --calib "
+             "'{\"params\":{\"socket_gbs\":N}}'");
+  n = add(a, n, "socket_gbs", val, why);
+  double ns = ar_nccl_socket_gbs(t, p, &how);
+  snprintf(val, sizeof val, "%g GB/s", ns);
+  snprintf(why, sizeof why, "the socket link as NCCL's graph search sees it: %s%s (NCCL topo.h)%s", how,
+           !strcmp(how, "--calib") ? "" : " of the CPU the topology names",
+           !*v && p->nccl_socket_gbs <= 0 ? "; --calib '{\"params\":{\"nccl_socket_gbs\":N}}' (AMD: 16)" : "");
+  return add(a, n, "nccl_socket_gbs", val, why);
+}
+
+int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_mparams *p,
+                         struct ar_massume *a) {
+  int n = 0;
+  char val[48], why[320];
+  if (ar_mgraph_islands(g, NULL) > 1 && path_seen(g, AR_PATH_SYS, AR_PATH_SYS)) n = socket_items(t, p, a, n);
+  if (path_seen(g, AR_PATH_PIX, AR_PATH_PXB)) {
+    snprintf(val, sizeof val, "fair, %.2f x link", p->eff_gen5);
+    n = add(a, n, "switch", val, "the topology gives the switches' ports and speeds, not their arbitration: "
+            "max-min fair sharing at eff_gen5 of the link (params.c [R6K], Broadcom-switched RTX PRO 6000 "
+            "boxes); --calib '{\"params\":{\"eff_gen5\":F}}'");
+  }
+  const char *how = NULL;
+  int cc = ar_nccl_cc(t, p, &how);
+  if (!how) {
+    snprintf(val, sizeof val, "%d.%d", cc / 10, cc % 10);
+    snprintf(why, sizeof why, "the GPUs' architecture for NCCL's constants: PCI id 10de:%04x is not in "
+             "nccltune.c's list; Blackwell assumed: --calib '{\"params\":{\"gpu_cc\":N}}' (x10, e.g. 90)",
+             ar_topo_ngpus(t) ? ar_topo_gpu(t, 0)->device : 0);
+    n = add(a, n, "gpu_cc", val, why);
+  } else if (!strcmp(how, "--calib")) {
+    snprintf(val, sizeof val, "%d.%d", cc / 10, cc % 10);
+    n = add(a, n, "gpu_cc", val, "the GPUs' architecture for NCCL's constants: set by --calib");
+  }
+  double lo = ar_topo_gpu_link_min_gbs(t);
+  if (lo >= 25 && lo < 50) {
+    snprintf(val, sizeof val, "%.2f", p->eff_gen4);
+    n = add(a, n, "eff_gen4", val, "P2P write efficiency of a Gen4 link: no published Gen4 P2P table (params.c, "
+            "estimate): --calib '{\"params\":{\"eff_gen4\":F}}'");
+  }
+  return n;
+}
+
+json_t *ar_model_assumptions_json(const struct ar_massume *a, int n) {
+  json_t *arr = json_array();
+  for (int i = 0; i < n; i++)
+    json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "name", a[i].name, "value", a[i].value, "why", a[i].why));
+  return arr;
+}
