@@ -8,7 +8,13 @@ export BUILD_DIR
 # Test-only packages, installed under CI (locally their tests skip and say what to install): chromium, the real
 # headless browser of tests/report (arbench report's pages).
 TEST_PKGS="chromium"
+# Test-only PyPI packages, the same way: pyarrow, pyyaml and aiconfigurator-core (NVIDIA's own loader of its tables),
+# for tests/aic (import and export of aiconfigurator's Parquet tables).
+TEST_PIP_PKGS="pyarrow pyyaml aiconfigurator-core"
 if [ -n "${CI:-}" ]; then SETUP_EXTRA_PKGS="$TEST_PKGS" scripts/setup.sh; else scripts/setup.sh; fi
+if [ -n "${CI:-}" ]; then
+  python3 -m pip install --quiet --break-system-packages $TEST_PIP_PKGS || python3 -m pip install --quiet $TEST_PIP_PKGS
+fi
 rc=0
 meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild ${MESON_TEST_OPTS:-} "$@" || rc=$?
 scripts/test-summary.py "$BUILD_DIR" || rc=1
