@@ -71,12 +71,60 @@ const char *ar_impact_patch(const struct ar_impact_ctx *x, int c, size_t bytes, 
   return buf;
 }
 
+static int path_time(const struct ar_impact_ctx *x, int c, size_t bytes, struct ar_impact_path *p, char *why,
+                     size_t len);
+
+static int fusion_path(int p) { return p == AR_SP_FUSION || p == AR_SP_FUSION_BASE; }
+
+char *ar_impact_plain_mask(const struct ar_grid *g) {
+  char *m = calloc((size_t)g->ncfg, 1);
+  for (int c = 0; m && c < g->ncfg; c++) m[c] = !fusion_path(ar_spath_of(g->cfgrec[c]));
+  return m;
+}
+
 /* Mask of the columns the engine can reach without a patch at this size. */
 static char *unpatched_mask(const struct ar_impact_ctx *x, size_t bytes) {
   char *m = calloc((size_t)x->g->ncfg, 1), buf[512];
   for (int c = 0; m && c < x->g->ncfg; c++)
-    m[c] = ar_spath_of(x->g->cfgrec[c]) >= 0 && !*ar_impact_patch(x, c, bytes, buf, sizeof buf);
+    m[c] = ar_spath_of(x->g->cfgrec[c]) >= 0 && !fusion_path(ar_spath_of(x->g->cfgrec[c])) &&
+           !*ar_impact_patch(x, c, bytes, buf, sizeof buf);
   return m;
+}
+
+/* A fused column (base 0) or a baseline of it with unfused=KIND (base 1), at the model's hidden size; -1 none. */
+static int fusion_col(const struct ar_impact_ctx *x, int base, const char *kind) {
+  for (int c = 0; c < x->g->ncfg; c++) {
+    json_t *rec = x->g->cfgrec[c], *fu = json_object_get(rec, "fused");
+    if (ar_spath_of(rec) != (base ? AR_SP_FUSION_BASE : AR_SP_FUSION) || !ar_grid_eligible(x->g, c)) continue;
+    if ((long)ar_rec_num(fu, "hidden", 0) != x->m->hidden) continue;
+    if (!base || !kind || !strcmp(ar_rec_str(fu, "unfused", ""), kind)) return c;
+  }
+  return -1;
+}
+
+/* The fused kernel against its unfused baseline at the 2 x layers places. */
+static void fusion_row(const struct ar_impact_ctx *x, struct ar_impact_row *r) {
+  struct ar_impact_path *p = &r->fusion;
+  int f = fusion_col(x, 0, NULL);
+  int b = fusion_col(x, 1, r->def_path == AR_SP_NCCL ? "nccl" : "p2p");
+  if (b < 0) b = fusion_col(x, 1, NULL);
+  r->fusion_base_col = b;
+  if (f < 0 || b < 0) {
+    snprintf(p->why, sizeof p->why, "no fused allreduce + RMSNorm %sat hidden %ld: measure fused:hidden=%ld%s",
+             f < 0 ? "" : "baseline ", x->m->hidden, x->m->hidden, f < 0 ? "" : ",unfused=nccl");
+    return;
+  }
+  if (path_time(x, f, r->bytes, p, p->why, sizeof p->why)) return;
+  struct ar_impact_path bp;
+  if (path_time(x, b, r->bytes, &bp, p->why, sizeof p->why)) return;
+  r->fusion_base = bp.t;
+  double n = 2.0 * (double)x->m->layers;
+  p->ok = 1;
+  p->fwd_us = n * p->t.us, p->fwd_lo = n * p->t.lo, p->fwd_hi = n * p->t.hi;
+  p->save_us = n * (bp.t.us - p->t.us), p->save_lo = n * (bp.t.lo - p->t.hi), p->save_hi = n * (bp.t.hi - p->t.lo);
+  p->tok_us = p->save_us / r->accept, p->tok_lo = p->save_lo / r->accept, p->tok_hi = p->save_hi / r->accept;
+  p->tps = p->tps_lo = p->tps_hi = NAN;
+  snprintf(p->patch, sizeof p->patch, "%s; %s", x->e->fusion_how, x->e->fusion_why);
 }
 
 /* The pick of d at bytes: the decision at a measured size, or the one both neighbours share. -1 with why. */
@@ -158,6 +206,7 @@ int ar_impact_row(const struct ar_impact_ctx *x, long tokens, double step_ms, st
     }
   }
   ar_decisions_free(&du);
+  fusion_row(x, r);
   /* per forward (us) and the savings against the default: saving interval from the ends of each side's runs */
   for (int i = 0; i < 3; i++) {
     struct ar_impact_path *p = ps[i];

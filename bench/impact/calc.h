@@ -35,7 +35,16 @@ struct ar_impact_row {
   double accept, step_ms, tps; /* the measured step (ms per forward) and its tok/s, 0 when not given */
   int def_path;                /* AR_SP_* the engine takes by itself */
   struct ar_impact_path def, unpatched, pick;
+  /* allreduce + residual add + RMSNorm fused, at the 2 x layers places (the embedding's allreduce stays): fusion.t the
+   * fused kernel, fusion_base its unfused baseline (the default's transport); saving = 2 x layers x (base - fused).
+   * fusion.ok 0: not measured at the model's hidden size (why says so). */
+  struct ar_impact_path fusion;
+  struct ar_impact_time fusion_base;
+  int fusion_base_col;
 };
+/* Columns of the plain allreduce (every one but the fused kernel and its baselines, whose times include the residual
+ * add and RMSNorm): the mask the picks are decided over (malloc'd). */
+char *ar_impact_plain_mask(const struct ar_grid *g);
 
 int ar_impact_nvlink(const struct ar_grid *g);
 /* The column of the engine's default path at bytes (its AR_SP_* in *path), -1 when not measured. */

@@ -201,7 +201,10 @@ static int group_compute(struct group *gr, json_t *results, json_t *runs, struct
   struct ar_noise nz = o->noise;
   nz.grids = gr->n; /* as table decides these files: its family split over the tables */
   const struct ar_grid *g = &gr->g[gr->k];
-  if (ar_grid_decide(g, NULL, &nz, &gr->d)) return -AR_ERUNTIME;
+  char *plain = ar_impact_plain_mask(g);
+  int bad = !plain || ar_grid_decide(g, plain, &nz, &gr->d);
+  free(plain);
+  if (bad) return -AR_ERUNTIME;
   gr->decided = 1;
   gr->nvlink = ar_impact_nvlink(g);
   struct ar_impact_ctx x = {&o->m, g, &gr->d, &nz, o->e, gr->nvlink, o->accept};
@@ -217,10 +220,17 @@ static void group_free(struct group *gr) {
 
 /* ---- output ---- */
 
-static const char *const path_names[3] = {"default", "best unpatched", "pick"};
+static const char *const path_names[4] = {"default", "best unpatched", "pick", "fused"};
 
 static const struct ar_impact_path *path_of(const struct ar_impact_row *r, int i) {
-  return i == 0 ? &r->def : i == 1 ? &r->unpatched : &r->pick;
+  return i == 0 ? &r->def : i == 1 ? &r->unpatched : i == 2 ? &r->pick : &r->fusion;
+}
+
+/* Whether the group holds a fused allreduce + RMSNorm at all: its row is shown only then. */
+static int has_fusion(const struct ar_grid *g) {
+  for (int c = 0; c < g->ncfg; c++)
+    if (ar_spath_of(g->cfgrec[c]) == AR_SP_FUSION) return 1;
+  return 0;
 }
 
 /* How the columns used were timed, and what that means for a decode step (one sentence). */
@@ -259,11 +269,12 @@ static void print_md(const struct group *gr, const struct impact_opts *o) {
          "saving per output token (us) | tok/s | verdict | patch needed |\n");
   printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   json_t *refused = json_array();
+  int npath = has_fusion(g) ? 4 : 3;
   for (int t = 0; t < o->ntok; t++) {
     const struct ar_impact_row *r = &gr->row[t];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < npath; i++) {
       const struct ar_impact_path *p = path_of(r, i);
-      char call[64], fwd[96], sav[96], tok[96], tps[96];
+      char call[64], fwd[96], sav[96], tok[96], tps[96], cfg[600];
       if (!p->ok) {
         printf("| %ld | %zu B | %s | refused | - | - | - | - | - | - | - |\n", r->tokens, r->bytes, path_names[i]);
         json_array_append_new(refused, json_sprintf("tokens %ld, %s: %s", r->tokens, path_names[i], p->why));
@@ -271,15 +282,18 @@ static void print_md(const struct group *gr, const struct impact_opts *o) {
       }
       snprintf(call, sizeof call, "%s%.2f", p->t.interpolated ? "~" : "", p->t.us);
       fmt_range(fwd, sizeof fwd, p->fwd_us, p->fwd_lo, p->fwd_hi, 1);
-      if (i && r->def.ok) {
+      if (i == 3 || (i && r->def.ok)) {
         fmt_range(sav, sizeof sav, p->save_us, p->save_lo, p->save_hi, 1);
         fmt_range(tok, sizeof tok, p->tok_us, p->tok_lo, p->tok_hi, 1);
       } else snprintf(sav, sizeof sav, "-"), snprintf(tok, sizeof tok, "-");
       if (!i && r->step_ms > 0) snprintf(tps, sizeof tps, "%.2f (measured)", r->tps);
       else if (i && !isnan(p->tps)) fmt_range(tps, sizeof tps, p->tps, p->tps_lo, p->tps_hi, 2);
       else snprintf(tps, sizeof tps, "-");
+      if (i == 3) snprintf(cfg, sizeof cfg, "%s against %s (%ld calls)", g->cfg[p->col], g->cfg[r->fusion_base_col],
+                           2 * o->m.layers);
+      else snprintf(cfg, sizeof cfg, "%s", g->cfg[p->col]);
       printf("| %ld | %zu B | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->tokens, r->bytes, path_names[i],
-             g->cfg[p->col], call, fwd, sav, tok, tps, i ? p->verdict : "", *p->patch ? p->patch : i ? "none" : "");
+             cfg, call, fwd, sav, tok, tps, i ? p->verdict : "", *p->patch ? p->patch : i ? "none" : "");
     }
   }
   char note[600];
@@ -306,7 +320,12 @@ static json_t *path_json(const struct group *gr, const struct ar_impact_row *r, 
                         num(p->fwd_hi));
   if (p->t.interpolated)
     json_object_set_new(o, "between", json_pack("[I, I]", (json_int_t)p->t.below, (json_int_t)p->t.above));
-  if (i && r->def.ok) {
+  if (i == 3) {
+    json_object_set_new(o, "against", json_string(gr->g[gr->k].cfg[r->fusion_base_col]));
+    json_object_set_new(o, "against_per_call_us", num(r->fusion_base.us));
+    json_object_set_new(o, "calls", json_integer(r->calls - 1)); /* 2 x layers: the embedding is not fused */
+  }
+  if (i == 3 || (i && r->def.ok)) {
     json_object_set_new(o, "saving_per_forward_us", json_pack("[o, o, o]", num(p->save_us), num(p->save_lo), num(p->save_hi)));
     json_object_set_new(o, "saving_per_token_us", json_pack("[o, o, o]", num(p->tok_us), num(p->tok_lo), num(p->tok_hi)));
     if (r->step_ms > 0) json_object_set_new(o, "tps", json_pack("[o, o, o]", num(p->tps), num(p->tps_lo), num(p->tps_hi)));
@@ -321,7 +340,7 @@ static json_t *group_json(const struct group *gr, const struct impact_opts *o) {
   for (int t = 0; gr->k >= 0 && t < o->ntok; t++) {
     const struct ar_impact_row *r = &gr->row[t];
     json_t *paths = json_array();
-    for (int i = 0; i < 3; i++) json_array_append_new(paths, path_json(gr, r, i));
+    for (int i = 0; i < (has_fusion(&gr->g[gr->k]) ? 4 : 3); i++) json_array_append_new(paths, path_json(gr, r, i));
     json_t *row = json_pack("{s:I, s:I, s:I, s:o}", "tokens", (json_int_t)r->tokens, "bytes", (json_int_t)r->bytes,
                             "allreduces", (json_int_t)r->calls, "paths", paths);
     if (r->step_ms > 0)

@@ -93,6 +93,17 @@ check_near "by stack: its default saves 3220 - 1610 = 1610 us" 1610 "$(jq '.stac
 "$ARBENCH" impact --model "$CFG" --tp 8 --by stack "$TMP/a.jsonl" "$TMP/b.jsonl" >"$TMP/s.md"
 check_eq "by stack markdown: the difference row" "| 1 | cu129-nccl2.27.7 | -1610.0 | -644.0 | 0.644 |" "$(grep '^| 1 | cu129' "$TMP/s.md")"
 
+# Fused allreduce + residual add + RMSNorm (make_impact.py --fused: 0.5x NCCL, its unfused NCCL baseline NCCL + 6 us): at
+# the 2 x 80 = 160 places, 160 x (26 - 10) = 2560 us a forward at 1 token; the plain picks never take the fused kernel
+# (its time holds the add and the norm): at 16 tokens = 256 KiB the pick stays nccl (44 us), not fused (22 us).
+"$PY" "$FIX/make_impact.py" "$TMP/f.jsonl" cu130-nccl2.28.9 1 --fused
+"$ARBENCH" impact --model "$CFG" --tp 8 --tokens 1,16 --format json "$TMP/f.jsonl" >"$TMP/f.json"
+fz() { jq -r --argjson t "$1" ".groups[0].rows[] | select(.tokens == \$t) | .paths[] | select(.path == \"$2\") | $3" "$TMP/f.json"; }
+check_eq "fused: 160 calls against the unfused NCCL baseline" "160 fused:hidden=8192,unfused=nccl" "$(fz 1 fused '"\(.calls) \(.against)"')"
+check_near "fused: saves 160 x (26 - 10) = 2560 us per forward" 2560 "$(fz 1 fused '.saving_per_forward_us[0]')"
+check_near "fused: per forward 160 x 10 = 1600" 1600 "$(fz 1 fused .per_forward_us)"
+check_eq "16 tokens: the pick is nccl, never the fused kernel" nccl "$(fz 16 pick .config)"
+
 # The markdown row of 1 token's pick, to the digit.
 "$ARBENCH" impact --model "$CFG" --tp 8 --tps 25 "$TMP/a.jsonl" >"$TMP/md"
 check_eq "markdown: the pick's row" "| 1 | 16384 B | pick | p2p-oneshot | 8.00 | 1288.0 [1262.2, 1313.8] | 1932.0 [1841.8, 2022.2] | 1932.0 [1841.8, 2022.2] | 26.27 [26.21, 26.33] | clear |" \
