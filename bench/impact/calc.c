@@ -64,6 +64,7 @@ const char *ar_impact_patch(const struct ar_impact_ctx *x, int c, size_t bytes, 
   case AR_SP_SYMM_MEM: snprintf(buf, len, "%s", x->e->symm_why); break;
   case AR_SP_FUSION:
   case AR_SP_FUSION_BASE: snprintf(buf, len, "%s", x->e->fusion_how); break;
+  case -1: snprintf(buf, len, "not a path of %s on this box (an imported reference box's or a host backend)", x->e->label); break;
   default:
     snprintf(buf, len, "arbench's %s kernel ported into %s (no engine has it)", ar_rec_str(x->g->cfgrec[c], "spec", "?"),
              x->e->label);
@@ -180,7 +181,8 @@ int ar_impact_row(const struct ar_impact_ctx *x, long tokens, double step_ms, st
   r->calls = ar_impact_calls(x->m);
   r->step_ms = step_ms;
   struct ar_impact_path *ps[3] = {&r->def, &r->unpatched, &r->pick};
-  for (int i = 0; i < 3; i++) ps[i]->col = -1, ps[i]->ok = 0;
+  for (int i = 0; i < 3; i++) ps[i]->col = -1, ps[i]->tps = ps[i]->tps_lo = ps[i]->tps_hi = NAN;
+  r->fusion.tps = r->fusion.tps_lo = r->fusion.tps_hi = NAN;
   /* the engine's default */
   int c = ar_impact_default_col(x, r->bytes, &r->def_path);
   if (c < 0)

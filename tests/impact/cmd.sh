@@ -11,6 +11,8 @@ check_eq "csv: header names the columns" "stack,tokens,bytes,allreduces,path,con
 "$ARBENCH" impact --model "$CFG" --tp 8 --engine sglang --format json "$A" >"$TMP/sg.json"
 check_eq "sglang: the engine and its PCIe cut-off named in the patch" "sglang 1" \
   "$(jq -r '.engine' "$TMP/sg.json") $(jq -r '.groups[0].rows[0].paths[2].patch' "$TMP/sg.json" | grep -c 'SGLang turns custom allreduce off')"
+"$ARBENCH" impact --model "$CFG" --tp 8 "$A" >"$TMP/plain.md"
+check_eq "without --tps or --step-ms: no tok/s printed" "- | clear" "$(grep '| pick |' "$TMP/plain.md" | cut -d'|' -f10,11 | tr -s ' ' | sed 's/^ //;s/ $//')"
 M=(--model "$CFG")
 check_bad "no --model" "no --model" "$ARBENCH" impact --tp 8 "$A"
 check_bad "no --tp" "no --tp N" "$ARBENCH" impact "${M[@]}" "$A"
