@@ -18,5 +18,6 @@ int ar_cmd_doctor(int argc, char **argv);  /* bench/doctor/doctor.c */
 int ar_cmd_links(int argc, char **argv);   /* bench/links/cmd.c */
 int ar_cmd_report(int argc, char **argv);  /* bench/page/cmd.c */
 int ar_cmd_fleet(int argc, char **argv);   /* bench/analysis/fleet.c */
+int ar_cmd_impact(int argc, char **argv);  /* bench/impact/cmd.c */
 
 #endif

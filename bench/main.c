@@ -2,6 +2,7 @@
  * Unknown subcommands are one-line errors with exit status 2. */
 #include "ar.h"
 #include "commands.h"
+#include "aic/aic.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +20,9 @@ static const struct ar_command commands[] = {
   {"table", ar_cmd_table, "sizes x configurations from results files"},
   {"compare", ar_cmd_compare, "compare two results files (ratios with 95% intervals)"},
   {"tune", ar_cmd_tune, "best configuration per size range; NCCL tuner CSV, thresholds, env"},
-  {"import", ar_cmd_import, "import nccl-tests all_reduce_perf output as results"},
+  {"import", ar_cmd_import, "nccl-tests all_reduce_perf output or aiconfigurator's tables as results"},
+  {"impact", ar_cmd_impact, "what the allreduce costs a model per token (--model config.json --tp N)"},
+  {"export", ar_cmd_export, "results in aiconfigurator's layout (export aiconfigurator FILES -o DIR)"},
   {"model", ar_cmd_model, "predicted time per algorithm from the topology; --fit, --against"},
   {"links", ar_cmd_links, "every rank pair's link: bandwidth, latency, read/write, alone and loaded"},
   {"fleet", ar_cmd_fleet, "every box of a fleet against the others; names the box that is off"},
@@ -51,6 +54,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, commands[i].name))
       return commands[i].fn(argc - 1, argv + 1);
   fprintf(stderr, "arbench: unknown command '%s' (known: run, list, topo, sweep, table, compare, "
-                  "tune, import, model, links, fleet, doctor, report, version)\n", cmd);
+                  "tune, import, export, impact, model, links, fleet, doctor, report, version)\n", cmd);
   return AR_EXIT_USAGE;
 }

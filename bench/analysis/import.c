@@ -3,6 +3,7 @@
 #include "ar.h"
 #include "commands.h"
 #include "import.h"
+#include "aic/aic.h"
 #include "results.h"
 #include <ctype.h>
 #include <errno.h>
@@ -587,6 +588,7 @@ static void report(struct nt *p) {
 }
 
 int ar_cmd_import(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "aiconfigurator")) return ar_aic_import(argc - 1, argv + 1); /* bench/aic/ */
   static const struct option lo[] = {{"json", required_argument, 0, 'J'}, {"stack", required_argument, 0, 's'},
                                      {"ranks", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "links/links.h"
 #include "links/records.h"
+#include "impact/impact.h"
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
@@ -17,9 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#define AR_REPORT_MODELS 8
 struct report_opts {
   const char *out, *title, *plot, *topo_xml;
   int timeout;
+  char *models[AR_REPORT_MODELS]; /* --model: impact's section (page/impact.c) */
+  int nmodels;
 };
 
 static void usage(FILE *f) {
@@ -44,6 +48,8 @@ static void usage(FILE *f) {
           "  --topo-xml FILE      draw the topology picture from this hwloc XML (default: this machine's, when\n"
           "                       the records were measured here)\n"
           "  --timeout SECS       the longest each command may take (default 600)\n"
+          "  --model M            also what the allreduce costs model M per token (`arbench impact`, a config.json\n"
+          "                       or hidden=N,layers=N,dtype=D; repeatable): one section per model and TP\n"
           "Exit status: 0 written; 1 the page could not be written (nothing is left half-written); 2 bad input\n"
           "(one line naming it); 3 nothing to report (no result, link or doctor records).\n");
 }
@@ -52,7 +58,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
   static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"title", required_argument, 0, 't'},
                                      {"plot", required_argument, 0, 'P'},   {"topo-xml", required_argument, 0, 'x'},
                                      {"timeout", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
-                                     {0, 0, 0, 0}};
+                                     {"model", required_argument, 0, 'm'}, {0, 0, 0, 0}};
   int c;
   optind = 1;
   opterr = 0;
@@ -62,6 +68,16 @@ static int parse(int argc, char **argv, struct report_opts *o) {
     else if (c == 't') o->title = optarg;
     else if (c == 'P') o->plot = optarg;
     else if (c == 'x') o->topo_xml = optarg;
+    else if (c == 'm') {
+      struct ar_impact_model m;
+      char err[AR_ERRLEN];
+      if (o->nmodels == AR_REPORT_MODELS) snprintf(err, sizeof err, "more than %d --model", AR_REPORT_MODELS);
+      if (o->nmodels == AR_REPORT_MODELS || ar_impact_model_parse(optarg, &m, err, sizeof err)) {
+        fprintf(stderr, "arbench report: %s\n", err);
+        return -AR_EINVAL;
+      }
+      o->models[o->nmodels++] = optarg;
+    }
     else if (c == 'T') {
       char *end;
       long v = strtol(optarg, &end, 10);
@@ -190,6 +206,7 @@ static void page_free(struct ar_page *p) {
   json_decref(p->plots);
   json_decref(p->findings);
   json_decref(p->warnings);
+  json_decref(p->impact);
 }
 
 /* What the page holds, one line for the terminal. */
@@ -219,6 +236,7 @@ static int report(const struct report_opts *o, struct ar_page *p, struct ar_page
   int scratch = mkdtemp(t->tmp) != NULL, figures = 0, rc = scratch ? 0 : -1;
   if (!scratch) snprintf(err, sizeof err, "cannot make a scratch directory %.300s: %s", t->tmp, strerror(errno));
   else rc = ar_page_gather(p, t, a->results, a->notes, ar_stack_count(a->results, a->runs), err, sizeof err);
+  if (!rc && o->nmodels) ar_page_impact_gather(p, t, (char **)o->models, o->nmodels, ar_stack_count(a->results, a->runs));
   if (!rc) figures = ar_page_render(w.f, p);
   if (close_out(o->out, &w, !rc, err, sizeof err)) rc = -1;
   if (scratch) nftw(t->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

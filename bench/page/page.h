@@ -23,6 +23,7 @@ struct ar_page {
   json_t *plots;       /* name (file stem) -> SVG text as arbench-plot wrote it */
   json_t *findings;    /* array of {"run": run_id, "ranks": n, "lines": [...]} of the link records */
   json_t *warnings;    /* array of strings: what the commands said on stderr, plots left out and why */
+  json_t *impact;      /* `arbench impact --format json` per --model and TP (impact.c), or NULL */
   char version[64], git[64], when[32]; /* of the arbench that wrote the page */
 };
 
@@ -59,6 +60,9 @@ struct ar_render {
 void ar_page_provenance(struct ar_render *r); /* provenance.c: hosts, GPUs, topology, stack, method */
 void ar_page_answer(struct ar_render *r);     /* answer.c: decision tables, crossovers, tuning files */
 void ar_page_evidence(struct ar_render *r);   /* evidence.c: charts, compare, links, doctor */
+/* impact.c: report --model's section: run `arbench impact` per model and per TP of the table's grids; render it. */
+void ar_page_impact_gather(struct ar_page *p, const struct ar_page_tools *t, char **models, int nmodels, int stacks);
+void ar_page_impact(struct ar_render *r);
 /* Shared pieces (render.c). */
 const char *ar_pj_str(json_t *o, const char *key);     /* "" when absent */
 double ar_pj_num(json_t *o, const char *key);          /* NAN when absent or null */

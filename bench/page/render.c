@@ -212,6 +212,7 @@ int ar_page_render(FILE *f, const struct ar_page *p) {
   toc(f, p);
   ar_page_provenance(&r);
   ar_page_answer(&r);
+  ar_page_impact(&r);
   ar_page_evidence(&r);
   skips(&r);
   fprintf(f, "</main>\n<script>\n%s</script>\n</body>\n</html>\n", ar_page_js);
