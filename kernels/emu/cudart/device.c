@@ -72,7 +72,7 @@ static cudaError_t sticky(void) {
 int sa_capture_illegal(const char *call) {
   pthread_t me = pthread_self();
   for (struct sa_stream *s = sa.all; s; s = s->next_all)
-    if (s->capturing && !s->invalidated &&
+    if (s->capturing &&
         (s->mode == cudaStreamCaptureModeGlobal ||
          (s->mode == cudaStreamCaptureModeThreadLocal && pthread_equal(s->capturer, me)))) {
       pthread_mutex_unlock(&sa.mu);
@@ -81,6 +81,23 @@ int sa_capture_illegal(const char *call) {
                            call, s->mode == cudaStreamCaptureModeGlobal ? "global" : "thread-local");
     }
   return 0;
+}
+
+/* Under sa.mu. cudaStreamCaptureMode (cuda_runtime_api.h:2536-2546, driver_types.h:1430-1432): a thread in the
+ * default mode (Global; arbench's threads never exchange it) is prohibited from potentially unsafe calls while any
+ * other thread has a capture begun in Global mode; a ThreadLocal or Relaxed capture binds only its own thread.
+ * CUDA refuses the call (cudaErrorStreamCaptureUnsupported) and invalidates that capture: its cudaStreamEndCapture
+ * returns cudaErrorStreamCaptureInvalidated. The PyTorch NCCL-watchdog crash: a cudaEventQuery from the watchdog
+ * thread while the main thread captured in Global mode. */
+cudaError_t sa_capture_other(void) {
+  pthread_t me = pthread_self();
+  cudaError_t e = cudaSuccess;
+  for (struct sa_stream *s = sa.all; s; s = s->next_all)
+    if (s->capturing && s->mode == cudaStreamCaptureModeGlobal && !pthread_equal(s->capturer, me)) {
+      s->invalidated = 1;
+      e = cudaErrorStreamCaptureUnsupported;
+    }
+  return e;
 }
 
 static cudaError_t check_device(int d) { return d >= 0 && d < sa.ndev ? cudaSuccess : cudaErrorInvalidDevice; }

@@ -98,10 +98,19 @@ struct sa_event {
   int destroyed, pending;   /* freed when destroyed and no queued record remains */
 };
 
+struct sa_keep { /* a CUDA user object (cudaUserObjectCreate): its destructor runs when the last graph goes */
+  void (*fn)(void *);
+  void *arg;
+  int refs;                 /* under sa.mu: the graphs and executable graphs holding it */
+  struct sa_keep *next;     /* in its graph's list */
+};
+
 struct sa_graph {
   struct sa_op **node;      /* recorded work, in order (captures are linear: one stream) */
   int n, cap;
   int device;
+  struct sa_keep **keep;    /* user objects this graph holds a reference to (nkeep) */
+  int nkeep;
 };
 
 /* ---- the process's state (sa_state), guarded by sa.mu; sa.cv is broadcast on every change ---- */
@@ -126,6 +135,7 @@ void sa_init(void);                          /* once: devices, environment; take
 int sa_device(void);                         /* the calling thread's current device */
 cudaError_t sa_error(cudaError_t e);         /* records e as the thread's last error, returns it */
 int sa_capture_illegal(const char *call);    /* a synchronising call during this thread's capture: violation */
+cudaError_t sa_capture_other(void);          /* under sa.mu: another thread's Global capture forbids an unsafe call */
 /* stream.c */
 struct sa_stream *sa_stream_of(cudaStream_t s, const char *call); /* NULL/legacy -> the current device's */
 cudaError_t sa_enqueue(struct sa_stream *s, struct sa_op *op);     /* takes op (or frees it on error) */

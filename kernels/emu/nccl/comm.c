@@ -346,6 +346,20 @@ static void close_peers(ncclComm_t c) {
   }
 }
 
+/* NCCL's commDestroySync (src/init.cc:2212-2245, v2.28.9): "keep polling until all graphs referencing us die"
+ * (localPersistentRefs, one per captured plan, dropped by the graph's user-object destructor). A graph or
+ * executable graph never destroyed keeps ncclCommFinalize, ncclCommDestroy and ncclCommAbort here for good. */
+static void wait_graphs(ncclComm_t c, const char *call) {
+  int n = __atomic_load_n(&c->persistent, __ATOMIC_SEQ_CST);
+  if (!n) return;
+  fprintf(stderr, "arbench NCCL stand-in: rank %d: %s waits for %d captured allreduce(s) of CUDA graphs still alive "
+          "(NCCL's commDestroySync waits until every graph and executable graph holding them is destroyed)\n",
+          c->rank, call, n);
+  fflush(stderr);
+  unsigned spins = 0;
+  while (__atomic_load_n(&c->persistent, __ATOMIC_SEQ_CST)) sn_pause(&spins);
+}
+
 /* Collective: every queued collective done, my mappings of the peers' buffers closed, then every peer's closed
  * too (so my buffer may go). A peer that never comes keeps this rank here, as in NCCL, until ncclCommAbort. */
 SN_API ncclResult_t ncclCommFinalize(ncclComm_t c) {
@@ -359,6 +373,7 @@ SN_API ncclResult_t ncclCommFinalize(ncclComm_t c) {
   while (__atomic_load_n(&c->pending, __ATOMIC_SEQ_CST) && !__atomic_load_n(&c->aborted, __ATOMIC_SEQ_CST))
     sn_pause(&spins);
   wait_quiet(c);
+  wait_graphs(c, "ncclCommFinalize");
   c->finalized = 1;
   if (c->published && c->area) {
     close_peers(c);
@@ -399,6 +414,7 @@ SN_API ncclResult_t ncclCommAbort(ncclComm_t c) {
   if (rc) return rc;
   __atomic_store_n(&c->aborted, 1, __ATOMIC_SEQ_CST);
   wait_quiet(c);
+  if (!c->finalized) wait_graphs(c, "ncclCommAbort"); /* commReclaim runs commDestroySync unless finalized */
   SN_INFO(SN_INIT, "comm %p rank %d nranks %d cudaDev %d busId %llx - Abort COMPLETE", (void *)c, c->rank, c->nranks,
           c->device, busid_num(c->busid));
   release(c, c->peers_closed || !c->published);

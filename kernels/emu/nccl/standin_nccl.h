@@ -130,6 +130,7 @@ struct ncclComm {
   int published;             /* my slot was set: peers may map my staging buffer */
   int peers_closed;          /* every peer closed its mapping of my staging buffer: it may be freed */
   int pending;               /* atomic: collectives queued on a stream (not in a graph) and not yet run */
+  int persistent;            /* atomic: collectives captured into graphs (or their executable graphs) still alive */
   char busid[32];
   pthread_mutex_t lock;      /* registrations */
   int nreg;
