@@ -32,6 +32,15 @@ cudaError_t ar_standin_enqueue(cudaStream_t stream, ar_standin_work_fn fn, const
  * captured. */
 cudaError_t ar_standin_capture_keep(cudaStream_t stream, void (*fn)(void *arg), void *arg);
 
+/* ---- the peer topology (ARBENCH_STANDIN_NO_P2P, ARBENCH_STANDIN_ACS; docs/emu.md) ----
+ * ar_standin_bus_p2p: what cudaDeviceCanAccessPeer answers between the devices of two PCI bus ids (of
+ * cudaDeviceGetPCIBusId, in any process of the node; -1 when one is not a stand-in device). NCCL reads it per pair
+ * (src/transport.cc ncclTransportCheckP2pType, cudaP2p). ar_standin_ipc_open_host: cudaIpcOpenMemHandle for a
+ * transport that goes through host memory (NCCL's SHM transport between devices without P2P): no peer access
+ * needed. */
+int ar_standin_bus_p2p(const char *bus_a, const char *bus_b);
+cudaError_t ar_standin_ipc_open_host(void **ptr, cudaIpcMemHandle_t handle);
+
 /* ---- pointers ---- */
 enum ar_standin_mem {
   AR_STANDIN_NOT_OURS = 0, /* not memory of the stand-in (plain host memory, or garbage) */

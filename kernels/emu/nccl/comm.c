@@ -189,13 +189,23 @@ static ncclResult_t meet(ncclComm_t c) {
       return ncclInvalidUsage;
     }
   }
+  /* symmetricSupport = isAllCudaP2p && NCCL_WIN_ENABLE && cuMem (src/init.cc:1376): every pair's CUDA P2P, whatever
+   * the distance (src/transport.cc:78-111 ncclTransportCheckP2pType) */
+  const char *win = getenv("NCCL_WIN_ENABLE");
+  c->symmetric = !(win && *win && atoi(win) == 0);
+  for (int a = 0; a < c->nranks; a++)
+    for (int b = a + 1; b < c->nranks; b++)
+      if (ar_standin_bus_p2p(c->area->peer[a].busid, c->area->peer[b].busid) != 1) c->symmetric = 0;
   for (int r = 0; r < c->nranks; r++) {
     if (r == c->rank) {
       c->peer_staging[r] = c->staging;
       continue;
     }
     void *p = NULL;
-    ncclResult_t rc = cuda_check(cudaIpcOpenMemHandle(&p, c->area->peer[r].staging, cudaIpcMemLazyEnablePeerAccess),
+    /* P2P/IPC where the pair has peer access, else NCCL's SHM transport through host memory (here: the same mapping) */
+    int p2p = ar_standin_bus_p2p(c->busid, c->area->peer[r].busid);
+    ncclResult_t rc = cuda_check(p2p ? cudaIpcOpenMemHandle(&p, c->area->peer[r].staging, cudaIpcMemLazyEnablePeerAccess)
+                                     : ar_standin_ipc_open_host(&p, c->area->peer[r].staging),
                                  "cudaIpcOpenMemHandle of a peer's buffer");
     if (rc) return rc;
     c->peer_staging[r] = p;
