@@ -28,3 +28,16 @@ assert len(res) == 4 and all(r["wrong"] == 0 for r in res), res
 PY
 done
 echo "ok: symm=1 windows on the symmetric and the local branch"
+
+# NCCL's conf file (read once per process at NCCL's first environment read): every variant runs under it, not only
+# the first one (arbench applies it before saving the environment, as NCCL would apply it)
+printf '# site settings\nNCCL_ALGO=Tree\nNCCL_MIN_CTAS=4\n' >"$TMP/nccl.conf"
+expect_status 0 env NCCL_CONF_FILE="$TMP/nccl.conf" mpirun -q --oversubscribe -x NCCL_CONF_FILE -np 2 "$ARBENCH" run \
+  --backend 'nccl;nccl:proto=Simple;nccl:ctas=2' --sizes 512K -d float -n 2 -w 1 -c 1 -T 30 -J "$TMP/c.jsonl"
+"$PY" - "$TMP/c.jsonl" <<'PY' || fail "variants under a conf file"
+import json, sys
+res = {r["variant"]: r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "result"}
+got = {v: (r["nccl_algo"], r["nccl_proto"], r["nccl_channels"]) for v, r in res.items()}
+assert got == {"": ("TREE", "SIMPLE", 4), "proto=Simple": ("TREE", "SIMPLE", 4), "ctas=2": ("TREE", "SIMPLE", 2)}, got
+print("ok: the conf file's NCCL_ALGO and NCCL_MIN_CTAS rule every variant; ctas=2 still overrides its minimum")
+PY

@@ -93,7 +93,7 @@ static ncclResult_t tune(ncclComm_t c, const struct job *j, int *algo, int *prot
     if (rc) return rc;
   }
   if (sn_model_pick(table, algo, proto)) {
-    const char *a = getenv("NCCL_ALGO"), *p = getenv("NCCL_PROTO"); /* read now, in the calling thread */
+    const char *a = sn_getenv("NCCL_ALGO"), *p = sn_getenv("NCCL_PROTO"); /* read now, in the calling thread */
     char as[1100] = "", ps[1100] = "";
     if (a) snprintf(as, sizeof as, " NCCL_ALGO was set to %s.", a);
     if (p) snprintf(ps, sizeof ps, " NCCL_PROTO was set to %s.", p);

@@ -191,7 +191,7 @@ static ncclResult_t meet(ncclComm_t c) {
   }
   /* symmetricSupport = isAllCudaP2p && NCCL_WIN_ENABLE && cuMem (src/init.cc:1376): every pair's CUDA P2P, whatever
    * the distance (src/transport.cc:78-111 ncclTransportCheckP2pType) */
-  const char *win = getenv("NCCL_WIN_ENABLE");
+  const char *win = sn_getenv("NCCL_WIN_ENABLE");
   c->symmetric = !(win && *win && atoi(win) == 0);
   for (int a = 0; a < c->nranks; a++)
     for (int b = a + 1; b < c->nranks; b++)

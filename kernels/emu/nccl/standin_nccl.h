@@ -140,6 +140,9 @@ struct ncclComm {
   struct sn_reg reg[64];
 };
 
+/* env.c: NCCL's ncclGetEnv: the conf files applied once per process at the first read, then getenv */
+const char *sn_getenv(const char *name);
+
 /* comm.c: NULL or a communicator that went: NCCL's WARN and ncclInvalidArgument */
 ncclResult_t sn_comm_check(ncclComm_t c, const char *op);
 
