@@ -140,7 +140,9 @@ static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : js
 /* How the custom allreduce kernels (p2p-*, fused) got into this binary: "nvcc", "nvrtc" (cubins embedded, loaded
  * at run time; archs: the cubins'), or null (not compiled in). */
 static json_t *custom_kernels(void) {
-#if AR_CUDA_EMU
+#if AR_CUDA_EMU && !AR_HAVE_NVCC
+  return json_null(); /* -Dcuda-emu-nvcc=false: a stack without nvcc or NVRTC, on the stand-in */
+#elif AR_CUDA_EMU
   return json_pack("{s:s, s:s, s:s}", "compiler", "host-c++", "archs", "the CPU stand-in of CUDA", "load",
                    "linked in, run on CPU threads");
 #elif AR_HAVE_RTC

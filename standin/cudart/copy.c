@@ -72,6 +72,7 @@ static int stage(struct sa_op *op) {
 }
 
 void sa_run_copy(struct sa_op *op) {
+  if (op->u.c.dropped) return;
   if (op->u.c.height) {
     for (size_t r = 0; r < op->u.c.height; r++)
       memmove((char *)op->u.c.dst + r * op->u.c.dpitch, (const char *)op->u.c.src + r * op->u.c.spitch,
@@ -160,20 +161,32 @@ static void peer_sides(void *dst, int dd, const void *src, int sd, size_t bytes,
                          a.device, ks == AR_STANDIN_NOT_OURS ? "no device memory" : "memory", b.device);
 }
 
+/* A copy between two devices (cuda_runtime_api.h:5959-5992, cudaMemcpyPeer: between any two devices) takes the P2P
+ * path when peer access is enabled between them, else CUDA stages it through host memory (the CUDA C++ Programming
+ * Guide, peer-to-peer memory copy). On a pair whose P2P traffic ACS breaks, only the staged copy arrives. */
+static struct sa_op *peer_op(void *dst, int dd, const void *src, int sd, size_t bytes, const char *call) {
+  peer_sides(dst, dd, src, sd, bytes, call);
+  struct sa_op *op = copy_op(dst, src, bytes, cudaMemcpyDeviceToDevice, call);
+  if (!op || dd == sd) return op;
+  pthread_mutex_lock(&sa.mu);
+  int direct = sa.peer_enabled[sd][dd] || sa.peer_enabled[dd][sd];
+  pthread_mutex_unlock(&sa.mu);
+  op->u.c.dropped = direct && sa_p2p(sd, dd) == SA_P2P_ACS;
+  return op;
+}
+
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t bytes, cudaStream_t h) {
   sa_init();
   if (!bytes) return cudaSuccess;
-  peer_sides(dst, dd, src, sd, bytes, "cudaMemcpyPeerAsync");
   struct sa_stream *s = sa_stream_of(h, "cudaMemcpyPeerAsync");
-  struct sa_op *op = copy_op(dst, src, bytes, cudaMemcpyDeviceToDevice, "cudaMemcpyPeerAsync");
+  struct sa_op *op = peer_op(dst, dd, src, sd, bytes, "cudaMemcpyPeerAsync");
   return op ? sa_enqueue(s, op) : sa_error(cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t bytes) {
   sa_init();
   if (!bytes) return cudaSuccess;
-  peer_sides(dst, dd, src, sd, bytes, "cudaMemcpyPeer");
-  struct sa_op *op = copy_op(dst, src, bytes, cudaMemcpyDeviceToDevice, "cudaMemcpyPeer");
+  struct sa_op *op = peer_op(dst, dd, src, sd, bytes, "cudaMemcpyPeer");
   return op ? sync_call(op, 0, "cudaMemcpyPeer") : sa_error(cudaErrorMemoryAllocation);
 }
 

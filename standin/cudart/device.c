@@ -13,6 +13,42 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static _Thread_local int current;          /* cudaSetDevice is per host thread */
 static _Thread_local cudaError_t last_err;
 
+/* The stand-in's peer topology, over physical device numbers "A-B,C-D": ARBENCH_STANDIN_NO_P2P pairs have no peer
+ * access (cudaDeviceCanAccessPeer 0, as across the sockets of many PCIe boxes); ARBENCH_STANDIN_ACS pairs answer 1
+ * but lose their peer-to-peer traffic (ACS sends it up to the root complex, where the IOMMU drops it): a copy over
+ * the P2P path (peer access enabled) leaves its destination as it was; staged through the host it arrives. */
+static void pairs(const char *var, int kind, int total) {
+  const char *v = getenv(var);
+  for (const char *p = v; p && *p;) {
+    char *end;
+    long a = strtol(p, &end, 10), b = -1;
+    if (end != p && *end == '-') p = end + 1, b = strtol(p, &end, 10);
+    if (end == p || a < 0 || b < 0 || a >= total || b >= total || a == b || (*end && *end != ',')) {
+      fprintf(stderr, "arbench cuda stand-in: bad %s '%s' (allowed: pairs of devices 0..%d, \"0-2,1-3\")\n", var, v,
+              total - 1);
+      exit(2);
+    }
+    sa.p2p[a][b] = sa.p2p[b][a] = (signed char)kind;
+    p = *end ? end + 1 : end;
+  }
+}
+
+int sa_p2p(int a, int b) { return sa.p2p[sa.physical[a]][sa.physical[b]]; }
+
+static int bus_physical(const char *bus) {
+  unsigned dom, n, dev, fn;
+  if (!bus || sscanf(bus, "%x:%x:%x.%x", &dom, &n, &dev, &fn) != 4 || dom != 0xFFFF || n < 1 || n > SA_MAX_DEVICES)
+    return -1;
+  return (int)n - 1;
+}
+
+int ar_standin_bus_p2p(const char *bus_a, const char *bus_b) {
+  sa_init();
+  int a = bus_physical(bus_a), b = bus_physical(bus_b);
+  if (a < 0 || b < 0) return -1;
+  return a != b && sa.p2p[a][b] != SA_P2P_NONE;
+}
+
 /* ARBENCH_STANDIN_GPUS=N (1..16, default 4) devices exist; CUDA_VISIBLE_DEVICES=i,j,... picks and orders
  * them (indices only; an entry that is not one ends the list, as CUDA does). */
 static void init_once(void) {
@@ -39,6 +75,8 @@ static void init_once(void) {
       p = *end ? end + 1 : end;
     }
   }
+  pairs("ARBENCH_STANDIN_NO_P2P", SA_P2P_NONE, total);
+  pairs("ARBENCH_STANDIN_ACS", SA_P2P_ACS, total);
   sa.hang_rank = sa.corrupt_rank = sa.ipc_fail_rank = -1;
   const char *r = getenv("OMPI_COMM_WORLD_RANK");
   if (!r) r = getenv("PMIX_RANK");
@@ -72,7 +110,7 @@ static cudaError_t sticky(void) {
 int sa_capture_illegal(const char *call) {
   pthread_t me = pthread_self();
   for (struct sa_stream *s = sa.all; s; s = s->next_all)
-    if (s->capturing && !s->invalidated &&
+    if (s->capturing &&
         (s->mode == cudaStreamCaptureModeGlobal ||
          (s->mode == cudaStreamCaptureModeThreadLocal && pthread_equal(s->capturer, me)))) {
       pthread_mutex_unlock(&sa.mu);
@@ -81,6 +119,23 @@ int sa_capture_illegal(const char *call) {
                            call, s->mode == cudaStreamCaptureModeGlobal ? "global" : "thread-local");
     }
   return 0;
+}
+
+/* Under sa.mu. cudaStreamCaptureMode (cuda_runtime_api.h:2536-2546, driver_types.h:1430-1432): a thread in the
+ * default mode (Global; arbench's threads never exchange it) is prohibited from potentially unsafe calls while any
+ * other thread has a capture begun in Global mode; a ThreadLocal or Relaxed capture binds only its own thread.
+ * CUDA refuses the call (cudaErrorStreamCaptureUnsupported) and invalidates that capture: its cudaStreamEndCapture
+ * returns cudaErrorStreamCaptureInvalidated. The PyTorch NCCL-watchdog crash: a cudaEventQuery from the watchdog
+ * thread while the main thread captured in Global mode. */
+cudaError_t sa_capture_other(void) {
+  pthread_t me = pthread_self();
+  cudaError_t e = cudaSuccess;
+  for (struct sa_stream *s = sa.all; s; s = s->next_all)
+    if (s->capturing && s->mode == cudaStreamCaptureModeGlobal && !pthread_equal(s->capturer, me)) {
+      s->invalidated = 1;
+      e = cudaErrorStreamCaptureUnsupported;
+    }
+  return e;
 }
 
 static cudaError_t check_device(int d) { return d >= 0 && d < sa.ndev ? cudaSuccess : cudaErrorInvalidDevice; }
@@ -182,7 +237,7 @@ cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
   sa_init();
   if (!can) return sa_error(cudaErrorInvalidValue);
   if (check_device(device) || check_device(peer)) return sa_error(cudaErrorInvalidDevice);
-  *can = device != peer; /* every pair of stand-in devices (the same memory system) */
+  *can = device != peer && sa_p2p(device, peer) != SA_P2P_NONE; /* the stand-in's topology (pairs() above) */
   return cudaSuccess;
 }
 
@@ -190,6 +245,7 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
   sa_init();
   if (flags) return sa_error(cudaErrorInvalidValue);
   if (check_device(peer) || peer == current) return sa_error(cudaErrorInvalidDevice);
+  if (sa_p2p(current, peer) == SA_P2P_NONE) return sa_error(cudaErrorPeerAccessUnsupported);
   pthread_mutex_lock(&sa.mu);
   int was = sa.peer_enabled[current][peer];
   sa.peer_enabled[current][peer] = 1;

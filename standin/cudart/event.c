@@ -109,7 +109,8 @@ cudaError_t cudaEventQuery(cudaEvent_t h) {
   pthread_mutex_lock(&sa.mu);
   struct sa_event *ev = event_of(h, "cudaEventQuery");
   not_captured(ev, "cudaEventQuery");
-  cudaError_t e = sa.sticky ? sa.sticky : complete(ev) ? cudaSuccess : cudaErrorNotReady;
+  cudaError_t e = sa_capture_other();
+  if (!e) e = sa.sticky ? sa.sticky : complete(ev) ? cudaSuccess : cudaErrorNotReady;
   pthread_mutex_unlock(&sa.mu);
   return e == cudaErrorNotReady ? e : sa_error(e);
 }
@@ -119,6 +120,11 @@ cudaError_t cudaEventSynchronize(cudaEvent_t h) {
   pthread_mutex_lock(&sa.mu);
   struct sa_event *ev = event_of(h, "cudaEventSynchronize");
   not_captured(ev, "cudaEventSynchronize");
+  cudaError_t refused = sa_capture_other();
+  if (refused) {
+    pthread_mutex_unlock(&sa.mu);
+    return sa_error(refused);
+  }
   uint64_t want = ev->records;
   while (ev->done < want && !sa.sticky) pthread_cond_wait(&sa.cv, &sa.mu);
   cudaError_t e = sa.sticky;

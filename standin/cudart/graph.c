@@ -23,11 +23,45 @@ void sa_graph_add(struct sa_graph *g, struct sa_op *op) {
   g->node[g->n++] = op;
 }
 
+/* Takes a reference to k for g (under sa.mu). */
+static int keep_add(struct sa_graph *g, struct sa_keep *k) {
+  struct sa_keep **t = realloc(g->keep, (size_t)(g->nkeep + 1) * sizeof *t);
+  if (!t) return -1;
+  g->keep = t;
+  g->keep[g->nkeep++] = k;
+  k->refs++;
+  return 0;
+}
+
+/* A graph or executable graph going drops its references; the last one runs the user object's destructor. */
 static void graph_free(struct sa_graph *g) {
   for (int i = 0; i < g->n; i++) sa_op_free(g->node[i]);
   free(g->node);
   g->node = NULL;
   g->n = g->cap = 0;
+  for (int i = 0; i < g->nkeep; i++) {
+    struct sa_keep *k = g->keep[i];
+    pthread_mutex_lock(&sa.mu);
+    int last = --k->refs == 0;
+    pthread_mutex_unlock(&sa.mu);
+    if (last) k->fn(k->arg), free(k);
+  }
+  free(g->keep);
+  g->keep = NULL;
+  g->nkeep = 0;
+}
+
+cudaError_t ar_standin_capture_keep(cudaStream_t h, void (*fn)(void *), void *arg) {
+  sa_init();
+  struct sa_stream *s = sa_stream_of(h, "ar_standin_capture_keep");
+  struct sa_keep *k = calloc(1, sizeof *k);
+  if (!k) return sa_error(cudaErrorMemoryAllocation);
+  k->fn = fn, k->arg = arg;
+  pthread_mutex_lock(&sa.mu);
+  cudaError_t e = !s->capturing ? cudaErrorIllegalState : keep_add(s->graph, k) ? cudaErrorMemoryAllocation : cudaSuccess;
+  pthread_mutex_unlock(&sa.mu);
+  if (e) free(k);
+  return e ? sa_error(e) : cudaSuccess;
 }
 
 static struct g_box *box_new(unsigned magic, int device) {
@@ -43,10 +77,31 @@ static struct sa_graph *graph_of(void *h, unsigned magic, const char *call) {
   return &b->g;
 }
 
+/* Another thread of the process polls while every capture is open, as NCCL's and arbench's watchdogs (and
+ * PyTorch's) do within their poll period on a GPU, where a capture of NCCL plans takes milliseconds: a
+ * cudaEventQuery that a Global-mode capture refuses, invalidating it (sa_capture_other). */
+static void *poll_event(void *ev) {
+  cudaEventQuery((cudaEvent_t)ev);
+  return NULL;
+}
+
+static cudaEvent_t poll_ev; /* never recorded: complete */
+
+static void make_poll_event(void) {
+  if (cudaEventCreateWithFlags(&poll_ev, cudaEventDisableTiming) != cudaSuccess) poll_ev = NULL;
+}
+
+static void other_thread_polls(void) {
+  pthread_t t;
+  if (poll_ev && !pthread_create(&t, NULL, poll_event, poll_ev)) pthread_join(t, NULL);
+}
+
 cudaError_t cudaStreamBeginCapture(cudaStream_t h, enum cudaStreamCaptureMode mode) {
   if (!h || h == cudaStreamLegacy) ar_standin_violation("cudaStreamBeginCapture of the legacy default stream");
   struct sa_stream *s = sa_stream_of(h, "cudaStreamBeginCapture");
   if ((unsigned)mode > cudaStreamCaptureModeRelaxed) return sa_error(cudaErrorInvalidValue);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, make_poll_event);
   struct g_box *b = box_new(G_MAGIC, s->device);
   if (!b) return sa_error(cudaErrorMemoryAllocation);
   pthread_mutex_lock(&sa.mu);
@@ -60,6 +115,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t h, enum cudaStreamCaptureMode mo
   s->capturer = pthread_self();
   s->graph = &b->g;
   pthread_mutex_unlock(&sa.mu);
+  other_thread_polls();
   return cudaSuccess;
 }
 
@@ -119,7 +175,11 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t h, unsigned l
   if (!out || flags) return sa_error(cudaErrorInvalidValue);
   struct sa_graph *g = graph_of(h, G_MAGIC, "cudaGraphInstantiate");
   struct g_box *x = box_new(X_MAGIC, g->device);
-  if (!x || copy_nodes(&x->g, g)) {
+  int bad = !x || copy_nodes(&x->g, g);
+  pthread_mutex_lock(&sa.mu); /* an executable graph holds the user objects of its graph too */
+  for (int i = 0; !bad && i < g->nkeep; i++) bad = keep_add(&x->g, g->keep[i]);
+  pthread_mutex_unlock(&sa.mu);
+  if (bad) {
     if (x) graph_free(&x->g), free(x);
     return sa_error(cudaErrorMemoryAllocation);
   }

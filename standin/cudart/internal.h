@@ -48,6 +48,7 @@ struct sa_op {
       const void *src;
       size_t bytes, width, height, dpitch, spitch;
       int staged, corruptible;
+      int dropped;  /* a peer copy over a P2P path that ACS breaks: nothing arrives */
     } c;
     struct {
       void *dst;
@@ -98,10 +99,19 @@ struct sa_event {
   int destroyed, pending;   /* freed when destroyed and no queued record remains */
 };
 
+struct sa_keep { /* a CUDA user object (cudaUserObjectCreate): its destructor runs when the last graph goes */
+  void (*fn)(void *);
+  void *arg;
+  int refs;                 /* under sa.mu: the graphs and executable graphs holding it */
+  struct sa_keep *next;     /* in its graph's list */
+};
+
 struct sa_graph {
   struct sa_op **node;      /* recorded work, in order (captures are linear: one stream) */
   int n, cap;
   int device;
+  struct sa_keep **keep;    /* user objects this graph holds a reference to (nkeep) */
+  int nkeep;
 };
 
 /* ---- the process's state (sa_state), guarded by sa.mu; sa.cv is broadcast on every change ---- */
@@ -115,17 +125,22 @@ struct sa_state {
   struct sa_stream *all;          /* every live stream (for implicit order and device synchronisation) */
   struct sa_stream *dead;         /* destroyed ones, kept: queued work may still name them as met dependencies */
   int slots_used[SA_MAX_SLOTS];
-  int peer_enabled[SA_MAX_DEVICES][SA_MAX_DEVICES];
+  int peer_enabled[SA_MAX_DEVICES][SA_MAX_DEVICES]; /* visible device -> visible peer (cudaDeviceEnablePeerAccess) */
+  signed char p2p[SA_MAX_DEVICES][SA_MAX_DEVICES];  /* physical pair: SA_P2P_* (ARBENCH_STANDIN_NO_P2P, _ACS) */
   int hang_rank, corrupt_rank, ipc_fail_rank, rank;
   cudaError_t sticky;             /* a failed kernel or stream work: every call returns it from then on */
 };
 extern struct sa_state sa;
 
+enum { SA_P2P_OK = 0, SA_P2P_NONE = 1, SA_P2P_ACS = 2 };
+
 /* device.c */
 void sa_init(void);                          /* once: devices, environment; takes no lock */
 int sa_device(void);                         /* the calling thread's current device */
+int sa_p2p(int a, int b);                    /* SA_P2P_* of two visible devices */
 cudaError_t sa_error(cudaError_t e);         /* records e as the thread's last error, returns it */
 int sa_capture_illegal(const char *call);    /* a synchronising call during this thread's capture: violation */
+cudaError_t sa_capture_other(void);          /* under sa.mu: another thread's Global capture forbids an unsafe call */
 /* stream.c */
 struct sa_stream *sa_stream_of(cudaStream_t s, const char *call); /* NULL/legacy -> the current device's */
 cudaError_t sa_enqueue(struct sa_stream *s, struct sa_op *op);     /* takes op (or frees it on error) */

@@ -21,6 +21,12 @@ cudaError_t ar_standin_launch_job(unsigned gx, unsigned gy, unsigned gz, unsigne
     return sa_error(cudaErrorInvalidConfiguration);
   }
   struct sa_stream *s = sa_stream_of(stream, "a kernel launch");
+  /* "A kernel launch will fail if it is issued to a stream that is not associated to the current device" (CUDA C++
+   * Programming Guide, multi-device system: stream and event behavior; the driver's invalid handle) */
+  if (!s->legacy && s->device != sa_device()) {
+    release(job);
+    return sa_error(cudaErrorInvalidResourceHandle);
+  }
   struct sa_op *op = sa_op_new(SA_KERNEL, name);
   if (!op) {
     release(job);

@@ -228,6 +228,7 @@ cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned int flags)
 struct handle { /* what cudaIpcMemHandle_t carries */
   uint64_t magic, id, bytes;
   int32_t pid, fd, device;
+  int32_t physical; /* the owner's device in the stand-in's numbering (the peer topology's) */
 };
 
 cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *out, void *p) {
@@ -242,7 +243,7 @@ cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *out, void *p) {
                          : tab[i].kind != AR_STANDIN_DEVICE ? "not memory of this process's cudaMalloc"
                                                             : "not the start of a cudaMalloc allocation");
   }
-  struct handle h = {MAGIC, tab[i].id, tab[i].bytes, getpid(), tab[i].fd, tab[i].device};
+  struct handle h = {MAGIC, tab[i].id, tab[i].bytes, getpid(), tab[i].fd, tab[i].device, sa.physical[tab[i].device]};
   pthread_mutex_unlock(&sa.mu);
   memset(out, 0, sizeof *out);
   memcpy(out->reserved, &h, sizeof h);
@@ -257,6 +258,15 @@ static int opened_before(uint64_t id) {
   return -1;
 }
 
+static _Thread_local int through_host; /* ar_standin_ipc_open_host: no peer access needed */
+
+cudaError_t ar_standin_ipc_open_host(void **p, cudaIpcMemHandle_t handle) {
+  through_host = 1;
+  cudaError_t e = cudaIpcOpenMemHandle(p, handle, cudaIpcMemLazyEnablePeerAccess);
+  through_host = 0;
+  return e;
+}
+
 cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t handle, unsigned int flags) {
   sa_init();
   struct handle h;
@@ -267,6 +277,11 @@ cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t handle, unsigned i
   if (h.pid == getpid())
     ar_standin_violation("cudaIpcOpenMemHandle of a handle this process exported itself (CUDA: IPC handles are "
                          "opened in another process; use the pointer of cudaMalloc here)");
+  /* "cudaDeviceCanAccessPeer can determine if a mapping is possible" (cuda_runtime_api.h:815-820): a device without
+   * peer access to the owner's (ARBENCH_STANDIN_NO_P2P) cannot map its memory */
+  int mine = sa.physical[sa_device()];
+  if (!through_host && h.physical != mine && h.physical >= 0 && h.physical < SA_MAX_DEVICES && sa.p2p[mine][h.physical] == SA_P2P_NONE)
+    return sa_error(cudaErrorPeerAccessUnsupported);
   pthread_mutex_lock(&sa.mu);
   if (sa_ipc_failing()) { /* ARBENCH_EMU_IPC_FAIL: as when ACS or the IOMMU keep the peer's memory out of reach */
     pthread_mutex_unlock(&sa.mu);

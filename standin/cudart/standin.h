@@ -23,6 +23,24 @@ typedef int (*ar_standin_work_fn)(void *arg);
 cudaError_t ar_standin_enqueue(cudaStream_t stream, ar_standin_work_fn fn, const void *arg, size_t arg_bytes,
                                const char *what);
 
+/* ---- a destructor owned by the graph being captured (NCCL's persistent plans) ----
+ * What NCCL does with cudaUserObjectCreate + cudaGraphRetainUserObject(..., cudaGraphUserObjectMove) on the graph
+ * cudaStreamGetCaptureInfo names (src/misc/strongstream.cc ncclCudaGraphAddDestructor): the graph captured on
+ * stream, and every executable graph instantiated from it, hold a reference; fn(arg) runs once the last of them is
+ * destroyed (CUDA's user objects, cuda_runtime_api.h:12725-12759 cudaUserObjectCreate: "Destructor callbacks cannot
+ * make CUDA API calls"; here they run on the destroying thread). cudaErrorIllegalState when stream is not being
+ * captured. */
+cudaError_t ar_standin_capture_keep(cudaStream_t stream, void (*fn)(void *arg), void *arg);
+
+/* ---- the peer topology (ARBENCH_STANDIN_NO_P2P, ARBENCH_STANDIN_ACS; docs/emu.md) ----
+ * ar_standin_bus_p2p: what cudaDeviceCanAccessPeer answers between the devices of two PCI bus ids (of
+ * cudaDeviceGetPCIBusId, in any process of the node; -1 when one is not a stand-in device). NCCL reads it per pair
+ * (src/transport.cc ncclTransportCheckP2pType, cudaP2p). ar_standin_ipc_open_host: cudaIpcOpenMemHandle for a
+ * transport that goes through host memory (NCCL's SHM transport between devices without P2P): no peer access
+ * needed. */
+int ar_standin_bus_p2p(const char *bus_a, const char *bus_b);
+cudaError_t ar_standin_ipc_open_host(void **ptr, cudaIpcMemHandle_t handle);
+
 /* ---- pointers ---- */
 enum ar_standin_mem {
   AR_STANDIN_NOT_OURS = 0, /* not memory of the stand-in (plain host memory, or garbage) */

@@ -321,8 +321,13 @@ cudaError_t cudaStreamSynchronize(cudaStream_t h) {
   pthread_mutex_lock(&sa.mu);
   not_while_capturing(s, "cudaStreamSynchronize");
   if (s->legacy) sa_capture_illegal("cudaStreamSynchronize of the legacy stream");
+  cudaError_t e = sa_capture_other();
+  if (e) {
+    pthread_mutex_unlock(&sa.mu);
+    return sa_error(e);
+  }
   sa_wait_stream(s, s->queued);
-  cudaError_t e = sa.sticky;
+  e = sa.sticky;
   pthread_mutex_unlock(&sa.mu);
   return sa_error(e);
 }
@@ -332,7 +337,8 @@ cudaError_t cudaStreamQuery(cudaStream_t h) {
   struct sa_stream *s = sa_stream_of(h, "cudaStreamQuery");
   pthread_mutex_lock(&sa.mu);
   not_while_capturing(s, "cudaStreamQuery");
-  cudaError_t e = sa.sticky ? sa.sticky : s->done < s->queued ? cudaErrorNotReady : cudaSuccess;
+  cudaError_t e = sa_capture_other();
+  if (!e) e = sa.sticky ? sa.sticky : s->done < s->queued ? cudaErrorNotReady : cudaSuccess;
   pthread_mutex_unlock(&sa.mu);
   return e == cudaErrorNotReady ? e : sa_error(e);
 }

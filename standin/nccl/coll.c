@@ -93,7 +93,7 @@ static ncclResult_t tune(ncclComm_t c, const struct job *j, int *algo, int *prot
     if (rc) return rc;
   }
   if (sn_model_pick(table, algo, proto)) {
-    const char *a = getenv("NCCL_ALGO"), *p = getenv("NCCL_PROTO"); /* read now, in the calling thread */
+    const char *a = sn_getenv("NCCL_ALGO"), *p = sn_getenv("NCCL_PROTO"); /* read now, in the calling thread */
     char as[1100] = "", ps[1100] = "";
     if (a) snprintf(as, sizeof as, " NCCL_ALGO was set to %s.", a);
     if (p) snprintf(ps, sizeof ps, " NCCL_PROTO was set to %s.", p);
@@ -133,6 +133,13 @@ static ncclResult_t one_rank(const struct job *j, cudaStream_t stream) {
   return ncclUnhandledCudaError;
 }
 
+/* A captured plan's persistent reference goes with the last graph holding it (NCCL's persistentDestructor,
+ * src/enqueue.cc; the communicator outlives it here: went communicators are never freed). */
+static void persistent_gone(void *arg) {
+  ncclComm_t c = arg;
+  __atomic_sub_fetch(&c->persistent, 1, __ATOMIC_SEQ_CST);
+}
+
 SN_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op,
                            ncclComm_t c, cudaStream_t stream) {
   ncclResult_t rc = sn_comm_check(c, "AllReduce");
@@ -154,6 +161,13 @@ SN_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, nc
   j.counted = cudaStreamIsCapturing(stream, &cs) != cudaSuccess || cs == cudaStreamCaptureStatusNone;
   if (j.counted) __atomic_add_fetch(&c->pending, 1, __ATOMIC_SEQ_CST);
   cudaError_t e = ar_standin_enqueue(stream, work, &j, sizeof j, "ncclAllReduce");
+  /* Captured: NCCL keeps a persistent reference per plan until the graph dies (src/enqueue.cc:1542-1546,
+   * persistentRefs + ncclCudaGraphAddDestructor); ncclCommFinalize/Destroy/Abort wait for it (commDestroySync). */
+  if (e == cudaSuccess && !j.counted) {
+    __atomic_add_fetch(&c->persistent, 1, __ATOMIC_SEQ_CST);
+    if ((e = ar_standin_capture_keep(stream, persistent_gone, c)) != cudaSuccess)
+      __atomic_sub_fetch(&c->persistent, 1, __ATOMIC_SEQ_CST);
+  }
   if (e == cudaSuccess) return ncclSuccess;
   if (j.counted) __atomic_sub_fetch(&c->pending, 1, __ATOMIC_SEQ_CST);
   SN_WARN("Cuda failure '%s'", cudaGetErrorString(e));

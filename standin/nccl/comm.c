@@ -189,13 +189,23 @@ static ncclResult_t meet(ncclComm_t c) {
       return ncclInvalidUsage;
     }
   }
+  /* symmetricSupport = isAllCudaP2p && NCCL_WIN_ENABLE && cuMem (src/init.cc:1376): every pair's CUDA P2P, whatever
+   * the distance (src/transport.cc:78-111 ncclTransportCheckP2pType) */
+  const char *win = sn_getenv("NCCL_WIN_ENABLE");
+  c->symmetric = !(win && *win && atoi(win) == 0);
+  for (int a = 0; a < c->nranks; a++)
+    for (int b = a + 1; b < c->nranks; b++)
+      if (ar_standin_bus_p2p(c->area->peer[a].busid, c->area->peer[b].busid) != 1) c->symmetric = 0;
   for (int r = 0; r < c->nranks; r++) {
     if (r == c->rank) {
       c->peer_staging[r] = c->staging;
       continue;
     }
     void *p = NULL;
-    ncclResult_t rc = cuda_check(cudaIpcOpenMemHandle(&p, c->area->peer[r].staging, cudaIpcMemLazyEnablePeerAccess),
+    /* P2P/IPC where the pair has peer access, else NCCL's SHM transport through host memory (here: the same mapping) */
+    int p2p = ar_standin_bus_p2p(c->busid, c->area->peer[r].busid);
+    ncclResult_t rc = cuda_check(p2p ? cudaIpcOpenMemHandle(&p, c->area->peer[r].staging, cudaIpcMemLazyEnablePeerAccess)
+                                     : ar_standin_ipc_open_host(&p, c->area->peer[r].staging),
                                  "cudaIpcOpenMemHandle of a peer's buffer");
     if (rc) return rc;
     c->peer_staging[r] = p;
@@ -346,6 +356,20 @@ static void close_peers(ncclComm_t c) {
   }
 }
 
+/* NCCL's commDestroySync (src/init.cc:2212-2245, v2.28.9): "keep polling until all graphs referencing us die"
+ * (localPersistentRefs, one per captured plan, dropped by the graph's user-object destructor). A graph or
+ * executable graph never destroyed keeps ncclCommFinalize, ncclCommDestroy and ncclCommAbort here for good. */
+static void wait_graphs(ncclComm_t c, const char *call) {
+  int n = __atomic_load_n(&c->persistent, __ATOMIC_SEQ_CST);
+  if (!n) return;
+  fprintf(stderr, "arbench NCCL stand-in: rank %d: %s waits for %d captured allreduce(s) of CUDA graphs still alive "
+          "(NCCL's commDestroySync waits until every graph and executable graph holding them is destroyed)\n",
+          c->rank, call, n);
+  fflush(stderr);
+  unsigned spins = 0;
+  while (__atomic_load_n(&c->persistent, __ATOMIC_SEQ_CST)) sn_pause(&spins);
+}
+
 /* Collective: every queued collective done, my mappings of the peers' buffers closed, then every peer's closed
  * too (so my buffer may go). A peer that never comes keeps this rank here, as in NCCL, until ncclCommAbort. */
 SN_API ncclResult_t ncclCommFinalize(ncclComm_t c) {
@@ -359,6 +383,7 @@ SN_API ncclResult_t ncclCommFinalize(ncclComm_t c) {
   while (__atomic_load_n(&c->pending, __ATOMIC_SEQ_CST) && !__atomic_load_n(&c->aborted, __ATOMIC_SEQ_CST))
     sn_pause(&spins);
   wait_quiet(c);
+  wait_graphs(c, "ncclCommFinalize");
   c->finalized = 1;
   if (c->published && c->area) {
     close_peers(c);
@@ -399,6 +424,7 @@ SN_API ncclResult_t ncclCommAbort(ncclComm_t c) {
   if (rc) return rc;
   __atomic_store_n(&c->aborted, 1, __ATOMIC_SEQ_CST);
   wait_quiet(c);
+  if (!c->finalized) wait_graphs(c, "ncclCommAbort"); /* commReclaim runs commDestroySync unless finalized */
   SN_INFO(SN_INIT, "comm %p rank %d nranks %d cudaDev %d busId %llx - Abort COMPLETE", (void *)c, c->rank, c->nranks,
           c->device, busid_num(c->busid));
   release(c, c->peers_closed || !c->published);

@@ -76,12 +76,12 @@ static void expand_path(const char *pattern, char *path, size_t len) {
 static void debug_init(void) {
   if (level == RESET_TRIGGERED && out && out != stdout) fclose(out);
   if (!out || level == RESET_TRIGGERED) out = stdout;
-  int lv = parse_level(getenv("NCCL_DEBUG"));
-  unsigned long m = parse_subsys(getenv("NCCL_DEBUG_SUBSYS"));
+  int lv = parse_level(sn_getenv("NCCL_DEBUG"));
+  unsigned long m = parse_subsys(sn_getenv("NCCL_DEBUG_SUBSYS"));
   gethostname(host, sizeof host - 1);
   host[strcspn(host, ".")] = 0;
   pid = (int)getpid();
-  const char *file = getenv("NCCL_DEBUG_FILE");
+  const char *file = sn_getenv("NCCL_DEBUG_FILE");
   if (lv > SN_LOG_VERSION && file) {
     char path[PATH_MAX + 1];
     expand_path(file, path, sizeof path);

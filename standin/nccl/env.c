@@ -2,11 +2,56 @@
  * 2.28.9: src/include/param.h, src/misc/param.cc ncclLoadParam), and its own report of what it saw at init. */
 #include "standin_nccl.h"
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define UNREAD INT64_MIN
+
+/* setEnvFile (src/misc/param.cc, v2.28.9): NAME=VALUE lines ('#' comments, lines without '=' skipped, names and
+ * values cut at 1023 bytes), each set only where the environment has no such variable yet (setenv(..., 0)). */
+static void conf_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char *line = NULL, name[1024], value[1024];
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, f)) != -1) {
+    if (line[0] == '#') continue;
+    if (line[n - 1] == '\n') line[n - 1] = '\0';
+    size_t k = strcspn(line, "=");
+    if (!line[k]) continue;
+    size_t nk = k < 1023 ? k : 1023;
+    memcpy(name, line, nk);
+    name[nk] = '\0';
+    snprintf(value, sizeof value, "%s", line + k + 1);
+    setenv(name, value, 0);
+  }
+  free(line);
+  fclose(f);
+}
+
+/* initEnvFunc (src/misc/param.cc): once per process, at NCCL's first environment read (ncclGetEnv): NCCL_CONF_FILE
+ * when set and non-empty, else ~/.nccl.conf (the passwd entry's home), then /etc/nccl.conf. */
+static void conf_once(void) {
+  char path[1024];
+  const char *user = getenv("NCCL_CONF_FILE");
+  if (user && *user) {
+    conf_file(user);
+  } else {
+    struct passwd *pw = getpwuid(getuid());
+    if (pw && pw->pw_dir) snprintf(path, sizeof path, "%s/.nccl.conf", pw->pw_dir), conf_file(path);
+  }
+  conf_file("/etc/nccl.conf");
+}
+
+const char *sn_getenv(const char *name) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, conf_once);
+  return getenv(name);
+}
 
 /* ncclLoadParam: strtoll base 0 of a non-empty value, once; "set by environment" (ENV) or "Invalid value"
  * (every sub-system) and the default. */
@@ -14,7 +59,7 @@ static int64_t load(int64_t *cache, const char *name, int64_t deflt) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
   if (*cache == UNREAD) {
-    const char *s = getenv(name);
+    const char *s = sn_getenv(name);
     int64_t v = deflt;
     if (s && *s) {
       errno = 0;

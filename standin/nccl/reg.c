@@ -98,15 +98,54 @@ SN_API ncclResult_t ncclCommRegister(const ncclComm_t c, void *buff, size_t size
 
 SN_API ncclResult_t ncclCommDeregister(const ncclComm_t c, void *handle) { return drop_reg(c, handle); }
 
-/* Without symmetric-memory support (the stand-in has none) NCCL's window is the local registration's handle; a
- * NULL buffer or a size of 0 registers nothing and leaves *win as it was. */
+/* Is base the start of an ncclMemAlloc allocation (a cuMem allocation: cuMemRetainAllocationHandle succeeds)? */
+static int is_cumem(const void *base) {
+  pthread_mutex_lock(&mem_lock);
+  int i = 0;
+  while (i < MAX_MEM && mem[i] != base) i++;
+  pthread_mutex_unlock(&mem_lock);
+  return i < MAX_MEM;
+}
+
+static int window_reached(const struct sn_peer *p, uint64_t v) { return __atomic_load_n(&p->windows, __ATOMIC_ACQUIRE) >= v; }
+
+/* NCCL 2.28.9's ncclDevrWindowRegisterInGroup (src/dev_runtime.cc:578-640): the local registration first; without
+ * symmetricSupport (a pair without CUDA P2P, src/init.cc:1376) the window is that registration's handle. With it:
+ * the allocation of cuMemGetAddressRange, the window's offset in it a multiple of NCCL_WIN_REQUIRED_ALIGNMENT (4096,
+ * nccl.h) or "Window address must be suitably aligned." (ncclInvalidArgument), its cuMem handle
+ * (cuMemRetainAllocationHandle: cudaMalloc memory has none, CUDA_ERROR_INVALID_VALUE: ncclUnhandledCudaError), then
+ * a bootstrap barrier: every rank must register, or the others wait (until ncclCommAbort). A NULL buffer or a size
+ * of 0 registers nothing and leaves *win as it was (src/dev_runtime.cc:902). */
 SN_API ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size, ncclWindow_t *win, int flags) {
   (void)flags;
   if (!buff || !size) return ncclSuccess;
   void *h = NULL;
   ncclResult_t rc = add_reg(c, buff, size, 1, &h);
-  if (!rc) *win = (ncclWindow_t)h;
-  return rc;
+  if (rc) return rc;
+  if (!c->symmetric) {
+    *win = (ncclWindow_t)h;
+    return ncclSuccess;
+  }
+  struct ar_standin_ptr info;
+  enum ar_standin_mem k = ar_standin_pointer(buff, 1, &info);
+  if (k == AR_STANDIN_DEVICE && (size_t)((char *)buff - info.base) % NCCL_WIN_REQUIRED_ALIGNMENT) {
+    SN_WARN("Window address must be suitably aligned.");
+    drop_reg(c, h);
+    return ncclInvalidArgument;
+  }
+  if (k != AR_STANDIN_DEVICE || !is_cumem(info.base)) {
+    SN_WARN("Cuda failure 1 'invalid argument' (cuMemRetainAllocationHandle of %p: not memory of ncclMemAlloc / "
+            "cuMemCreate)", buff);
+    drop_reg(c, h);
+    return ncclUnhandledCudaError;
+  }
+  struct sn_reg *r = h;
+  r->symmetric = 1;
+  uint64_t n = ++c->windows;
+  __atomic_store_n(&c->area->peer[c->rank].windows, n, __ATOMIC_RELEASE);
+  if (sn_wait_all(c, window_reached, n)) return ncclSuccess; /* aborted meanwhile */
+  *win = (ncclWindow_t)h;
+  return ncclSuccess;
 }
 
 SN_API ncclResult_t ncclCommWindowDeregister(ncclComm_t c, ncclWindow_t win) { return win ? drop_reg(c, win) : ncclSuccess; }

@@ -92,6 +92,7 @@ struct sn_peer {
   uint64_t consumed; /* steps this rank has finished reading from every peer's staging buffer */
   int closed;        /* finalize: this rank closed its mappings of every peer's buffer */
   int finalized;     /* ncclCommFinalize reached */
+  uint64_t windows;  /* symmetric window registrations this rank reached (NCCL's bootstrapBarrier 0xbeef) */
   char pad[64];
 };
 struct sn_area {
@@ -130,11 +131,17 @@ struct ncclComm {
   int published;             /* my slot was set: peers may map my staging buffer */
   int peers_closed;          /* every peer closed its mapping of my staging buffer: it may be freed */
   int pending;               /* atomic: collectives queued on a stream (not in a graph) and not yet run */
+  int symmetric;             /* NCCL's symmetricSupport: windows take the symmetric branch (collective) */
+  uint64_t windows;          /* symmetric windows registered (each a barrier over the ranks) */
+  int persistent;            /* atomic: collectives captured into graphs (or their executable graphs) still alive */
   char busid[32];
   pthread_mutex_t lock;      /* registrations */
   int nreg;
   struct sn_reg reg[64];
 };
+
+/* env.c: NCCL's ncclGetEnv: the conf files applied once per process at the first read, then getenv */
+const char *sn_getenv(const char *name);
 
 /* comm.c: NULL or a communicator that went: NCCL's WARN and ncclInvalidArgument */
 ncclResult_t sn_comm_check(ncclComm_t c, const char *op);

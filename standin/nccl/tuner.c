@@ -129,7 +129,7 @@ struct sn_tuner *sn_tuner_load(void) {
     refs++;
     t = &plugin;
   } else if (status == LOAD_READY) {
-    const char *given = getenv("NCCL_TUNER_PLUGIN");
+    const char *given = sn_getenv("NCCL_TUNER_PLUGIN");
     char path[PATH_MAX] = "";
     if (given) SN_INFO(SN_ENV | SN_TUNING, "NCCL_TUNER_PLUGIN set by environment to %s", given);
     lib = given && !strcasecmp(given, "none") ? NULL : open_lib(given, path, sizeof path);

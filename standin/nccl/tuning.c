@@ -124,13 +124,13 @@ ncclResult_t sn_model_init(struct sn_model *m, int nranks, int nchannels, int ra
     for (int p = 0; p < SN_NUM_PROTOS; p++) proto[f * SN_NUM_PROTOS + p] = p == SN_PROTO_LL128 ? 2 : 1;
     for (int a = 0; a < SN_NUM_ALGOS; a++) algo[f * SN_NUM_ALGOS + a] = 1;
   }
-  const char *ps = getenv("NCCL_PROTO"), *as;
+  const char *ps = sn_getenv("NCCL_PROTO"), *as;
   if (ps) {
     SN_INFO(SN_ENV, "NCCL_PROTO set by environment to %s", ps);
     ncclResult_t rc = parse_list(ps, proto_str, SN_NUM_PROTOS, proto);
     if (rc) return rc;
   }
-  if ((as = getenv("NCCL_ALGO"))) {
+  if ((as = sn_getenv("NCCL_ALGO"))) {
     SN_INFO(SN_ENV, "NCCL_ALGO set by environment to %s", as);
     ncclResult_t rc = parse_list(as, algo_str, SN_NUM_ALGOS, algo);
     if (rc) return rc;

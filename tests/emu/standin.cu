@@ -296,6 +296,22 @@ static void c_ipc_free_mapped(void) { ipc(1); }
 static void c_ipc_close_twice(void) { ipc(3); }
 static void c_ipc_fail(void) { ipc(4); }
 
+/* A launch into a stream of another device than the current one fails (issue 48); a copy there is fine. */
+static void c_launch_other_device(void) {
+  cudaStream_t s;
+  int *p;
+  OK(cudaSetDevice(1));
+  OK(cudaStreamCreate(&s));
+  dev_alloc((void **)&p, 64 * sizeof *p);
+  OK(cudaSetDevice(0));
+  add_one<<<1, 64, 0, s>>>(p, 64);
+  CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle, "a launch into device 1's stream from device 0 ran");
+  OK(cudaSetDevice(1));
+  add_one<<<1, 64, 0, s>>>(p, 64);
+  OK(cudaGetLastError());
+  OK(cudaStreamSynchronize(s));
+}
+
 /* ARBENCH_EMU_CORRUPT: a device-to-device copy of 64 bytes or more flips the lowest bit of its middle word. */
 static void c_corrupt(void) {
   ar_standin_faults(-1, ar_standin_world_rank(), -1);
@@ -355,6 +371,7 @@ int main(int argc, char **argv) {
   run("kernels", c_kernels, 0, NULL);
   run("ipc", c_ipc_ok, 0, NULL);
   run("ipc-fail-hook", c_ipc_fail, 0, NULL);
+  run("launch-other-device", c_launch_other_device, 0, NULL);
   run("corrupt-hook", c_corrupt, 0, NULL);
   run("own-handle", c_own_handle, 70, "a handle this process exported itself");
   run("ipc-free-mapped", c_ipc_free_mapped, 70, "while 1 other process still maps it through CUDA IPC");

@@ -51,6 +51,11 @@ step np4-dtypes 0 4 -- --islands 2 --backend "$ALL" --counts 1,1023,65536$MORE -
 step np2-graph 0 2 -- --backend "$ALL" --counts 7,65536$MORE -d float,bf16 -n 20 -w 2 -G 5 -c 1 --inplace both -T 60
 step np2-shapes 0 2 -- --backend 'p2p-oneshot:blocks=1,threads=64;p2p-oneshot:mode=push,blocks=3,threads=96;p2p-twoshot:blocks=64,threads=1024;p2p-staged:blocks=3,threads=96' \
   --counts 1,4097$MORE -d half -n 3 -c 1 --inplace both -T 60
+# threads=1024 on every kernel and dtype (issue 48): 1024 threads x the kernel's registers must fit the block's 64 K
+# registers, which only ptxas's count on a GPU settles (cudaErrorLaunchOutOfResources otherwise; the stand-in has no
+# registers)
+step np2-threads1024 0 2 -- --backend 'p2p-oneshot:threads=1024;p2p-oneshot:mode=push,threads=1024;p2p-twoshot:threads=1024;p2p-staged:threads=1024;p2p-islands:threads=1024' \
+  --counts 7,65536$MORE -d float,half,bf16,int32 -n 3 -c 1 --inplace both -T 60
 # The long checked-call steps on one shared GPU: without MPS the two ranks' kernels time-slice, so a
 # checked call (fills, kernel, check, two status exchanges) costs at least a slice. Their call count comes
 # from this box's per-call cost (two short runs, 20 and 120 calls), to fit 180 s of the step's 300 s;

@@ -95,6 +95,14 @@ if [ "$multi" -ge 2 ]; then
   NP=$multi step multi-variants 0 -- --backend 'nccl:proto=Simple;nccl:algo=Ring,proto=LL;nccl:algo=Tree;nccl:ctas=2;nccl:reg=1;nccl:symm=1' \
     -b 8 -e 4M -f 16 -d float,bf16 -n 10 -c 1
   NP=$multi step multi-nvls 0 -- --backend 'nccl:algo=NVLS' --sizes 1M -n 5 -c 1
+  # Issue 48, what only a GPU settles: graphs destroyed before the communicator goes (NCCL's Finalize waits for live
+  # captured plans: a hang here ends at -T with exit 1); symm=1's windows (symmetric when every pair has P2P:
+  # ncclMemAlloc memory, 4096-byte offsets, every rank registers); every variant under a conf file (NCCL applies
+  # NCCL_CONF_FILE / ~/.nccl.conf / /etc/nccl.conf once per process: the records of both variants say TREE).
+  NP=$multi step multi-graph-teardown 0 -- --backend 'nccl;nccl:proto=Simple' --sizes 8,1M -d float -n 40 -w 10 -G 10 -c 1 -T 60
+  NP=$multi step multi-symm 0 -- --backend 'nccl:symm=1' -b 8 -e 64M -f 8 -d float,bf16 -n 20 -c 1 --inplace both -T 120
+  printf '# device-check\nNCCL_ALGO=Tree\n' >"$tmp/nccl.conf"
+  NP=$multi step multi-conf 0 NCCL_CONF_FILE="$tmp/nccl.conf" -- --backend 'nccl;nccl:proto=Simple' --sizes 1M -n 5 -c 1 -T 60
   # One GPU visible per rank (srun --gpus-per-task=1 style): every rank must still get its GPU.
   NP=2 PERTASK=1 step multi-pertask 0 -- --backend nccl --sizes 8,1M -n 5 -c 1
 fi
@@ -178,6 +186,13 @@ if [ "$gpus" -ge 4 ] && [ -z "$nccl_why" ] && [ "$nccl_standin" = 0 ]; then # st
     bash "$src/tests/integration/dead_rank.sh" || dead_rc=1
 fi
 echo "dead ranks: $([ $dead_rc = 0 ] && echo PASS || echo FAIL)"
+echo
+# doctor's P2P smoke test (issue 48): peer access enabled, so a pair that ACS or the IOMMU breaks fails here instead
+# of passing through host staging; on a box with ACS on, such a pair must say FAIL (and links must skip it)
+if [ "$gpus" -ge 2 ] && [ "$nccl_standin" = 0 ]; then
+  echo "== doctor's smoke test (every pair, P2P path)"
+  "$ARBENCH" doctor 2>&1 | grep '^\[.*\] smoke:' || echo "(no smoke lines)"
+fi
 echo
 # symm (NCCL device API) needs >= 2 GPUs: its script says why when it skips.
 ARBENCH="$ARBENCH" bash "$src/tests/gpu/device-check-symm.sh"

@@ -94,6 +94,12 @@ extra = {
                                and any(x.get("type") == "result" or (x.get("type") == "skip" and
                                        "NCCL_ALGO was set to NVLS" in x.get("reason", "")) for x in r),
     "multi-pertask": lambda r, e: len([x for x in r if x.get("type") == "result"]) == 2,
+    # Issue 48: graphs gone before Finalize (no hang to -T); symm=1's records; a conf file rules every variant.
+    "multi-graph-teardown": lambda r, e: len([x for x in r if x.get("type") == "result"]) == 4,
+    "multi-symm": lambda r, e: not [x for x in r if x.get("type") == "error"]
+                               and all(x["nccl"].get("symmetric", {}).get("ran") is not None
+                                       for x in r if x.get("type") == "result"),
+    "multi-conf": lambda r, e: {x.get("nccl_algo") for x in r if x.get("type") == "result"} == {"TREE"},
 }
 
 
@@ -102,7 +108,7 @@ def device_check_judge(name, want, rc, r, e):
     rc_ok = rc in ("0", "3") if name == "multi-nvls" else rc == want  # NVLS: a skip (3) on PCIe, a run (0) on NVLink
     ok = rc_ok and (wrong == 0 or name == "watchdog") and extra.get(name, lambda r, e: True)(r, e)
     if name in ("sizes", "graph", "loop", "loop-graph", "cold", "multi-sizes", "multi-graph", "multi-pertask",
-                "shared-gpu-p2p") \
+                "shared-gpu-p2p", "multi-graph-teardown", "multi-symm", "multi-conf") \
             or name.startswith("op-"):
         ok = ok and len(res) > 0 and all(x["checked"] for x in res) and nerr == 0
     if name in VARIANTS:

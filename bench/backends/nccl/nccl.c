@@ -46,6 +46,7 @@ static void debug_reset(void) {
 }
 
 static void env_save(struct ar_nccl *s) {
+  ar_nccl_conf_load();
   for (int i = 0; i < AR_NCCL_NSAVED; i++) {
     const char *v = getenv(ar_nccl_env_name((enum ar_nccl_env_var)i));
     s->saved[i] = v ? strdup(v) : NULL;

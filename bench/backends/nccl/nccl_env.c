@@ -24,6 +24,14 @@
  * keeps the old string. So variables are added or removed only while no communicator lives (INIT,
  * RESTORE), and while one lives (QUIET) only present names get new values. */
 #include "backends/nccl/nccl_env.h"
+#include <fcntl.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const names[AR_NENV_COUNT] = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
                                                  "NCCL_DEBUG_FILE", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
@@ -87,4 +95,53 @@ int ar_nccl_env_plan(enum ar_nccl_env_phase p, const struct ar_nccl_env_in *in, 
   case AR_NENV_RESTORE: return plan_restore(in, out);
   }
   return 0;
+}
+
+/* NCCL's conf files (src/misc/param.cc setEnvFile/initEnvFunc, v2.28.9; the same since 2.x): once per process, at
+ * NCCL's first environment read, NCCL_CONF_FILE (when non-empty) else ~/.nccl.conf, then /etc/nccl.conf; each
+ * NAME=VALUE line ('#' comments) set only where the environment has no such variable. NCCL's first read comes
+ * after arbench saved the environment, so RESTORE removed those variables for every later variant (a conf-file
+ * NCCL_ALGO ruled the first variant only) and a conf-file NCCL_MIN_CTAS became a cached NCCL parameter. Applied
+ * here first, the same way, they are part of the user's environment that every variant starts from. Only a
+ * regular file is read, at most 1 MiB of it (never a FIFO or a device), as NCCL would read a sane one. */
+static void conf_file(const char *path) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return;
+  FILE *f = fstat(fd, &st) || !S_ISREG(st.st_mode) ? NULL : fdopen(fd, "r");
+  if (!f) {
+    close(fd);
+    return;
+  }
+  char line[2048];
+  size_t total = 0;
+  while (total < (1u << 20) && fgets(line, sizeof line, f)) {
+    size_t n = strlen(line);
+    total += n;
+    if (line[0] == '#') continue;
+    if (n && line[n - 1] == '\n') line[--n] = '\0';
+    char *eq = strchr(line, '=');
+    if (!eq || eq == line) continue;
+    *eq = '\0';
+    if (strlen(line) < 1024) setenv(line, eq + 1, 0);
+  }
+  fclose(f);
+}
+
+static void conf_once(void) {
+  const char *user = getenv("NCCL_CONF_FILE");
+  if (user && *user) {
+    conf_file(user);
+  } else {
+    struct passwd *pw = getpwuid(getuid());
+    char path[1024];
+    if (pw && pw->pw_dir && snprintf(path, sizeof path, "%s/.nccl.conf", pw->pw_dir) < (int)sizeof path)
+      conf_file(path);
+  }
+  conf_file("/etc/nccl.conf");
+}
+
+void ar_nccl_conf_load(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, conf_once);
 }

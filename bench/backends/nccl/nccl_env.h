@@ -36,6 +36,9 @@ struct ar_nccl_env_set {
 const char *ar_nccl_env_name(enum ar_nccl_env_var v);
 /* NCCL's NCCL_DEBUG_SUBSYS when the variable is unset, written out (debug.cc at each tag). */
 const char *ar_nccl_env_default_subsys(int version);
+/* NCCL's conf files applied to the environment as NCCL applies them (once per process), before the environment is
+ * saved: every variant starts from the same variables (nccl_env.c says why). */
+void ar_nccl_conf_load(void);
 /* The settings of phase p, at most AR_NENV_COUNT; returns how many. In QUIET every value is non-NULL and
  * names a variable INIT set to a non-NULL value: an in-place replacement, which glibc's setenv does by
  * swapping one pointer in environ (no array reallocation, no entries shifted under a concurrent getenv). */
