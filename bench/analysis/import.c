@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "import.h"
 #include "results.h"
+#include "infile.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -534,11 +535,9 @@ static int no_tests(struct nt *p) {
 }
 
 static int parse_log(struct nt *p) {
-  FILE *f = fopen(p->c.path, "r");
-  if (!f) {
-    snprintf(p->c.err, sizeof p->c.err, "cannot open nccl-tests log '%s': %s", p->c.path, strerror(errno));
-    return -AR_EINVAL;
-  }
+  FILE *f;
+  int orc = ar_infile_open(p->c.path, "nccl-tests log", 0, &f, p->c.err, sizeof p->c.err);
+  if (orc) return orc;
   p->hash = fnv_file(f);
   char buf[4096];
   int rc = 0;

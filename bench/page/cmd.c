@@ -1,5 +1,6 @@
 /* cmd.c — `arbench report FILE... -o PAGE.html`: check the inputs (records files, doctor --format json
  * files), gather what the analysis commands compute, and write the page whole or not at all. */
+#include "infile.h"
 #include "page/page.h"
 #include "analysis/analysis.h"
 #include "ar.h"
@@ -90,18 +91,10 @@ static int parse(int argc, char **argv, struct report_opts *o) {
 /* A doctor --format json document (one object with "findings"), else a records file (JSON Lines, read by
  * ar_ana_load). 1 doctor, 0 records, -AR_EINVAL with one line in err. */
 static int classify(const char *path, json_t **doc, char *err, size_t len) {
-  struct stat st;
   *doc = NULL;
-  if (stat(path, &st) || access(path, R_OK)) {
-    snprintf(err, len, "cannot read '%s': %s", path, strerror(errno));
-    return -AR_EINVAL;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    snprintf(err, len, "'%s' is a directory, not a records or doctor file", path);
-    return -AR_EINVAL;
-  }
   json_error_t je;
-  json_t *j = json_load_file(path, 0, &je); /* a JSON Lines file of 2+ records stops at its second line */
+  json_t *j; /* a JSON Lines file of 2+ records stops at its second line */
+  if (ar_infile_json(path, "records or doctor file", 0, &j, &je, err, len)) return -AR_EINVAL;
   if (!j) return 0;
   if (json_is_object(j) && json_is_array(json_object_get(j, "findings")) && !json_object_get(j, "type")) {
     *doc = j;
