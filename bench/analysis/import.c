@@ -36,6 +36,7 @@ struct nt {
   int average;          /* its -a, -1 none */
   char cmd[8192];       /* a command line continued with '\' */
   int in_cmd;
+  int table_line;       /* on_line's last line was a row or a '#' line of nccl-tests */
 };
 
 static void usage(FILE *f) {
@@ -495,6 +496,7 @@ static int on_line(struct nt *p, char *raw) {
   char *body = hashed ? s + 1 + strspn(s + 1, " \t") : s;
   snprintf(copy, sizeof copy, "%s", body);
   int n = split(copy, tok, 96);
+  p->table_line = n && (hashed || is_row(tok, n));
   if (command_line(p, s, !hashed && is_row(tok, n))) return 0;
   scan_library_version(p, s);
   if (!n) return 0;
@@ -539,14 +541,29 @@ static int parse_log(struct nt *p) {
   int orc = ar_infile_open(p->c.path, "nccl-tests log", 0, &f, p->c.err, sizeof p->c.err);
   if (orc) return orc;
   p->hash = fnv_file(f);
-  char buf[4096];
-  int rc = 0;
+  char buf[4096], torn[AR_ERRLEN] = "";
+  int rc = 0, torn_line = 0;
   while (!rc && fgets(buf, sizeof buf, f)) {
     p->c.line++;
     buf[strcspn(buf, "\r\n")] = 0;
+    p->c.short_row = 0;
     rc = on_line(p, buf);
+    if (*torn && p->table_line) { /* a table goes on after the short row: it was malformed, not torn */
+      snprintf(p->c.err, sizeof p->c.err, "%s", torn);
+      rc = -AR_EINVAL;
+    } else if (rc && p->c.short_row && !*torn) { /* torn, if nothing of a table follows (a killed job's log) */
+      snprintf(torn, sizeof torn, "%s", p->c.err);
+      torn_line = p->c.line;
+      rc = 0;
+    }
   }
   fclose(f);
+  if (!rc && *torn) {
+    char w[AR_ERRLEN + 64];
+    snprintf(w, sizeof w, "%.150s:%d: ignoring a torn last row (its job stopped while writing it; %.200s); the "
+             "complete rows before it are imported", p->c.path, torn_line, strstr(torn, "found") ? strstr(torn, "expected") : torn);
+    json_array_append_new(p->warnings, json_string(w));
+  }
   if (!rc) rc = flush(p);
   if (!rc && !json_array_size(p->out)) rc = no_tests(p);
   return rc;

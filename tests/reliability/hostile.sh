@@ -68,3 +68,21 @@ timeout -s KILL "$BOUND" "$ARBENCH" import nccl-tests "$TMP/grow.log" -J "$TMP/g
 kill "$GP"; wait "$GP" 2>/dev/null || true
 [ "$got" != 137 ] || fail "import of a growing log: still running after ${BOUND}s"
 echo "ok: import of a log that keeps growing ends (exit $got: $(head -c 200 "$TMP/err"))"
+
+# Truncated and concatenated logs (issue 50 item 2): a killed job's log, its last row torn (with or without
+# the launcher's line after it), imports its complete rows with one warning naming the line; the same short
+# row inside a log (a table goes on after it) stays an error; two logs end to end import as two runs.
+{ head -69 "$LOG"; sed -n 70p "$LOG" | cut -c1-75; } >"$TMP/trunc.log"
+{ cat "$TMP/trunc.log"; echo "mpirun noticed that process rank 0 with PID 0 on node lab exited on signal 9 (Killed)."; } >"$TMP/killed.log"
+for f in trunc killed; do
+  expect_status 0 "$ARBENCH" import nccl-tests "$TMP/$f.log" -J "$TMP/$f.jsonl"
+  expect_eq "$f.log: one warning" "arbench import: warning: $TMP/$f.log:70: ignoring a torn last row (its job stopped while writing it; expected 13 columns, found 8); the complete rows before it are imported" "$(cat "$TMP/err")"
+  expect_eq "$f.log: the 6 complete rows, both halves" 12 "$(grep -c '"type": *"result"' "$TMP/$f.jsonl")"
+done
+{ cat "$TMP/trunc.log"; sed -n '71,$p' "$LOG"; } >"$TMP/mid.log"
+expect_one_line_error "mid.log:70: malformed all_reduce_perf row: expected 13 columns, found 8" \
+  "$ARBENCH" import nccl-tests "$TMP/mid.log" -J "$TMP/mid.jsonl"
+cat "$LOG" "$LOG" >"$TMP/cat.log"
+expect_status 0 "$ARBENCH" import nccl-tests "$TMP/cat.log" -J "$TMP/cat.jsonl"
+expect_eq "two logs end to end: two runs of 24 records" "2 48" \
+  "$(grep -c '"type": *"run"' "$TMP/cat.jsonl") $(grep -c '"type": *"result"' "$TMP/cat.jsonl")"
