@@ -230,3 +230,29 @@ int ar_infile_json(const char *path, const char *what, size_t flags, json_t **ou
   fclose(f);
   return 0;
 }
+
+int ar_outfile_check(const char *path, const char *what, char *err, size_t len) {
+  struct stat st;
+  if (!*path) {
+    snprintf(err, len, "%s: empty path (give a file name)", what);
+    return -AR_EINVAL;
+  }
+  if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+    snprintf(err, len, "%s '%s' is %s: give a new or regular file%s", what, path, kind(st.st_mode),
+             S_ISDIR(st.st_mode) ? " (a name inside it, e.g. its report.html)" : "");
+    return -AR_EINVAL;
+  }
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1, slash ? path : ".");
+  int missing = stat(dir, &st) != 0;
+  if (missing || !S_ISDIR(st.st_mode)) {
+    snprintf(err, len, "%s '%s': its folder '%s' %s", what, path, dir, missing ? "does not exist" : "is not a folder");
+    return -AR_EINVAL;
+  }
+  if (access(dir, W_OK)) {
+    snprintf(err, len, "%s '%s': its folder '%s' is not writable: %s", what, path, dir, strerror(errno));
+    return -AR_EINVAL;
+  }
+  return 0;
+}

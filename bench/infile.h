@@ -1,5 +1,6 @@
 /* infile.h — the one way a command opens a file the user named: a regular file of at most
- * AR_INFILE_MAX bytes, no NUL byte in its first block, read only up to the size it had when opened. */
+ * AR_INFILE_MAX bytes, no NUL byte in its first block, read only up to the size it had when opened;
+ * and the check of a file a command writes in place of (-o): new, or a regular file. */
 #ifndef AR_INFILE_H
 #define AR_INFILE_H
 #include <stddef.h>
@@ -33,4 +34,9 @@ int ar_infile_slurp(const char *path, const char *what, unsigned flags, char **b
  * file is refused, else 0 with *out the value, or NULL and *je saying where the JSON is wrong. */
 int ar_infile_json(const char *path, const char *what, size_t flags, json_t **out, json_error_t *je, char *err,
                    size_t len);
+
+/* An output path a command writes (or renames a temporary over): -AR_EINVAL with one line in err when it
+ * is a directory, a device, a FIFO or a socket (never replaced, never written into), or when its folder is
+ * missing or not writable; 0 for a new or regular file. WHAT names the option ("-o"). */
+int ar_outfile_check(const char *path, const char *what, char *err, size_t len);
 #endif

@@ -875,6 +875,22 @@ static int load_side(struct ar_ana *s, const char *path) {
   return 0;
 }
 
+/* The same launch on both sides (the same file twice, or files sharing runs): ratios of 1 by construction,
+ * not a finding. One warning line. */
+static void same_launches(const struct ar_ana *A, const struct ar_ana *B, const char *a, const char *b) {
+  size_t na = json_object_size(A->runs), nb = json_object_size(B->runs), shared = 0;
+  const char *id;
+  json_t *v;
+  json_object_foreach(A->runs, id, v) shared += json_object_get(B->runs, id) != NULL;
+  if (!shared) return;
+  if (shared == na && shared == nb)
+    fprintf(stderr, "arbench compare: warning: both sides are the same launches (%zu run%s in %s and %s): every ratio "
+            "is 1 by construction, not a measurement of a difference\n", shared, shared == 1 ? "" : "s", a, b);
+  else
+    fprintf(stderr, "arbench compare: warning: %s and %s share %zu launch%s (the same run ids): those runs are on "
+            "both sides, pulling every ratio toward 1\n", a, b, shared, shared == 1 ? "" : "es");
+}
+
 int ar_cmd_compare(int argc, char **argv) {
   struct cmp_opts o = {.resamples = AR_CMP_RESAMPLES, .seed = AR_CMP_SEED, .margin = AR_MARGIN_DEFAULT,
                        .drift = INFINITY};
@@ -886,6 +902,7 @@ int ar_cmd_compare(int argc, char **argv) {
   int status = AR_EXIT_USAGE;
   json_t *lr = NULL; /* the links part */
   if (load_side(&A, o.a) || load_side(&B, o.b)) goto out;
+  same_launches(&A, &B, o.a, o.b);
   int la = ar_links_count(A.notes), lb = ar_links_count(B.notes);
   size_t ra = json_array_size(A.results), rb = json_array_size(B.results);
   if (ar_links_check(A.notes, err, sizeof err) || ar_links_check(B.notes, err, sizeof err)) {

@@ -121,12 +121,8 @@ struct out {
 
 /* Before any work: the temporary file, or one line in err (the place cannot be written). */
 static int open_out(const char *out, struct out *w, char *err, size_t len) {
-  struct stat st;
   const char *slash = strrchr(out, '/');
-  if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
-    snprintf(err, len, "cannot write '%s': %s", out, strerror(EISDIR));
-    return -1;
-  }
+  if (ar_outfile_check(out, "-o", err, len)) return -AR_EINVAL; /* never renamed over a device or folder */
   snprintf(w->tmp, sizeof w->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - out + 1) : 0, out, slash ? slash + 1 : out);
   int fd = mkstemp(w->tmp);
   if (fd < 0) {
@@ -204,9 +200,10 @@ static int report(const struct report_opts *o, struct ar_page *p, struct ar_page
     return AR_EXIT_NOTHING;
   }
   struct out w;
-  if (open_out(o->out, &w, err, sizeof err)) {
+  int orc = open_out(o->out, &w, err, sizeof err);
+  if (orc) {
     fprintf(stderr, "arbench report: %s\n", err);
-    return AR_EXIT_FAIL;
+    return orc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   }
   snprintf(t->tmp, sizeof t->tmp, "%s/arbench-report.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   int scratch = mkdtemp(t->tmp) != NULL, figures = 0, rc = scratch ? 0 : -1;
