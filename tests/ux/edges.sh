@@ -26,4 +26,8 @@ expect_status 0 "$ARBENCH" table "$TMP/one.jsonl"
 grep -q '^Method: buffers cold, timing iter, -a max\. p50' "$TMP/out" || { cat "$TMP/out"; fail "method line"; }
 ! grep -q 'sweep point \.' "$TMP/out" || fail "an empty sweep point is named"
 expect_eq "table --help: --drift once" 1 "$("$ARBENCH" table --help | grep -c -- '--drift')"
+# 7. scripts/test.sh --help: its own usage at once, no setup, no build
+expect_status 0 env BUILD_DIR="$TMP/nobuild" "$ARBENCH_SRC/scripts/test.sh" --help
+grep -q '^usage: scripts/test.sh \[MESON-TEST-ARGS...\]$' "$TMP/out" || { cat "$TMP/out"; fail "no usage"; }
+[ ! -e "$TMP/nobuild" ] || fail "scripts/test.sh --help set up a build"
 echo "edges: ok"
