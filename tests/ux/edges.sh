@@ -13,8 +13,7 @@ expect_one_line_error "-o '$TMP/dir' is a directory: give a new or regular file"
 expect_one_line_error "-o '$TMP/fifo' is a FIFO (named pipe): give a new or regular file" "$ARBENCH" report "$EX" -o "$TMP/fifo"
 [ -p "$TMP/fifo" ] || fail "report -o FIFO replaced the FIFO"
 expect_one_line_error "-o '$TMP/no/page.html': its folder '$TMP/no' does not exist" "$ARBENCH" report "$EX" -o "$TMP/no/page.html"
-expect_one_line_error "-o '/dev/null' is a character device: give a new or regular file" "$ARBENCH" report "$EX" -o /dev/null
-[ -c /dev/null ] || fail "report -o /dev/null replaced the device"
+# (no device here: a regression would rename the page over it, and tests run as root)
 expect_one_line_error "-o '$TMP/dir' is a directory" "$ARBENCH" model --fit "$EX" -o "$TMP/dir"
 expect_one_line_error "cannot create output directory '$TMP/no/a/b'" "$ARBENCH" tune "$EX" -o "$TMP/no/a/b"
 # 10. the same launches on both sides: one warning
