@@ -52,7 +52,8 @@ static void usage(FILE *f) {
           "loop, average mean (-a 1, or the -a of the log's command line). The rank count is the one busbw/algbw\n"
           "= 2(n-1)/n allows, cross-checked with the Rank lines and a launcher line (one warning when they differ).\n"
           "  -J, --json FILE   append the records to FILE (default: stdout)\n"
-          "  --stack NAME      the runs' stack.name (default: nccl-<version> from the log, else 'unknown')\n"
+          "  --stack NAME      the runs' stack.name (default from the log: nccl-<version>+cuda<version>, or\n"
+          "                    'nccl-<version> (CUDA unknown)' when its NCCL version line has no +cuda; else 'unknown')\n"
           "  --ranks N         the rank count of every test, whatever the log says\n");
 }
 
@@ -176,14 +177,20 @@ static void skip_test(struct nt *p, struct ar_nt_test *t) {
   json_array_append_new(p->skipped, json_string(s));
 }
 
-/* stack.name: --stack, an arbench log's own, nccl-<version> / rccl-<version> from the log, else unknown. */
+/* stack.name: --stack, an arbench log's own, nccl-<version>+cuda<version> (or "nccl-<version> (CUDA unknown)")
+ * / rccl-<version> from the log, else unknown. */
 static void name_stack(struct nt *p, struct ar_nt_test *t) {
   json_t *st = json_object_get(t->run, "stack"), *w = json_object_get(t->run, "written_by");
   const char *ver = json_string_value(json_object_get(st, "nccl_loaded")), *lib = ar_rec_str(st, "library", "nccl");
   char name[128];
   if (p->stack) snprintf(name, sizeof name, "%s", p->stack);
   else if (json_string_value(json_object_get(w, "stack"))) snprintf(name, sizeof name, "%s", ar_rec_str(w, "stack", ""));
-  else if (ver) snprintf(name, sizeof name, "%s-%s", lib, ver);
+  else if (ver && strcmp(lib, "nccl")) snprintf(name, sizeof name, "%s-%s", lib, ver);
+  else if (ver) { /* the CUDA NCCL was built for, from "NCCL version X+cudaY": two imports never look alike without it */
+    const char *cu = json_string_value(json_object_get(st, "nccl_cuda"));
+    if (cu && *cu) snprintf(name, sizeof name, "nccl-%s+cuda%s", ver, cu);
+    else snprintf(name, sizeof name, "nccl-%s (CUDA unknown)", ver);
+  }
   else snprintf(name, sizeof name, "unknown");
   json_object_set_new(st, "name", json_string(name));
 }
