@@ -902,7 +902,8 @@ int ar_cmd_compare(int argc, char **argv) {
   int status = AR_EXIT_USAGE;
   json_t *lr = NULL; /* the links part */
   if (load_side(&A, o.a) || load_side(&B, o.b)) goto out;
-  same_launches(&A, &B, o.a, o.b);
+  if ((json_array_size(A.results) || ar_links_count(A.notes)) && (json_array_size(B.results) || ar_links_count(B.notes)))
+    same_launches(&A, &B, o.a, o.b); /* a side with nothing to compare gets its own line, alone */
   int la = ar_links_count(A.notes), lb = ar_links_count(B.notes);
   size_t ra = json_array_size(A.results), rb = json_array_size(B.results);
   if (ar_links_check(A.notes, err, sizeof err) || ar_links_check(B.notes, err, sizeof err)) {
