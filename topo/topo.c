@@ -120,11 +120,23 @@ static int find_gpus(struct ar_topo *t) {
 
 /* Refuse what hwloc cannot read before it tries (its own messages are not one line): unreadable
  * files, files without a <topology> element, and NCCL topology dumps (<system>). */
+/* infile's line, with origin (" (from HWLOC_XMLFILE)") right after the quoted path it names. */
+static void with_origin(const char *why, const char *path, const char *origin, char *err, size_t len) {
+  char q[AR_ERRLEN];
+  snprintf(q, sizeof q, "'%s'", path);
+  const char *at = strstr(why, q);
+  if (!at || !*origin) {
+    snprintf(err, len, "%s", why);
+    return;
+  }
+  snprintf(err, len, "%.*s%s%s%s", (int)(at - why), why, q, origin, at + strlen(q));
+}
+
 static int check_xml(const char *path, const char *origin, char *err, size_t len) {
   FILE *f;
   char why[AR_ERRLEN];
   if (ar_infile_open(path, "topology XML", 0, &f, why, sizeof why)) { /* a device, FIFO, /proc file, ... */
-    snprintf(err, len, "%s%s", why, origin);
+    with_origin(why, path, origin, err, len);
     return -AR_EINVAL;
   }
   char *buf = malloc(AR_XML_SNIFF + 1);
@@ -214,7 +226,7 @@ int ar_topo_load(struct ar_topo **out, const char *xml, char *err, size_t len) {
   else if (!rc && path) { /* hwloc reads the text as it was when checked: a file that grows is read to there */
     char why[AR_ERRLEN];
     if (ar_infile_slurp(path, "topology XML", 0, &nccl, &nccl_len, why, sizeof why)) {
-      snprintf(err, len, "%s%s", why, origin);
+      with_origin(why, path, origin, err, len);
       return -AR_EINVAL;
     }
     rc = trial_load(path, origin, nccl, nccl_len, err, len);

@@ -902,8 +902,6 @@ int ar_cmd_compare(int argc, char **argv) {
   int status = AR_EXIT_USAGE;
   json_t *lr = NULL; /* the links part */
   if (load_side(&A, o.a) || load_side(&B, o.b)) goto out;
-  if ((json_array_size(A.results) || ar_links_count(A.notes)) && (json_array_size(B.results) || ar_links_count(B.notes)))
-    same_launches(&A, &B, o.a, o.b); /* a side with nothing to compare gets its own line, alone */
   int la = ar_links_count(A.notes), lb = ar_links_count(B.notes);
   size_t ra = json_array_size(A.results), rb = json_array_size(B.results);
   if (ar_links_check(A.notes, err, sizeof err) || ar_links_check(B.notes, err, sizeof err)) {
@@ -933,6 +931,7 @@ int ar_cmd_compare(int argc, char **argv) {
     }
     json_decref(r);
     lr = NULL;
+    same_launches(&A, &B, o.a, o.b);
     status = AR_EXIT_OK;
     goto out;
   }
@@ -960,6 +959,7 @@ int ar_cmd_compare(int argc, char **argv) {
   else if ((la || lb) && !o.json)
     fprintf(stderr, "arbench compare: note: link records in %s only: not compared\n", la ? o.a : o.b);
   lr = NULL;
+  if (matched) same_launches(&A, &B, o.a, o.b); /* only beside a comparison: an error stays one line */
   if (o.json) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");
