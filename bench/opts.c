@@ -192,6 +192,12 @@ static int add_backend(const char *item, void *arg, char *err, size_t errlen) {
     snprintf(err, errlen, "backend spec '%.40s...' too long", item);
     return -AR_EINVAL;
   }
+  for (int i = 0; i < o->nbackends; i++)
+    if (!strcmp(o->backends[i], item)) { /* one configuration measured twice, the analysis would pool them */
+      snprintf(err, errlen, "backend '%s' given twice (give each configuration once; --repeat N measures it N times)",
+               item);
+      return -AR_EINVAL;
+    }
   strcpy(o->backends[o->nbackends++], item);
   return 0;
 }

@@ -1,6 +1,7 @@
 /* results.c — JSON Lines writer (one locked write() per record; concurrent appenders never tear a line)
  * and the streaming reader: torn last line skipped with a warning, malformed/binary/empty refused. */
 #include "results.h"
+#include "infile.h"
 #include "ar.h"
 #include <errno.h>
 #include <math.h>
@@ -408,17 +409,13 @@ static void take_samples(char *line, struct ar_samples *sm) {
 }
 
 static int read_file(const char *path, ar_record_fn fn, ar_record_samples_fn sfn, void *arg, char *err, size_t len) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-  if (!f) {
-    snprintf(err, len, "cannot open results file '%s': %s", path, strerror(errno));
-    return -AR_EINVAL;
-  }
-  struct stat sb;
-  if (!fstat(fileno(f), &sb) && S_ISDIR(sb.st_mode)) {
+  FILE *f;
+  int orc = ar_infile_open(path, "results file", AR_INFILE_STDIN | AR_INFILE_DIR, &f, err, len);
+  if (orc == 1) {
     snprintf(err, len, "'%s' is a directory, not a results file (give its files, e.g. %s/*.jsonl)", path, path);
-    if (f != stdin) fclose(f);
     return -AR_EINVAL;
   }
+  if (orc) return orc;
   int line = 0, rc = 0, had_nl;
   char *s, *buf = NULL;
   size_t cap = 0, nb;
@@ -461,7 +458,7 @@ static int read_file(const char *path, ar_record_fn fn, ar_record_samples_fn sfn
   }
   free(buf);
   free(sm.v);
-  if (f != stdin) fclose(f);
+  fclose(f);
   return rc;
 }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""test-summary.py BUILD_DIR... — over the meson test logs of one or more build directories (each line
-of testlog.json is one test's result): every skipped test with its reason (the test's last
-'skipped: REASON' line), every failed test, then one closing line 'N passed, N failed, N skipped'."""
+"""test-summary.py [--step NAME=STATUS]... [--exit STATUS] BUILD_DIR... — over the meson test logs of one
+or more build directories (each line of testlog.json is one test's result) and the steps that run tests
+outside meson (each --step one test: exit status 0 passed, else failed; e.g. a fuzzing harness): every
+skipped test with its reason (the test's last 'skipped: REASON' line), every failed test, then one
+closing line 'N passed, N failed, N skipped'. --exit is the caller's own status: when it is not 0 and
+nothing above failed, one more failure says so, so the closing line never reads 0 failed then."""
 import json
 import os
 import re
@@ -19,9 +22,32 @@ def skip_reason(result):
     return "no reason printed (exit status 77 without a 'skipped: REASON' line)"
 
 
-def main(dirs):
+def main(args):
+    dirs, steps, exit_status = [], [], 0
+    while args:
+        a = args.pop(0)
+        if a in ("--step", "--exit"):
+            if not args:
+                print(f"test-summary: {a} needs a value", file=sys.stderr)
+                return 2
+            v = args.pop(0)
+            if a == "--exit":
+                exit_status = int(v) if v.lstrip("-").isdigit() else 1
+            elif "=" not in v:
+                print(f"test-summary: --step '{v}': expected NAME=STATUS", file=sys.stderr)
+                return 2
+            else:
+                steps.append(v.rsplit("=", 1))
+        else:
+            dirs.append(a)
     ok = failed = skipped = 0
     skips, fails = [], []
+    for name, status in steps:
+        if status == "0":
+            ok += 1
+        else:
+            failed += 1
+            fails.append(f"  step {name}: exit status {status}")
     for d in dirs:
         path = os.path.join(d, "meson-logs", "testlog.json")
         where = f"{os.path.basename(os.path.normpath(d))}: " if len(dirs) > 1 else ""
@@ -42,6 +68,9 @@ def main(dirs):
             else:
                 failed += 1
                 fails.append(f"  {where}{name}: {result}")
+    if exit_status and not failed:
+        failed += 1
+        fails.append(f"  the run itself: exit status {exit_status} with no failed test or step above (see its log)")
     if skips:
         print(f"skipped ({len(skips)}):")
         print("\n".join(skips))
@@ -53,4 +82,4 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(list(sys.argv[1:])))

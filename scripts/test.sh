@@ -3,6 +3,20 @@
 # with one line 'N passed, N failed, N skipped'. Exit status 1 when any test failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage() {
+  cat <<'EOF2'
+usage: scripts/test.sh [MESON-TEST-ARGS...]
+Sets up (packages, the build in $BUILD_DIR, default build), runs the test suites with meson test and ends with
+one line 'N passed, N failed, N skipped'; exit status 1 when any test failed. Arguments go to meson test, e.g.
+  scripts/test.sh --suite unit          one suite
+  scripts/test.sh unit-opts unit-infile  named tests
+Environment: BUILD_DIR (default build), MESON_OPTS (setup options, e.g. -Dcuda=disabled), MESON_TEST_OPTS,
+CI (set: install the test-only packages; a missing one is a failure). meson test --help lists its options.
+EOF2
+}
+for a in "$@"; do # its own usage at once: never the whole build first
+  case $a in -h|--help) usage; exit 0 ;; esac
+done
 BUILD_DIR=${BUILD_DIR:-build}
 export BUILD_DIR
 # Test-only packages, installed under CI (locally their tests skip and say what to install): chromium, the real

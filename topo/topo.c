@@ -1,5 +1,6 @@
 /* topo.c — load a topology with hwloc (live with I/O objects, or an hwloc XML file) and find the
  * NVIDIA GPUs on it, in PCI bus id order; look GPUs up by bus id or CUDA device. */
+#include "infile.h"
 #include "topo_int.h"
 #include "ar.h"
 #include <errno.h>
@@ -119,10 +120,23 @@ static int find_gpus(struct ar_topo *t) {
 
 /* Refuse what hwloc cannot read before it tries (its own messages are not one line): unreadable
  * files, files without a <topology> element, and NCCL topology dumps (<system>). */
+/* infile's line, with origin (" (from HWLOC_XMLFILE)") right after the quoted path it names. */
+static void with_origin(const char *why, const char *path, const char *origin, char *err, size_t len) {
+  char q[AR_ERRLEN];
+  snprintf(q, sizeof q, "'%s'", path);
+  const char *at = strstr(why, q);
+  if (!at || !*origin) {
+    snprintf(err, len, "%s", why);
+    return;
+  }
+  snprintf(err, len, "%.*s%s%s%s", (int)(at - why), why, q, origin, at + strlen(q));
+}
+
 static int check_xml(const char *path, const char *origin, char *err, size_t len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, len, "cannot open topology XML '%s'%s: %s", path, origin, strerror(errno));
+  FILE *f;
+  char why[AR_ERRLEN];
+  if (ar_infile_open(path, "topology XML", 0, &f, why, sizeof why)) { /* a device, FIFO, /proc file, ... */
+    with_origin(why, path, origin, err, len);
     return -AR_EINVAL;
   }
   char *buf = malloc(AR_XML_SNIFF + 1);
@@ -162,7 +176,7 @@ static int load_hwloc(struct ar_topo *t, const char *path, const char *origin, c
   hwloc_topology_set_io_types_filter(t->h, HWLOC_TYPE_FILTER_KEEP_ALL);
   hwloc_topology_set_type_filter(t->h, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_NONE);
   if (buf && hwloc_topology_set_xmlbuffer(t->h, buf, (int)buflen + 1)) {
-    snprintf(err, len, "hwloc cannot parse the conversion of NCCL topology '%s'%s", path, origin);
+    snprintf(err, len, "hwloc cannot parse topology XML '%s'%s (malformed or truncated)", path, origin);
     return -AR_EINVAL;
   }
   if (!buf && path && hwloc_topology_set_xml(t->h, path)) {
@@ -180,14 +194,14 @@ static int load_hwloc(struct ar_topo *t, const char *path, const char *origin, c
 /* hwloc 2.9 crashes (SIGSEGV) on some malformed XML, e.g. a Machine without complete_cpuset (found by
  * tests/fuzz/fuzz_topo; the input is kept in tests/fuzz/crashers/topo/). So a file is first loaded in
  * a child process: a crash there becomes one line about the file instead of taking arbench down. */
-static int trial_load(const char *path, const char *origin, char *err, size_t len) {
+static int trial_load(const char *path, const char *origin, const char *buf, size_t buflen, char *err, size_t len) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) return 0; /* cannot try: load it for real */
   if (pid == 0) {
     struct ar_topo t = {0};
     char e[64];
-    load_hwloc(&t, path, origin, NULL, 0, e, sizeof e);
+    load_hwloc(&t, path, origin, buf, buflen, e, sizeof e);
     _exit(0); /* hwloc's own errors are reported by the real load; the half-built handle is left */
   }
   int st = 0;
@@ -209,8 +223,18 @@ int ar_topo_load(struct ar_topo **out, const char *xml, char *err, size_t len) {
   char *nccl = NULL; /* an NCCL topology dump, as hwloc XML */
   size_t nccl_len = 0;
   if (rc == 1) rc = ar_topo_nccl_to_hwloc(path, &nccl, &nccl_len, err, len);
-  else if (!rc && path) rc = trial_load(path, origin, err, len);
-  if (rc) return rc;
+  else if (!rc && path) { /* hwloc reads the text as it was when checked: a file that grows is read to there */
+    char why[AR_ERRLEN];
+    if (ar_infile_slurp(path, "topology XML", 0, &nccl, &nccl_len, why, sizeof why)) {
+      with_origin(why, path, origin, err, len);
+      return -AR_EINVAL;
+    }
+    rc = trial_load(path, origin, nccl, nccl_len, err, len);
+  }
+  if (rc) {
+    free(nccl);
+    return rc;
+  }
   struct ar_topo *t = calloc(1, sizeof *t);
   if (!t) {
     free(nccl);

@@ -1,5 +1,6 @@
 /* ar_tuner_decisions.c — reads and checks the tuner decisions file (tuner.json, docs/tuner.md), and
  * the pure parts of the plugin: which group and range apply, and what is written to the cost table. */
+#include "../bench/infile.h"
 #include "ar_tuner_decisions.h"
 #include "ar_tuner_abi.h"
 #include <errno.h>
@@ -154,11 +155,11 @@ int ar_tuner_load(const char *path, struct ar_tuner_decisions *d, char *err, siz
   if (!path || !*path)
     return snprintf(err, len, "arbench tuner: ARBENCH_TUNER_FILE is not set (allowed: a tuner.json written by arbench "
                     "tune -o DIR)"), -1;
-  FILE *f = fopen(path, "r");
-  if (!f) return snprintf(err, len, "arbench tuner: %s: cannot open: %s", path, strerror(errno)), -1;
+  char why[512];
   json_error_t je;
-  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-  fclose(f);
+  json_t *root;
+  if (ar_infile_json(path, "tuning file", JSON_REJECT_DUPLICATES, &root, &je, why, sizeof why))
+    return snprintf(err, len, "arbench tuner: %s", why), -1;
   if (!root)
     return snprintf(err, len, "arbench tuner: %s: not valid JSON at line %d column %d: %s", path, je.line, je.column,
                     je.text), -1;

@@ -548,6 +548,11 @@ void ar_vary_common(json_t *rec, const struct ar_vary *v, char *buf, size_t len)
   for (int k = 0; *p && n < len; k++) { /* "; sweep point K=V, K2=V2" */
     const char *e = strchr(p, ',');
     if (!e) break;
+    if (e == p) { /* an empty pair (no sweep point at all): nothing to name */
+      p = e + 1;
+      k--;
+      continue;
+    }
     n += (size_t)snprintf(buf + n, len - n, "%s%.*s", k ? ", " : n ? "; sweep point " : "sweep point ", (int)(e - p), p);
     p = e + 1;
   }

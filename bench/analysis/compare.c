@@ -875,6 +875,22 @@ static int load_side(struct ar_ana *s, const char *path) {
   return 0;
 }
 
+/* The same launch on both sides (the same file twice, or files sharing runs): ratios of 1 by construction,
+ * not a finding. One warning line. */
+static void same_launches(const struct ar_ana *A, const struct ar_ana *B, const char *a, const char *b) {
+  size_t na = json_object_size(A->runs), nb = json_object_size(B->runs), shared = 0;
+  const char *id;
+  json_t *v;
+  json_object_foreach(A->runs, id, v) shared += json_object_get(B->runs, id) != NULL;
+  if (!shared) return;
+  if (shared == na && shared == nb)
+    fprintf(stderr, "arbench compare: warning: both sides are the same launches (%zu run%s in %s and %s): every ratio "
+            "is 1 by construction, not a measurement of a difference\n", shared, shared == 1 ? "" : "s", a, b);
+  else
+    fprintf(stderr, "arbench compare: warning: %s and %s share %zu launch%s (the same run ids): those runs are on "
+            "both sides, pulling every ratio toward 1\n", a, b, shared, shared == 1 ? "" : "es");
+}
+
 int ar_cmd_compare(int argc, char **argv) {
   struct cmp_opts o = {.resamples = AR_CMP_RESAMPLES, .seed = AR_CMP_SEED, .margin = AR_MARGIN_DEFAULT,
                        .drift = INFINITY};
@@ -915,6 +931,7 @@ int ar_cmd_compare(int argc, char **argv) {
     }
     json_decref(r);
     lr = NULL;
+    same_launches(&A, &B, o.a, o.b);
     status = AR_EXIT_OK;
     goto out;
   }
@@ -942,6 +959,7 @@ int ar_cmd_compare(int argc, char **argv) {
   else if ((la || lb) && !o.json)
     fprintf(stderr, "arbench compare: note: link records in %s only: not compared\n", la ? o.a : o.b);
   lr = NULL;
+  if (matched) same_launches(&A, &B, o.a, o.b); /* only beside a comparison: an error stays one line */
   if (o.json) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");

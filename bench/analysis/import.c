@@ -5,6 +5,7 @@
 #include "import.h"
 #include "aic/aic.h"
 #include "results.h"
+#include "infile.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +37,7 @@ struct nt {
   int average;          /* its -a, -1 none */
   char cmd[8192];       /* a command line continued with '\' */
   int in_cmd;
+  int table_line;       /* on_line's last line was a row or a '#' line of nccl-tests */
 };
 
 static void usage(FILE *f) {
@@ -51,7 +53,8 @@ static void usage(FILE *f) {
           "loop, average mean (-a 1, or the -a of the log's command line). The rank count is the one busbw/algbw\n"
           "= 2(n-1)/n allows, cross-checked with the Rank lines and a launcher line (one warning when they differ).\n"
           "  -J, --json FILE   append the records to FILE (default: stdout)\n"
-          "  --stack NAME      the runs' stack.name (default: nccl-<version> from the log, else 'unknown')\n"
+          "  --stack NAME      the runs' stack.name (default from the log: nccl-<version>+cuda<version>, or\n"
+          "                    'nccl-<version> (CUDA unknown)' when its NCCL version line has no +cuda; else 'unknown')\n"
           "  --ranks N         the rank count of every test, whatever the log says\n");
 }
 
@@ -175,14 +178,20 @@ static void skip_test(struct nt *p, struct ar_nt_test *t) {
   json_array_append_new(p->skipped, json_string(s));
 }
 
-/* stack.name: --stack, an arbench log's own, nccl-<version> / rccl-<version> from the log, else unknown. */
+/* stack.name: --stack, an arbench log's own, nccl-<version>+cuda<version> (or "nccl-<version> (CUDA unknown)")
+ * / rccl-<version> from the log, else unknown. */
 static void name_stack(struct nt *p, struct ar_nt_test *t) {
   json_t *st = json_object_get(t->run, "stack"), *w = json_object_get(t->run, "written_by");
   const char *ver = json_string_value(json_object_get(st, "nccl_loaded")), *lib = ar_rec_str(st, "library", "nccl");
   char name[128];
   if (p->stack) snprintf(name, sizeof name, "%s", p->stack);
   else if (json_string_value(json_object_get(w, "stack"))) snprintf(name, sizeof name, "%s", ar_rec_str(w, "stack", ""));
-  else if (ver) snprintf(name, sizeof name, "%s-%s", lib, ver);
+  else if (ver && strcmp(lib, "nccl")) snprintf(name, sizeof name, "%s-%s", lib, ver);
+  else if (ver) { /* the CUDA NCCL was built for, from "NCCL version X+cudaY": two imports never look alike without it */
+    const char *cu = json_string_value(json_object_get(st, "nccl_cuda"));
+    if (cu && *cu) snprintf(name, sizeof name, "nccl-%s+cuda%s", ver, cu);
+    else snprintf(name, sizeof name, "nccl-%s (CUDA unknown)", ver);
+  }
   else snprintf(name, sizeof name, "unknown");
   json_object_set_new(st, "name", json_string(name));
 }
@@ -495,6 +504,7 @@ static int on_line(struct nt *p, char *raw) {
   char *body = hashed ? s + 1 + strspn(s + 1, " \t") : s;
   snprintf(copy, sizeof copy, "%s", body);
   int n = split(copy, tok, 96);
+  p->table_line = n && (hashed || is_row(tok, n));
   if (command_line(p, s, !hashed && is_row(tok, n))) return 0;
   scan_library_version(p, s);
   if (!n) return 0;
@@ -535,20 +545,33 @@ static int no_tests(struct nt *p) {
 }
 
 static int parse_log(struct nt *p) {
-  FILE *f = fopen(p->c.path, "r");
-  if (!f) {
-    snprintf(p->c.err, sizeof p->c.err, "cannot open nccl-tests log '%s': %s", p->c.path, strerror(errno));
-    return -AR_EINVAL;
-  }
+  FILE *f;
+  int orc = ar_infile_open(p->c.path, "nccl-tests log", 0, &f, p->c.err, sizeof p->c.err);
+  if (orc) return orc;
   p->hash = fnv_file(f);
-  char buf[4096];
-  int rc = 0;
+  char buf[4096], torn[AR_ERRLEN] = "";
+  int rc = 0, torn_line = 0;
   while (!rc && fgets(buf, sizeof buf, f)) {
     p->c.line++;
     buf[strcspn(buf, "\r\n")] = 0;
+    p->c.short_row = 0;
     rc = on_line(p, buf);
+    if (*torn && p->table_line) { /* a table goes on after the short row: it was malformed, not torn */
+      snprintf(p->c.err, sizeof p->c.err, "%s", torn);
+      rc = -AR_EINVAL;
+    } else if (rc && p->c.short_row && !*torn) { /* torn, if nothing of a table follows (a killed job's log) */
+      snprintf(torn, sizeof torn, "%s", p->c.err);
+      torn_line = p->c.line;
+      rc = 0;
+    }
   }
   fclose(f);
+  if (!rc && *torn) {
+    char w[AR_ERRLEN + 64];
+    snprintf(w, sizeof w, "%.150s:%d: ignoring a torn last row (its job stopped while writing it; %.200s); the "
+             "complete rows before it are imported", p->c.path, torn_line, strstr(torn, "found") ? strstr(torn, "expected") : torn);
+    json_array_append_new(p->warnings, json_string(w));
+  }
   if (!rc) rc = flush(p);
   if (!rc && !json_array_size(p->out)) rc = no_tests(p);
   return rc;

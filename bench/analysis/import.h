@@ -43,6 +43,7 @@ struct ar_nt_ctx {
   const char *path;
   int line;
   char err[AR_ERRLEN];
+  int short_row; /* the failed row had fewer columns than its table: torn, if nothing of a table follows */
 };
 
 /* Column layout from a header line's tokens ("size count type redop root time algbw busbw #wrong ..."),

@@ -192,6 +192,7 @@ static int check_row(struct ar_nt_ctx *c, struct ar_nt_test *t, char **tok, int 
   int width = l->col[1][0] >= 0 ? l->col[1][0] - l->col[0][0] : 0;
   if (width && n == l->ncols - width) *halves = 1; /* nccl-tests' null body: a half not measured */
   else if (n != l->ncols) {
+    c->short_row = n < l->ncols;
     char a[16], b[16];
     snprintf(a, sizeof a, "%d", l->ncols);
     snprintf(b, sizeof b, "%d", n);

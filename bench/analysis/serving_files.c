@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <errno.h>
 
 int ar_serving_tuner_lib(char *out, size_t len) {
   const char *env = getenv("ARBENCH_TUNER_PLUGIN"), *const tries[] = {AR_TUNER_LIB_BUILD, AR_TUNER_LIB_INSTALLED};
@@ -111,13 +113,25 @@ static void sh_echo(FILE *f, const char *text, int to_stderr) {
   fputs(to_stderr ? " >&2\n" : "\n", f);
 }
 
-static void sh_group(FILE *f, const struct ar_serving_engine *e, json_t *grp) {
+/* A path inside the settings' folder dir is written relative to where the script lies when sourced, so the
+ * folder works wherever it is copied (the serving box, no build tree): "$__arbench_dir/NAME". */
+static void sh_value(FILE *f, const char *value, const char *dir) {
+  size_t n = strlen(dir);
+  if (*dir && !strncmp(value, dir, n) && value[n] == '/' && !strchr(value + n + 1, '/') &&
+      !strpbrk(value + n + 1, "\"$`\\")) {
+    fprintf(f, "\"$__arbench_dir/%s\"", value + n + 1);
+    return;
+  }
+  ar_shell_quote(f, value);
+}
+
+static void sh_group(FILE *f, const struct ar_serving_engine *e, json_t *grp, const char *dir) {
   char line[1400];
   const char *key;
   json_t *v;
   json_object_foreach(json_object_get(grp, "env"), key, v) {
     fprintf(f, "  export %s=", key);
-    ar_shell_quote(f, json_string_value(v));
+    sh_value(f, json_string_value(v), dir);
     fputc('\n', f);
   }
   json_t *p;
@@ -166,6 +180,7 @@ static void write_sh(FILE *f, const struct ar_serving_engine *e, json_t *j, cons
           e->label, dir, e->label, e->name, e->label, e->source, *list ? list : "none");
   fprintf(f, "(return 0 2>/dev/null) || { echo '%s.sh: source it: source %s.sh TP [DTYPE]' >&2; exit 2; }\n", e->name,
           e->name);
+  fprintf(f, "__arbench_dir=$(cd \"$(dirname \"${BASH_SOURCE[0]:-$0}\")\" && pwd) # this folder, wherever it was copied\n");
   if (json_object_get(j, "none")) {
     snprintf(msg, sizeof msg, "%s.sh: no settings: %s", e->name, ar_rec_str(j, "none", ""));
     fputs("echo ", f);
@@ -181,7 +196,7 @@ static void write_sh(FILE *f, const struct ar_serving_engine *e, json_t *j, cons
     int alone = dtypes_of(arr, ranks, &one) == 1;
     if (alone) fprintf(f, "%d/%s | %d/)\n", ranks, dt, ranks); /* the dtype may be left out */
     else fprintf(f, "%d/%s)\n", ranks, dt);
-    sh_group(f, e, grp);
+    sh_group(f, e, grp, dir);
     fputs("  ;;\n", f);
   }
   snprintf(msg, sizeof msg, "%s.sh: no group for that TP and dtype (groups: %s; give the dtype where a TP has several)",
@@ -209,18 +224,59 @@ static int write_file(const char *path, json_t *j, const struct ar_serving_engin
   return 0;
 }
 
+/* The groups that deploy the tuner plugin get the copy tune puts beside the settings (DIR/libarbench-tuner.so):
+ * the folder is what goes to the serving box, the build tree is not. 0, or -AR_EINVAL with one line said. */
+static int copy_plugin(json_t *j, const char *where, int *copied) {
+  char dir[PATH_MAX], dst[PATH_MAX + 32], src[PATH_MAX] = "";
+  if (!realpath(where, dir)) return 0;
+  snprintf(dst, sizeof dst, "%s/libarbench-tuner.so", dir);
+  const char *name;
+  json_t *arr, *grp;
+  size_t i;
+  json_object_foreach(json_object_get(j, "engines"), name, arr) json_array_foreach(arr, i, grp) {
+    json_t *env = json_object_get(grp, "env");
+    const char *lib = json_string_value(json_object_get(env, "NCCL_TUNER_PLUGIN"));
+    if (!lib) continue;
+    if (!*copied) {
+      snprintf(src, sizeof src, "%s", lib);
+      FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+      char buf[65536];
+      size_t k;
+      int bad = !in || !out;
+      while (!bad && (k = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, k, out) != k;
+      bad |= (in && ferror(in)) || (out && fclose(out));
+      if (in) fclose(in);
+      if (bad || chmod(dst, 0755)) {
+        fprintf(stderr, "arbench tune: cannot copy the tuner plugin %s to %s: %s\n", src, dst, strerror(errno));
+        return -AR_EINVAL;
+      }
+      *copied = 1;
+    }
+    json_object_set_new(env, "NCCL_TUNER_PLUGIN", json_string(dst));
+    json_t *nccl = json_object_get(grp, "nccl");
+    if (json_object_get(nccl, "plugin")) json_object_set_new(nccl, "plugin", json_string(dst));
+  }
+  return 0;
+}
+
 int ar_serving_write(const struct ar_serving_opts *so, const struct ar_grid *g, int n, json_t *runs, char **files,
                      int nfiles, const struct ar_noise *nz) {
   int ngroups;
   char path[1200];
   json_t *j = serving_json(so, g, n, runs, files, nfiles, nz, &ngroups);
+  int copied = 0;
+  if (j && copy_plugin(j, so->dir, &copied)) {
+    json_decref(j);
+    return -AR_EINVAL;
+  }
   snprintf(path, sizeof path, "%s/serving.json", so->dir);
   int rc = j ? write_file(path, j, NULL, so->dir) : -AR_EINVAL;
   for (int i = 0; !rc && i < so->nengines; i++) {
     snprintf(path, sizeof path, "%s/%s.sh", so->dir, so->engines[i]);
     rc = write_file(path, j, ar_serving_engine_find(so->engines[i]), so->dir);
   }
-  if (!rc) fprintf(stderr, "arbench tune: wrote serving-engine settings %s/serving.json and the .sh files\n", so->dir);
+  if (!rc) fprintf(stderr, "arbench tune: wrote serving-engine settings %s/serving.json and the .sh files%s\n", so->dir,
+                   copied ? ", with libarbench-tuner.so beside them" : "");
   if (!rc && !ngroups) fprintf(stderr, "arbench tune: note: serving.json: %s\n", ar_rec_str(j, "none", ""));
   json_decref(j);
   return rc ? rc : !ngroups;

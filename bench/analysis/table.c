@@ -39,7 +39,6 @@ static void usage(FILE *f) {
           "                       widen their null by it (one run cannot show drift between runs)\n"
           "  --spread             also show each cell's runs and their spread (sd of the runs' log p50s, ~CV)\n"
           "One table per (dtype, ranks, placement, op).\n"
-          "  --drift PCT          run-to-run drift allowed for single-run measurements (default 5)\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
           "  --by stack           stacks side by side: the stack (sweep --stacks' point key, else the run's\n"
           "                       stack) leaves the configuration, and each configuration gets one column\n"

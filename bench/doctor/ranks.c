@@ -3,6 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "infile.h"
 #include "doctor/doctor.h"
 #include <mpi.h>
 #include <sched.h>
@@ -223,13 +224,10 @@ static void gpu_of_device(json_t *run, json_t *dev, char *buf, size_t len) {
 }
 
 static json_t *last_run(const char *file, char *err, size_t len) {
-  FILE *f = fopen(file, "r");
+  FILE *f;
   char line[1 << 16];
   json_t *run = NULL;
-  if (!f) {
-    snprintf(err, len, "--results %s: cannot open", file);
-    return NULL;
-  }
+  if (ar_infile_open(file, "--results file", 0, &f, err, len)) return NULL;
   while (fgets(line, sizeof line, f)) {
     json_t *j = json_loads(line, 0, NULL);
     if (j && !strcmp(json_string_value(json_object_get(j, "type")) ?: "", "run")) {

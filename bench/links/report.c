@@ -140,8 +140,8 @@ static void loaded_table(FILE *f, json_t *recs) {
         size_t bytes;
         int k = loaded(recs, methods[m], dirs[d], pats[p], &med, &low, &ls, &ld, &bytes);
         if (!k) continue;
-        if (!any++) fprintf(f, "\n# loaded / isolated GB/s per flow, at the largest size (median over the pattern's "
-                               "flows; lowest flow)\n");
+        if (!any++) fprintf(f, "\n# ratio of a flow's GB/s loaded to isolated (1 = unslowed), at the largest size (median "
+                               "over the pattern's flows; lowest flow)\n");
         char sz[32];
         ar_size_format(bytes, sz, sizeof sz);
         fprintf(f, "  %-9s %-5s %-3s %5s: %.2f (lowest %.2f: %d->%d, %d flows)\n", pats[p], methods[m], dirs[d], sz,

@@ -1,5 +1,6 @@
 /* cmd.c — `arbench model`: options, the predicted table (size x algorithm, us and busbw) with the best
  * per size and the crossovers, and `prediction` records (JSON Lines) that the analysis tools read. */
+#include "infile.h"
 #include "model/model.h"
 #include "ar.h"
 #include "commands.h"
@@ -380,6 +381,8 @@ int ar_cmd_model(int argc, char **argv) {
   int rc = parse(&o, argc, argv);
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   if (o.mode == AR_MODEL_FIT) {
+    if (o.out && ar_outfile_check(o.out, "-o", err, sizeof err)) /* before the fit: exit 2, nothing written */
+      return fprintf(stderr, "arbench model: %s\n", err), AR_EXIT_USAGE;
     rc = ar_model_fit(o.nfiles, o.files, o.out, err, sizeof err);
     if (rc) fprintf(stderr, "arbench model: %s\n", err);
     return rc == -AR_EINVAL ? AR_EXIT_USAGE : rc ? AR_EXIT_FAIL : AR_EXIT_OK;

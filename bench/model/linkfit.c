@@ -1,5 +1,6 @@
 /* linkfit.c — `model --fit` on link records: a copy's time per (method, path class) as fixed + bytes x cost
  * from the pairs-alone records, the flag latency per class; the expected value and ratio of a link record. */
+#include "infile.h"
 #include "model/linkfit.h"
 #include "ar.h"
 #include "links/records.h"
@@ -206,9 +207,11 @@ static int bad_entry(json_t *e, int lat) {
 
 int ar_link_calib_load(const char *path, json_t **links, char *err, size_t len) {
   json_error_t je;
-  json_t *root = json_load_file(path, 0, &je), *l = json_object_get(root, "links"), *e;
+  json_t *root = NULL, *l, *e;
   const char *k;
   *links = NULL;
+  if (ar_infile_json(path, "--calib file", 0, &root, &je, err, len)) return -AR_EINVAL;
+  l = json_object_get(root, "links");
   if (!root || !json_is_object(root)) {
     snprintf(err, len, "--calib %s: not a JSON object (%s)", path, root ? "wrong type" : je.text);
     json_decref(root);

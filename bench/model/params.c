@@ -1,5 +1,6 @@
 /* params.c — the model's default parameters, each with where it comes from, and --calib files.
  * Published sources are cited at each value; "estimate" marks a value no source gave us. */
+#include "infile.h"
 #include "model/model.h"
 #include "ar.h"
 #include <math.h>
@@ -117,7 +118,9 @@ static int load_families(struct ar_mparams *p, json_t *fam, const char *path, ch
 
 int ar_mparams_load(struct ar_mparams *p, const char *path, char *err, size_t len) {
   json_error_t je;
-  json_t *root = *path == '{' ? json_loads(path, 0, &je) : json_load_file(path, 0, &je); /* inline, or a file */
+  json_t *root = NULL;
+  if (*path == '{') root = json_loads(path, 0, &je); /* inline, or a file */
+  else if (ar_infile_json(path, "--calib file", 0, &root, &je, err, len)) return -AR_EINVAL;
   if (!root || !json_is_object(root)) {
     snprintf(err, len, "--calib %s: not a JSON object (%s)", path, root ? "wrong type" : je.text);
     json_decref(root);

@@ -1,5 +1,6 @@
 /* cmd.c — `arbench report FILE... -o PAGE.html`: check the inputs (records files, doctor --format json
  * files), gather what the analysis commands compute, and write the page whole or not at all. */
+#include "infile.h"
 #include "page/page.h"
 #include "analysis/analysis.h"
 #include "ar.h"
@@ -106,18 +107,10 @@ static int parse(int argc, char **argv, struct report_opts *o) {
 /* A doctor --format json document (one object with "findings"), else a records file (JSON Lines, read by
  * ar_ana_load). 1 doctor, 0 records, -AR_EINVAL with one line in err. */
 static int classify(const char *path, json_t **doc, char *err, size_t len) {
-  struct stat st;
   *doc = NULL;
-  if (stat(path, &st) || access(path, R_OK)) {
-    snprintf(err, len, "cannot read '%s': %s", path, strerror(errno));
-    return -AR_EINVAL;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    snprintf(err, len, "'%s' is a directory, not a records or doctor file", path);
-    return -AR_EINVAL;
-  }
   json_error_t je;
-  json_t *j = json_load_file(path, 0, &je); /* a JSON Lines file of 2+ records stops at its second line */
+  json_t *j; /* a JSON Lines file of 2+ records stops at its second line */
+  if (ar_infile_json(path, "records or doctor file", 0, &j, &je, err, len)) return -AR_EINVAL;
   if (!j) return 0;
   if (json_is_object(j) && json_is_array(json_object_get(j, "findings")) && !json_object_get(j, "type")) {
     *doc = j;
@@ -144,12 +137,8 @@ struct out {
 
 /* Before any work: the temporary file, or one line in err (the place cannot be written). */
 static int open_out(const char *out, struct out *w, char *err, size_t len) {
-  struct stat st;
   const char *slash = strrchr(out, '/');
-  if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
-    snprintf(err, len, "cannot write '%s': %s", out, strerror(EISDIR));
-    return -1;
-  }
+  if (ar_outfile_check(out, "-o", err, len)) return -AR_EINVAL; /* never renamed over a device or folder */
   snprintf(w->tmp, sizeof w->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - out + 1) : 0, out, slash ? slash + 1 : out);
   int fd = mkstemp(w->tmp);
   if (fd < 0) {
@@ -228,9 +217,10 @@ static int report(const struct report_opts *o, struct ar_page *p, struct ar_page
     return AR_EXIT_NOTHING;
   }
   struct out w;
-  if (open_out(o->out, &w, err, sizeof err)) {
+  int orc = open_out(o->out, &w, err, sizeof err);
+  if (orc) {
     fprintf(stderr, "arbench report: %s\n", err);
-    return AR_EXIT_FAIL;
+    return orc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL;
   }
   snprintf(t->tmp, sizeof t->tmp, "%s/arbench-report.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   int scratch = mkdtemp(t->tmp) != NULL, figures = 0, rc = scratch ? 0 : -1;

@@ -282,6 +282,7 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   env.dog = NULL;
   uint64_t wrong = e.wrong_total; /* already summed over ranks per result */
   if (env.rank == 0) {
+    report.errors = e.failures;
     ar_report_footer(&report);
     if (wrong) fprintf(stderr, "arbench: %llu wrong elements: results are not correct\n", (unsigned long long)wrong);
   }
@@ -360,7 +361,8 @@ static int precheck(const struct ar_opts *o, char *msg, size_t len) {
   if (!c) return snprintf(msg, len, "out of memory"), -AR_ERUNTIME;
   *c = *o;
   if (!c->nbackends) default_backends(c, ar_gpu_count(why, sizeof why));
-  int bad = check_named(c, &env, msg, len) || ar_opts_check_backends(c, warn, sizeof warn, msg, len);
+  int bad = check_named(c, &env, msg, len) || ar_opts_check_backends(c, warn, sizeof warn, msg, len) ||
+            ar_nt_check(c, msg, len); /* --format nccl-tests: one configuration per log */
   free(c);
   if (bad) return -AR_EINVAL;
   json_t *point = *o->point ? json_loads(o->point, 0, NULL) : NULL;

@@ -59,7 +59,7 @@ char **ar_launch_argv(const struct ar_launch *l, const char *exe, int argc, char
   int n = 0;
   char np[16];
   snprintf(np, sizeof np, "%d", l->np);
-  const char *head[] = {"mpirun", "-np", np, exe};
+  const char *head[] = {"mpirun", "-q", "-np", np, exe}; /* -q: arbench's one line, not Open MPI's banner */
   for (size_t i = 0; v && i < sizeof head / sizeof head[0]; i++) v[n++] = strdup(head[i]);
   for (int i = 0; v && i < argc; i++) {
     if (!strcmp(argv[i], "--no-launch") || !strncmp(argv[i], "--np=", 5)) continue;

@@ -117,12 +117,16 @@ void ar_report_row(struct ar_report *r, size_t bytes, size_t count, enum ar_dtyp
 void ar_report_footer(struct ar_report *r) {
   nt_end(r);
   if (!r->table) {
-    if (!r->measured) fprintf(r->note, "arbench: nothing measured: every configuration was skipped\n");
+    if (!r->measured && r->errors) fprintf(r->note, "arbench: nothing measured: %d failure%s (see the error above)\n",
+                                            r->errors, r->errors == 1 ? "" : "s");
+    else if (!r->measured) fprintf(r->note, "arbench: nothing measured: every configuration was skipped\n");
     return;
   }
   avg_line(r);
   fprintf(r->f, "# Out of bounds values : %llu %s\n", (unsigned long long)r->wrong, r->wrong ? "FAILED" : "OK");
-  if (!r->measured) fprintf(r->f, "# Nothing measured: every configuration was skipped (see the skip lines above)\n");
+  if (!r->measured && r->errors)
+    fprintf(r->f, "# Nothing measured: %d failure%s (see the error on stderr)\n", r->errors, r->errors == 1 ? "" : "s");
+  else if (!r->measured) fprintf(r->f, "# Nothing measured: every configuration was skipped (see the skip lines above)\n");
   fprintf(r->f, "#\n");
   fflush(r->f);
 }

@@ -25,6 +25,7 @@ struct ar_report {
   double busbw_sum; /* of the current configuration (backend x dtype), over its rows and repeats */
   int busbw_n;
   int measured;    /* cells measured over the whole run */
+  int errors;      /* configurations that failed (error lines, not skips): set before the footer */
   char mode[200]; /* how the numbers were taken (buffers, timing, ranks), printed in each header */
   FILE *note;      /* skip, repeat and start-up lines: stdout beside the table, stderr when stdout is a log */
   bool table;      /* arbench's table on f (not with --format nccl-tests on stdout) */

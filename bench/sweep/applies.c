@@ -121,3 +121,30 @@ void ar_sweep_applies_say(const struct ar_sweep_cfg *c, json_t *applies, FILE *f
             json_string_value(json_object_get(a, "by")), name);
   }
 }
+
+/* An --env axis that applies to none of the chosen backends measures nothing it names: an error before
+ * anything runs, naming the axis and the backends it applies to, unless --applies gave its list. The run's
+ * default backends (no --backend) are not checked: which they are depends on the node. 0 or -AR_EINVAL. */
+int ar_sweep_applies_check(const struct ar_sweep_cfg *c, json_t *applies, char *err, size_t len) {
+  const char *name;
+  json_t *a;
+  if (!c->backends.n) return 0;
+  json_object_foreach(applies, name, a) {
+    if (!strcmp(json_string_value(json_object_get(a, "by")), "given by --applies")) continue;
+    json_t *list = json_object_get(a, "backends");
+    int any = 0;
+    for (int b = 0; b < c->backends.n && !any; b++) any = listed(list, c->backends.v[b]);
+    if (any) continue;
+    char names[400] = "", chosen[400] = "";
+    size_t k = 0, m = 0, i;
+    json_t *v;
+    json_array_foreach(list, i, v) if (k < sizeof names) k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", json_string_value(v));
+    for (int b = 0; b < c->backends.n && m < sizeof chosen; b++)
+      m += (size_t)snprintf(chosen + m, sizeof chosen - m, "%s%s", b ? ", " : "", c->backends.v[b]);
+    snprintf(err, len, "--env %s applies to none of the chosen backends (%s): it applies to %s only (%s); add one of "
+             "them, drop the axis, or say which it applies to with --applies %s=LIST", name, chosen,
+             k ? names : "no backend of this build", json_string_value(json_object_get(a, "by")), name);
+    return -AR_EINVAL;
+  }
+  return 0;
+}

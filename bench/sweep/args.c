@@ -365,5 +365,10 @@ int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *ex
   rc = take_run_options(c, argc - optind, argv + optind, backend, o, err, len);
   free(o);
   if (!rc) rc = classify_axes(c, err, len);
-  return rc ? rc : ar_sweep_applies(c, &c->apply, err, len);
+  if (!rc) rc = ar_sweep_applies(c, &c->apply, err, len);
+  /* Checks of the axes' variables, in this order: first their spelling (a misspelled NCCL_ variable is
+   * named as such: the check of NCCL's known variables goes here), then whether an axis applies to any
+   * chosen backend (a misspelled name would otherwise read as an axis that applies to nothing). */
+  if (!rc) rc = ar_sweep_applies_check(c, c->apply, err, len);
+  return rc;
 }

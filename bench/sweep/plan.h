@@ -98,6 +98,8 @@ void ar_launch_print(FILE *f, const struct ar_launch *l);
  * whose pooling concerns the chosen backends. */
 int ar_sweep_applies(const struct ar_sweep_cfg *c, json_t **out, char *err, size_t len);
 void ar_sweep_applies_say(const struct ar_sweep_cfg *c, json_t *applies, FILE *f);
+/* An --env axis applying to none of the chosen backends (and no --applies for it): -AR_EINVAL with one line. */
+int ar_sweep_applies_check(const struct ar_sweep_cfg *c, json_t *applies, char *err, size_t len);
 
 /* Split "a,b,c" into out (strv.c); empty items and repeats are -AR_EINVAL naming what (the option). */
 int ar_strv_split_list(const char *list, const char *what, struct ar_strv *out, char *err, size_t len);

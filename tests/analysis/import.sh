@@ -33,8 +33,10 @@ check_eq "--stack names the stack" "cuda12.4" "$(imp "$NT/pcie-2x2080ti.log" --s
 imp "$NT/tagged-output-rtx5090.log" -J "$TMP/t.jsonl" >"$TMP/t.out" || check_fail "import 5090 exited $?"
 check_eq "-J message" "imported 16 result records in 1 run from $NT/tagged-output-rtx5090.log into $TMP/t.jsonl" "$(cat "$TMP/t.out")"
 t() { jq -r "$1" "$TMP/t.jsonl"; }
-check_eq "5090: stack" "nccl-2.29.7 2.29.7 2.29.7 2.18.0" \
-  "$(t 'select(.type=="run") | "\(.stack.name) \(.stack.nccl_loaded) \(.stack.nccl_compiled) \(.nccl_tests_version)"')"
+check_eq "5090: stack (no +cuda in its NCCL version line: said in the name)" "nccl-2.29.7 (CUDA unknown)|2.29.7|2.29.7|2.18.0" \
+  "$(t 'select(.type=="run") | "\(.stack.name)|\(.stack.nccl_loaded)|\(.stack.nccl_compiled)|\(.nccl_tests_version)"')"
+check_eq "the CUDA version of 'NCCL version 2.29.7+cuda12.9' names the stack" "nccl-2.29.7+cuda12.9" \
+  "$(imp "$NT/phase0-1rank-rtx5090.log" | jq -r 'select(.type=="run") | .stack.name')"
 check_eq "5090: 16M out/in" "7728.29 7659.38" "$(t 'select(.type=="result" and .size==16777216) | .time_us.mean' | paste -sd' ')"
 check_eq "5090: iters/warmup" "50 10" "$(t 'select(.type=="result") | "\(.iters) \(.warmup)"' | head -1)"
 imp "$NT/tagged-output-rtx5090.log" -J "$TMP/t.jsonl" >/dev/null

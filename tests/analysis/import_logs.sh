@@ -24,7 +24,7 @@ while IFS='|' read -r log tests results ranks from nodes stack; do
 done <<'T'
 old-error-column-4xK80.log|1|14|4|busbw/algbw|1|unknown
 pcie-2x2080ti.log|1|56|2|busbw/algbw|1|unknown
-tagged-output-rtx5090.log|1|16|2|busbw/algbw|1|nccl-2.29.7
+tagged-output-rtx5090.log|1|16|2|busbw/algbw|1|nccl-2.29.7 (CUDA unknown)
 superbench-allreduce-8xA100.log|1|68|8|busbw/algbw|1|unknown
 coreweave-mpijob-96.log|1|10|96|busbw/algbw|null|unknown
 coreweave-gb200-rank71.log|1|10|72|busbw/algbw|null|unknown
@@ -39,9 +39,9 @@ rccl-mi300x-8.log|1|62|8|busbw/algbw|1|unknown
 rccl-mi300x-2node-16.log|1|64|16|busbw/algbw|2|rccl-2.22.3
 rccl-mi355x-2node-16.log|1|62|16|busbw/algbw|2|rccl-2.26.6
 a3mega-stripped-16xH100.log|1|62|16|busbw/algbw|2|unknown
-phase0-1rank-rtx5090.log|1|24|1|busbw/algbw|1|nccl-2.29.7
-socket-threads-multi-collective.log|9|144|2|busbw/algbw|1|nccl-2.29.7
-proto-mpmd-rtx5090.log|3|24|2|busbw/algbw|1|nccl-2.29.7
+phase0-1rank-rtx5090.log|1|24|1|busbw/algbw|1|nccl-2.29.7+cuda12.9
+socket-threads-multi-collective.log|9|144|2|busbw/algbw|1|nccl-2.29.7 (CUDA unknown)
+proto-mpmd-rtx5090.log|3|24|2|busbw/algbw|1|nccl-2.29.7 (CUDA unknown)
 dstack-nebius-stripped-16.log|1|62|16|busbw/algbw|null|unknown
 nccl-osx-five-collectives.log|1|50|2|busbw/algbw|1|unknown
 nccl-osx-five-collectives-elided.log|1|12|2|busbw/algbw|null|unknown

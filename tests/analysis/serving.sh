@@ -94,6 +94,21 @@ for e in vllm sglang; do
   check_eq "$e.sh run, not sourced: exit 2" 2 "$(bash "$TMP/main/$e.sh" 2 bfloat16 2>/dev/null; echo $?)"
 done
 
+# The folder is what goes to the serving box (issue 50 item 8): the plugin is copied beside the settings and the
+# .sh files name it, and tuner.json, relative to where they lie: copied elsewhere with the original gone, sourced
+# from another directory, they export the copy's files, which exist.
+check_eq "the plugin beside the settings" "$(realpath "$TMP/main")/libarbench-tuner.so" \
+  "$(grp vllm 2 bfloat16 '.env.NCCL_TUNER_PLUGIN' | tr -d '"')"
+cmp -s "$TMP/main/libarbench-tuner.so" "$ARBENCH_BUILD/tuner/libarbench-tuner.so" \
+  || check_fail "the copied plugin differs from the build's"
+cp -r "$TMP/main" "$TMP/box" && rm -rf "$TMP/main.moved" && mv "$TMP/main" "$TMP/main.moved"
+for e in vllm sglang; do
+  got=$(cd / && env -i bash -c "source '$TMP/box/$e.sh' 2 bfloat16 >/dev/null 2>&1; echo \"\$NCCL_TUNER_PLUGIN \$ARBENCH_TUNER_FILE\"")
+  check_eq "$e.sh from a copied folder: its own plugin and tuner.json" "$TMP/box/libarbench-tuner.so $TMP/box/tuner.json" "$got"
+  check_eq "$e.sh from a copied folder: both exist" "1 1" "$(set -- $got; { [ -f "$1" ] && echo 1; [ -f "$2" ] && echo 1; } | paste -sd' ')"
+done
+mv "$TMP/main.moved" "$TMP/main"
+
 # Without --hidden no tokens; --engines picks the files.
 tune plain "$TMP/main.jsonl" --engines sglang || check_fail "tune --engines sglang exited $?"
 check_eq "--engines sglang: one engine, its file only, tokens null" '["sglang"] null no' \

@@ -120,7 +120,7 @@ check_bad "--np not a number" "--np: need an integer >= 2, got 'x'" "$ARBENCH" m
 check_bad "--algo unknown" "--algo ring: unknown algorithm (known: nccl-ring-ll" "$ARBENCH" model --xml "$SW" --algo ring
 check_bad "-f 1" "-f: the factor must be a number > 1, got '1'" "$ARBENCH" model --xml "$SW" -f 1
 check_bad "--format xml" "--format: allowed text or json, got 'xml'" "$ARBENCH" model --xml "$SW" --format xml
-check_bad "--calib missing" "--calib $TMP/none.json: not a JSON object" "$ARBENCH" model --xml "$SW" --calib "$TMP/none.json"
+check_bad "--calib missing" "cannot open --calib file '$TMP/none.json': No such file" "$ARBENCH" model --xml "$SW" --calib "$TMP/none.json"
 check_bad "--fit no files" "--fit needs results files" "$ARBENCH" model --fit
 check_bad "--fit nothing fits" "--fit: no algorithm family with results at two or more sizes in $TMP/shm.jsonl" "$ARBENCH" model --fit "$TMP/shm.jsonl"
 grep shm-oneshot "$TMP/shm.jsonl" >"$TMP/host.jsonl"

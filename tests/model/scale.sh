@@ -12,8 +12,8 @@ head -1 "$TMP/err" | grep -qE '^arbench model: 1000 GPUs: link graph of 4502 dir
   || { cat "$TMP/err"; fail "no progress line for the graph"; }
 [ "$(grep -cE '^arbench model: 1000 GPUs: [a-z-]+ costed \([1-9] of 9, [0-9.]+ s\)$' "$TMP/err")" = 9 ] \
   || { cat "$TMP/err"; fail "not one progress line per algorithm"; }
-# Bound far above the ~3 s it takes (it took 24-33 s per size before): a loaded CI box passes.
-[ "$ms" -lt 60000 ] || fail "model --np 1000 took $ms ms"
+# Its speed is not asserted (a loaded box or a sanitizer build must pass): timeout 120 above is a hang
+# bound; the progress lines and the flow count below are the mechanism. ~3 s here (24-33 s per size before).
 echo "model --np 1000: $ms ms"
 # Fewer GPUs than the threshold: no progress lines.
 $GEN 16 "$TMP/small.xml"

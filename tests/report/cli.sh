@@ -34,10 +34,10 @@ one_line "malformed line" 2 "bad.jsonl:2" R "$TMP/bad.jsonl" -o "$TMP/p.html"
 one_line "empty file" 3 "nothing to report" R "$TMP/empty.jsonl" -o "$TMP/p.html"
 one_line "run records only" 3 "1 run record" R "$TMP/runonly.jsonl" -o "$TMP/p.html"
 one_line "missing --topo-xml" 2 "--topo-xml" R --topo-xml "$TMP/no.xml" "$FIX/a.jsonl" -o "$TMP/p.html"
-# The page cannot be written: exit 1, one line, nothing left beside it.
-one_line "-o into a missing folder" 1 "$TMP/nodir/p.html" env ARBENCH_PLOT=/nonexistent "$ARBENCH" report "$FIX/a.jsonl" -o "$TMP/nodir/p.html"
+# A bad -o (missing folder, a folder): exit 2, one line, before anything (issue 50 item 6), nothing left beside it.
+one_line "-o into a missing folder" 2 "-o '$TMP/nodir/p.html': its folder '$TMP/nodir' does not exist" env ARBENCH_PLOT=/nonexistent "$ARBENCH" report "$FIX/a.jsonl" -o "$TMP/nodir/p.html"
 mkdir -p "$TMP/w/isdir"
-one_line "-o is a folder" 1 "cannot write '$TMP/w/isdir'" env ARBENCH_PLOT=/nonexistent "$ARBENCH" report "$FIX/a.jsonl" -o "$TMP/w/isdir"
+one_line "-o is a folder" 2 "-o '$TMP/w/isdir' is a directory: give a new or regular file" env ARBENCH_PLOT=/nonexistent "$ARBENCH" report "$FIX/a.jsonl" -o "$TMP/w/isdir"
 check_eq "-o is a folder: no temporary left" "isdir" "$(ls -A "$TMP/w")"
 # A failure after the page's temporary file exists (here: no scratch directory) removes it.
 mkdir -p "$TMP/w2"

@@ -26,8 +26,11 @@ if "$ARBENCH" list 2>/dev/null | grep -Eq '^nccl +gpu +(available|unavailable)';
 else
   echo "note: nccl not compiled in; in-process NCCL variants checked by sweep-plan only"
 fi
-# Without nccl in --backend, NCCL_ALGO is an ordinary env axis: one launch per value.
-expect_status 0 "$ARBENCH" sweep --dry-run --np 2 --env NCCL_ALGO=Ring,Tree -J "$J" -- --backend mpi
+# Without nccl in --backend, NCCL_ALGO applies to none of the chosen backends: an error before anything runs
+# (issue 50 item 5); with --applies saying it does, an ordinary env axis: one launch per value.
+expect_one_line_error "--env NCCL_ALGO applies to none of the chosen backends (mpi): it applies to nccl, symm only" \
+  "$ARBENCH" sweep --dry-run --np 2 --env NCCL_ALGO=Ring,Tree -J "$J" -- --backend mpi
+expect_status 0 "$ARBENCH" sweep --dry-run --np 2 --env NCCL_ALGO=Ring,Tree --applies NCCL_ALGO=mpi -J "$J" -- --backend mpi
 [ "$(count "-x NCCL_ALGO=" "$TMP/out")" = 2 ] || { cat "$TMP/out"; fail "NCCL_ALGO should be an env axis"; }
 
 # --exclude drops exactly the matching points.

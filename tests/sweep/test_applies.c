@@ -25,7 +25,7 @@ static void test_rules(void **st) {
   assert_int_equal(parse(&c, err, "--np", "2", "--env", "OMPI_MCA_coll_tuned_allreduce_algorithm=1,2", "--env",
                          "OMPI_MCA_btl=self,vader", "--env", "OMPI_MCA_hwloc_base_binding_policy=core,none", "--env",
                          "NCCL_BUFFSIZE=1M,4M", "--env", "CUDA_DEVICE_MAX_CONNECTIONS=1,8", "--env", "FOO=1", "-J",
-                         "x.jsonl", "--", "--backend", "mpi,shm-oneshot", NULL), 0);
+                         "x.jsonl", "--", "--backend", "mpi,shm-oneshot,nccl", NULL), 0);
   /* coll: the MPI library's allreduce only; NCCL_*: nccl and symm; CUDA_*: the GPU backends; the component list
    * OMPI_MCA_btl (no rule: its own parameters are btl_*), hwloc's binding (every backend) and FOO: every backend */
   char *s = dump(c.apply);
@@ -76,7 +76,30 @@ static void test_user(void **st) {
   }
 }
 
+/* An axis that applies to none of the chosen backends is an error before anything runs (issue 50 item 5), naming
+ * the axis, the chosen backends and those it applies to; --applies lifts it; the default backends are not checked. */
+static void test_applies_to_none(void **st) {
+  (void)st;
+  struct ar_sweep_cfg c;
+  char err[AR_ERRLEN] = "";
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "NCCL_ALGO=Ring", "-J", "x.jsonl", "--", "--backend", "mpi",
+                         NULL), -AR_EINVAL);
+  assert_string_equal(err, "--env NCCL_ALGO applies to none of the chosen backends (mpi): it applies to nccl, symm only "
+                           "(NCCL's settings: read by NCCL's allreduce and the kernels on NCCL's device API only); add "
+                           "one of them, drop the axis, or say which it applies to with --applies NCCL_ALGO=LIST");
+  ar_sweep_cfg_free(&c);
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "NCCL_ALGO=Ring", "--applies", "NCCL_ALGO=mpi", "-J", "x.jsonl",
+                         "--", "--backend", "mpi", NULL), 0);
+  ar_sweep_cfg_free(&c);
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "NCCL_ALGO=Ring", "-J", "x.jsonl", NULL), 0); /* defaults */
+  ar_sweep_cfg_free(&c);
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "NCCL_ALGO=Ring", "-J", "x.jsonl", "--", "--backend",
+                         "mpi,nccl", NULL), 0); /* applies to one of them: the others pooled, as before */
+  ar_sweep_cfg_free(&c);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules), cmocka_unit_test(test_user)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules), cmocka_unit_test(test_user),
+                                     cmocka_unit_test(test_applies_to_none)};
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

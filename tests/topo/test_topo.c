@@ -317,7 +317,7 @@ static void test_bad_files(void **state) {
   assert_int_equal(ar_topo_load(&nt, path, nerr, sizeof nerr), 0);
   assert_int_equal(ar_topo_ngpus(nt), 1);
   ar_topo_destroy(nt);
-  assert_load_fails(fixture_dir, "Is a directory");
+  assert_load_fails(fixture_dir, "is a directory, not a topology XML");
   char trunc[] = "/tmp/arbench-topo-trunc-XXXXXX";
   int fd = mkstemp(trunc);
   assert_true(fd >= 0);

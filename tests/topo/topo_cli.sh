@@ -91,7 +91,7 @@ head -c 1500 "$FIX/pix.xml" >"$TMP/trunc.xml"
 usage_error truncated "malformed or truncated" --xml "$TMP/trunc.xml"
 : >"$TMP/empty.xml"
 usage_error empty "not an hwloc XML topology" --xml "$TMP/empty.xml"
-usage_error directory "Is a directory" --xml "$FIX"
+usage_error directory "is a directory, not a topology XML" --xml "$FIX"
 HWLOC_XMLFILE=/nonexistent/env.xml usage_error env-missing "/nonexistent/env.xml' (from HWLOC_XMLFILE)"
 usage_error unknown-option "unknown option '--bogus'" --bogus
 usage_error bad-format "bad --format 'xml' (allowed: text, json, dot)" --format xml

@@ -368,7 +368,7 @@ int main(int argc, char **argv) {
   setenv("ARBENCH_TUNER_FILE", good, 1);
   for (int i = 0; i < 5; i++) {
     const struct api *a = &apis[i];
-    test_bad(a, "missing.json", NULL, "cannot open: No such file");
+    test_bad(a, "missing.json", NULL, "cannot open tuning file");
     test_bad(a, "", NULL, "ARBENCH_TUNER_FILE is not set");
     test_bad(a, "torn.json", "{\"schema\": \"arbench.tuner\", \"version\": 1, \"groups\": [{\"collective\": \"allre",
              "not valid JSON at line 1");

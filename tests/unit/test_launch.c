@@ -82,7 +82,7 @@ static void test_argv_and_format(void **st) {
   char *args[] = {"run", "--np", "4", "--backend", "nccl:algo=Ring;mpi", "--np=4", "--no-launch", "-b", "8", "it's"};
   char **v = ar_launch_argv(&l, "/opt/a b/arbench", 10, args);
   assert_non_null(v);
-  const char *want[] = {"mpirun", "-np", "4", "/opt/a b/arbench", "run", "--backend", "nccl:algo=Ring;mpi", "-b", "8", "it's", NULL};
+  const char *want[] = {"mpirun", "-q", "-np", "4", "/opt/a b/arbench", "run", "--backend", "nccl:algo=Ring;mpi", "-b", "8", "it's", NULL};
   for (int i = 0; want[i] || v[i]; i++) {
     if (!want[i] || !v[i]) fail_msg("argv %d: '%s' against '%s'", i, v[i] ? v[i] : "(end)", want[i] ? want[i] : "(end)");
     assert_string_equal(v[i], want[i]);
@@ -90,7 +90,7 @@ static void test_argv_and_format(void **st) {
   char buf[512];
   ar_launch_format(&l, v, buf, sizeof buf);
   assert_string_equal(buf, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-                           "mpirun -np 4 '/opt/a b/arbench' run --backend 'nccl:algo=Ring;mpi' -b 8 'it'\\''s'");
+                           "mpirun -q -np 4 '/opt/a b/arbench' run --backend 'nccl:algo=Ring;mpi' -b 8 'it'\\''s'");
   char small[16];
   ar_launch_format(&l, v, small, sizeof small);
   assert_int_equal(strlen(small), sizeof small - 1);

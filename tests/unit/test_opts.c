@@ -138,6 +138,8 @@ static void test_given_twice(void **st) {
     {"--repeat 2 --repeat 3", "option --repeat given twice (give it once; the later would silently win)"},
     {"--sizes 16,8,16,8", "size 16 given twice (give each once)"},
     {"--counts 4,4", "count 4 given twice (give each once)"},
+    {"--backend mpi,mpi", "backend 'mpi' given twice (give each configuration once; --repeat N measures it N times)"},
+    {"--backend mpi;shm-oneshot --backend mpi", "backend 'mpi' given twice (give each configuration once; --repeat N measures it N times)"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     assert_int_equal(parse(&o, bad[i].line, err, sizeof err), -AR_EINVAL);

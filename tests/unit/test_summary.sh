@@ -36,4 +36,23 @@ head -2 "$TMP/b/meson-logs/testlog.json" >"$TMP/b/x" && mv "$TMP/b/x" "$TMP/b/me
 expect_status 0 "$S" "$TMP/b"
 printf 'skipped (1):\n  arbench:gpu / gpu-run: built without CUDA\n1 passed, 0 failed, 1 skipped\n' | diff -u - "$TMP/out" \
   || fail "single-dir summary differs"
+# Steps outside meson (issue 50 item 12: the sanitizer and fuzzing steps): each --step is one test; a
+# failed one is named; a non-zero --exit with nothing failed is one more failure: never "0 failed" then.
+expect_status 1 "$S" --step fuzz-opts=0 --step fuzz-topo=1 "$TMP/b"
+printf 'skipped (1):\n  arbench:gpu / gpu-run: built without CUDA\nfailed (1):\n  step fuzz-topo: exit status 1\n2 passed, 1 failed, 1 skipped\n' \
+  | diff -u - "$TMP/out" || fail "steps not counted"
+expect_status 1 "$S" --step fuzz-opts=0 --exit 1 "$TMP/b"
+grep -qx '  the run itself: exit status 1 with no failed test or step above (see its log)' "$TMP/out" \
+  || { cat "$TMP/out"; fail "a failed run read 0 failed"; }
+tail -1 "$TMP/out" | grep -qx '2 passed, 1 failed, 1 skipped' || { cat "$TMP/out"; fail "closing line"; }
+expect_status 0 "$S" --step fuzz-opts=0 --exit 0 "$TMP/b"
+tail -1 "$TMP/out" | grep -qx '2 passed, 0 failed, 1 skipped' || { cat "$TMP/out"; fail "closing line (all passed)"; }
+# .ci/run's closing line counts every step's tests: each build dir it runs meson test in is summarized,
+# the fuzzing harnesses are steps, and its own status goes in.
+CI_RUN=$ARBENCH_SRC/.ci/run
+for d in $(sed -n 's/.*meson test -C \([a-z-]*\) .*/\1/p' "$CI_RUN"); do
+  grep -q "built+=($d)" "$CI_RUN" || fail ".ci/run runs meson test in $d but its closing line does not count it"
+done
+grep -q 'steps+=("${fz\[@\]}")' "$CI_RUN" || fail ".ci/run does not count the fuzzing harnesses"
+grep -q 'test-summary.py "${sargs\[@\]}" --exit "$rc"' "$CI_RUN" || fail ".ci/run does not give test-summary its status"
 echo "test_summary: ok"

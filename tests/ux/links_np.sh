@@ -12,7 +12,7 @@ np=$(( cores + 1 )); [ "$np" -gt 4 ] && np=4 # more ranks than cores where the m
 "${L[@]}" --np "$np" "${small[@]}" -J "$TMP/l.jsonl" >"$TMP/out" 2>"$TMP/err"
 check_eq "links --np $np: exit 0" 0 $?
 exe=$(readlink -f "$ARBENCH")
-grep -q "^arbench: not started by mpirun: running $np ranks: .*mpirun -np $np $exe links -b 64K" "$TMP/err" \
+grep -q "^arbench: not started by mpirun: running $np ranks: .*mpirun -q -np $np $exe links -b 64K" "$TMP/err" \
   && echo "ok: the relaunch line" || { cat "$TMP/err"; check_fail "no relaunch line"; }
 check_eq "the records: $np ranks" "$np" "$(jq -r 'select(.type == "run") | .ranks' "$TMP/l.jsonl")"
 # 2 methods x 2 directions x 3 patterns = 12 groups, in order, each with its time
