@@ -858,9 +858,10 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
   qsort(g->size, (size_t)g->nsize, sizeof *g->size, cmp_size);
   g->cell = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->cell);
   g->runs = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->runs);
+  g->wrong = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
   json_t *pools = json_array(); /* per configuration: the pooled pairs of its records */
   for (int c = 0; c < g->ncfg; c++) json_array_append_new(pools, json_object());
-  if (!g->cell || !g->runs) return json_decref(pools), -AR_ERUNTIME;
+  if (!g->cell || !g->runs || !g->wrong) return json_decref(pools), -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
     ar_cfg_label(r, runs, v, label, sizeof label);
@@ -869,6 +870,7 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
     json_t **cr = &g->runs[s * g->ncfg + c];
     if (!*cr) *cr = json_array();
     ar_runs_add(*cr, r, &g->dups); /* another run, or the same run again: the later record wins */
+    if (ar_rec_num(r, "wrong", 0) > 0) g->wrong[s * g->ncfg + c] = 1; /* any record: a replaced one too */
     g->cell[s * g->ncfg + c] = r;
   }
   for (int c = 0; c < g->ncfg; c++) g->pooled[c] = pool_text(json_array_get(pools, (size_t)c));
@@ -928,6 +930,7 @@ void ar_grids_free(struct ar_grid *g, int n) {
     for (int i = 0; g[k].runs && i < g[k].nsize * g[k].ncfg; i++) json_decref(g[k].runs[i]);
     free(g[k].runs);
     free(g[k].cell);
+    free(g[k].wrong);
   }
   free(g);
 }
@@ -938,6 +941,17 @@ double ar_grid_p50(const struct ar_grid *g, int s, int c) {
 }
 
 int ar_grid_eligible(const struct ar_grid *g, int c) { return !g->unsafe[c] && !g->predicted[c]; }
+
+int ar_grid_cell_eligible(const struct ar_grid *g, int s, int c) {
+  return ar_grid_eligible(g, c) && ar_grid_runs(g, s, c) && !g->wrong[(size_t)s * g->ncfg + c];
+}
+
+const char *ar_grid_cell_why(const struct ar_grid *g, int s, int c) {
+  if (!ar_grid_runs(g, s, c)) return NULL;
+  if (g->predicted[c]) return "a model prediction, not a measurement";
+  if (g->unsafe[c]) return g->unsafe[c];
+  return g->wrong[(size_t)s * g->ncfg + c] ? "wrong results (the correctness check reported wrong elements)" : NULL;
+}
 
 int ar_grid_is_nccl(const struct ar_grid *g, int c) { return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl"); }
 

@@ -115,6 +115,8 @@ struct ar_grid {
   size_t *size;      /* ascending */
   json_t **cell;     /* cell[s * ncfg + c], borrowed, NULL when not measured (the latest run) */
   json_t **runs;     /* runs[s * ncfg + c]: array of every run's record (own reference) or NULL */
+  char *wrong;       /* wrong[s * ncfg + c]: some record of the cell (any run, a replaced one too) reported wrong
+                      * elements (arbench's "wrong", an imported nccl-tests "#wrong"): never eligible there */
 };
 int ar_grids_build(json_t *results, json_t *runs, struct ar_grid **out, int *n);
 void ar_grids_free(struct ar_grid *g, int n);
@@ -124,6 +126,12 @@ static inline json_t *ar_grid_runs(const struct ar_grid *g, int s, int c) { retu
 double ar_grid_p50(const struct ar_grid *g, int s, int c);
 /* May column c be chosen (measured, not unsafe, not a prediction)? */
 int ar_grid_eligible(const struct ar_grid *g, int c);
+/* The one eligibility rule every output reads: may column c be chosen at size index s? Measured there,
+ * ar_grid_eligible, and no record of the cell reported wrong elements (g->wrong). */
+int ar_grid_cell_eligible(const struct ar_grid *g, int s, int c);
+/* Why column c is not eligible at s ("wrong results", the unsafe reason, "a model prediction"), NULL when it is
+ * or when it was not measured there. */
+const char *ar_grid_cell_why(const struct ar_grid *g, int s, int c);
 /* Column c is the nccl backend itself (what NCCL_* env and a tuner plugin act on; not nccl-tests imports). */
 int ar_grid_is_nccl(const struct ar_grid *g, int c);
 
@@ -294,10 +302,10 @@ int ar_runs_needed(double log_ratio, double sd, double margin, double alpha);
 /* ---- the decision per size (decide.c): the one decider every output reads ---- */
 
 /* The verdict of one size. */
-enum { AR_V_NONE, AR_V_CLEAR, AR_V_EQUIVALENT, AR_V_UNDECIDED };
+enum { AR_V_NONE, AR_V_CLEAR, AR_V_EQUIVALENT, AR_V_UNDECIDED, AR_V_INVALID /* measured, none eligible */ };
 /* Where column c stands against the fastest at one size. */
 enum {
-  AR_REL_OUT,     /* not in play: not measured, not eligible (unsafe, predicted) or not in use */
+  AR_REL_OUT,     /* not in play: not measured, not eligible there (ar_grid_cell_eligible) or not in use */
   AR_REL_FASTEST, /* the point-best: lowest p50 (median over runs) */
   AR_REL_SLOWER,  /* slower beyond the noise (family-wise) and not shown equivalent */
   AR_REL_EQUIV,   /* shown equivalent to the fastest within the margin (family-wise) */
@@ -314,6 +322,8 @@ struct ar_decision {
                     * N), capped at AR_RUNS_NEEDED_MAX; 0 when decided; -1 when no spread between runs was
                     * measured (no side with two runs, or no samples) */
   int runs_min, runs_max; /* runs over the columns in play (a run killed mid-repeat shows here) */
+  int excluded;    /* columns in use measured at this size but not eligible there (wrong results, unsafe); with
+                    * none left in play the verdict is AR_V_INVALID ("no valid configuration") and pick -1 */
 };
 struct ar_decisions {
   int nsize, ncfg;
@@ -334,7 +344,7 @@ struct ar_decisions {
 int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct ar_decisions *d);
 void ar_decisions_free(struct ar_decisions *d);
 static inline int ar_decision_rel(const struct ar_decisions *d, int s, int c) { return d->rel[(size_t)s * d->ncfg + c]; }
-const char *ar_verdict_name(int v); /* "clear", "equivalent", "undecided"; "" for AR_V_NONE */
+const char *ar_verdict_name(int v); /* "clear", "equivalent", "undecided", "no valid configuration"; "" for AR_V_NONE */
 /* Adjacent sizes with the same pick, merged (tune's rows, the tuner CSV, tuner.json, thresholds.json). */
 struct ar_range {
   int from, to;      /* size indices, inclusive */

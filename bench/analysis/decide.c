@@ -8,7 +8,7 @@
 #include <string.h>
 
 static int in_play(const struct ar_grid *g, const char *use, int s, int c) {
-  return (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c));
+  return (!use || use[c]) && ar_grid_cell_eligible(g, s, c) && !isnan(ar_grid_p50(g, s, c));
 }
 
 /* Fastest column in play at s by p50 over runs (equal p50s: the simpler, then the earlier column), -1 when
@@ -130,8 +130,10 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
   for (size_t i = 0; !rc && i < cells; i++)
     d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0};
   for (int s = 0; !rc && s < g->nsize; s++) {
-    int f = fastest(g, s, use);
-    d->at[s] = (struct ar_decision){.pick = f, .fastest = f};
+    int f = fastest(g, s, use), ex = 0;
+    for (int c = 0; c < g->ncfg; c++) /* measured here, in use, not eligible: wrong results or unsafe */
+      ex += (!use || use[c]) && !g->predicted[c] && ar_grid_cell_why(g, s, c) != NULL;
+    d->at[s] = (struct ar_decision){.pick = f, .fastest = f, .excluded = ex, .verdict = f < 0 && ex ? AR_V_INVALID : AR_V_NONE};
     if (f < 0) continue;
     d->rel[(size_t)s * g->ncfg + f] = AR_REL_FASTEST;
     for (int c = 0; c < g->ncfg; c++)
@@ -148,7 +150,11 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
 }
 
 const char *ar_verdict_name(int v) {
-  return v == AR_V_CLEAR ? "clear" : v == AR_V_EQUIVALENT ? "equivalent" : v == AR_V_UNDECIDED ? "undecided" : "";
+  return v == AR_V_CLEAR        ? "clear"
+         : v == AR_V_EQUIVALENT ? "equivalent"
+         : v == AR_V_UNDECIDED  ? "undecided"
+         : v == AR_V_INVALID    ? "no valid configuration"
+                                : "";
 }
 
 /* ---- ranges and JSON ---- */
@@ -189,8 +195,23 @@ static double lead(const struct ar_grid *g, const struct ar_decisions *d, int s)
   return best / ar_grid_p50(g, s, d->at[s].pick) - 1;
 }
 
+/* The columns measured at s that are not eligible there, with why: [{"config": c, "why": "..."}]. */
+static json_t *excluded_json(const struct ar_grid *g, int s) {
+  json_t *ex = json_array();
+  for (int c = 0; c < g->ncfg; c++) {
+    const char *why = g->predicted[c] ? NULL : ar_grid_cell_why(g, s, c);
+    if (why) json_array_append_new(ex, json_pack("{s:i, s:s}", "config", c, "why", why));
+  }
+  return ex;
+}
+
 json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, int s) {
   const struct ar_decision *a = &d->at[s];
+  if (a->verdict == AR_V_INVALID)
+    return json_pack("{s:I, s:n, s:n, s:n, s:s, s:[], s:[], s:f, s:n, s:n, s:[i, i], s:n, s:o}", "size",
+                     (json_int_t)g->size[s], "pick", "pick_label", "fastest", "verdict", ar_verdict_name(a->verdict),
+                     "equivalent", "open", "margin", d->margin, "p50_us", "lead", "runs", 0, 0, "runs_needed",
+                     "excluded", excluded_json(g, s));
   if (a->pick < 0) return NULL;
   json_t *eq = json_array(), *open = json_array();
   for (int c = 0; c < g->ncfg; c++) {
@@ -198,11 +219,13 @@ json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, 
     if (ar_decision_rel(d, s, c) == AR_REL_OPEN) json_array_append_new(open, json_integer(c));
   }
   double l = lead(g, d, s);
-  return json_pack("{s:I, s:i, s:s, s:i, s:s, s:o, s:o, s:f, s:f, s:o, s:[i, i], s:o}", "size", (json_int_t)g->size[s],
+  json_t *j = json_pack("{s:I, s:i, s:s, s:i, s:s, s:o, s:o, s:f, s:f, s:o, s:[i, i], s:o}", "size", (json_int_t)g->size[s],
                    "pick", a->pick, "pick_label", g->cfg[a->pick], "fastest", a->fastest, "verdict",
                    ar_verdict_name(a->verdict), "equivalent", eq, "open", open, "margin", d->margin, "p50_us",
                    ar_grid_p50(g, s, a->pick), "lead", isnan(l) ? json_null() : json_real(l), "runs", a->runs_min,
                    a->runs_max, "runs_needed", a->runs_needed < 0 ? json_null() : json_integer(a->runs_needed));
+  if (j) json_object_set_new(j, "excluded", excluded_json(g, s));
+  return j;
 }
 
 void ar_family_text(const struct ar_decisions *d, char *buf, size_t len) {

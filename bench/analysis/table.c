@@ -242,13 +242,14 @@ static void print_crossovers(const struct ar_grid *g, const struct ar_decisions 
     prev = b;
     ps = s;
   }
-  if (!n && prev >= 0) printf(" none (%s is the pick at every size)", g->cfg[prev]);
+  if (!n && prev >= 0) printf(" none (%s is the pick at every size with a pick)", g->cfg[prev]);
+  if (prev < 0) printf(" none (no size has a pick)");
   printf("\n");
 }
 
 /* One line: how many sizes got each verdict, and the runs that would decide the undecided ones. */
 static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d) {
-  int n[4] = {0, 0, 0, 0}, need = 0, unknown = 0;
+  int n[5] = {0, 0, 0, 0, 0}, need = 0, unknown = 0;
   for (int s = 0; s < g->nsize; s++) {
     const struct ar_decision *a = &d->at[s];
     n[a->verdict]++;
@@ -257,6 +258,7 @@ static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d
     else if (a->runs_needed > need) need = a->runs_needed;
   }
   printf("Verdicts: %d clear, %d equivalent, %d undecided", n[AR_V_CLEAR], n[AR_V_EQUIVALENT], n[AR_V_UNDECIDED]);
+  if (n[AR_V_INVALID]) printf(", %d with no valid configuration (every one measured there is wrong or unsafe)", n[AR_V_INVALID]);
   if (need) printf("; --repeat %d%s would decide %s", need, need >= AR_RUNS_NEEDED_MAX ? "+" : "",
                    unknown ? "the others" : "them");
   if (unknown) printf("%s%d with a single run a side need 2+ runs to measure their spread", need ? "; " : "; ", unknown);
@@ -302,7 +304,8 @@ static void print_md(const struct ar_grid *g, const struct ar_decisions *d, cons
   }
   print_crossovers(g, d);
   if (g->ncfg > 1) print_verdicts(g, d);
-  if (flagged & 1) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  if (flagged & 1)
+    printf("! = wrong elements reported by the correctness check: do not use these numbers; never the pick at that size.\n");
   if (flagged & 2)
     printf("^ = not cold: --buffers cold, but the buffer rotation spanned under twice the cache (rotation_bytes), "
            "so these times include cache hits.\n");
