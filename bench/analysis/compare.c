@@ -177,8 +177,9 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
                         ar_rec_str(ra, "dtype", ""), "ranks", ar_rec_ranks(ra), "placement", ar_rec_placement(ra),
                         "op", ar_rec_str(ra, "op", "sum"), "size", json_integer_value(json_object_get(ra, "size")),
                         "a_p50_us", ar_runs_p50(a), "b_p50_us", ar_runs_p50(b), "ratio", t->ratio, "verdict", v);
-  json_object_set_new(m, "runs_a", json_integer(ar_runs_sampled(a)));
-  json_object_set_new(m, "runs_b", json_integer(ar_runs_sampled(b)));
+  json_object_set_new(m, "runs_a", json_integer(t->runs_a));
+  json_object_set_new(m, "runs_b", json_integer(t->runs_b));
+  json_object_set_new(m, "samples", json_boolean(!t->unsampled)); /* false: the runs' t test alone (no samples) */
   json_object_set_new(m, "lo", have ? json_real(t->lo) : json_null());
   json_object_set_new(m, "hi", have ? json_real(t->hi) : json_null());
   json_object_set_new(m, "shift", json_real(t->shift));
@@ -396,7 +397,7 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
     json_object_set_new(c, "summary", summary_json(json_object_get(c, "matches")));
   }
   char how[600];
-  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%), for the "
+  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches tested (family-wise error %.0f%%), for the "
            "differences and, separately, for the equivalences: a match is equivalent when shown within %.3g%% by two "
            "one-sided tests, else faster/slower when its difference survives the correction, else undecided (p: the "
            "larger of the bootstrap's and, with two or more runs a side, a t test on the runs' log p50s: Student's "
@@ -537,6 +538,14 @@ static void print_text(json_t *r) {
          "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
+  json_t *mm;
+  size_t mi;
+  int unsampled = 0;
+  json_array_foreach(json_object_get(r, "matches"), mi, mm) unsampled += json_is_false(json_object_get(mm, "samples"));
+  if (unsampled)
+    printf("%d match%s without samples (nccl-tests imports, -N runs: one time per size per log): each run (log) is one "
+           "launch, the replicate; their 95%% interval and p come from a t test on the runs' log times alone (2+ runs a "
+           "side needed).\n", unsampled, unsampled == 1 ? "" : "es");
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
   print_shift(r, "B/A");
   json_t *matches = json_object_get(r, "matches");

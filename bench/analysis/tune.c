@@ -1000,7 +1000,7 @@ int ar_cmd_tune(int argc, char **argv) {
     if (!status) print_excluded(stdout, "", g, n);
     int none = 0;
     for (int k = 0; !status && k < n; k++) none += print_group(&g[k], &o.noise);
-    char rule[1400];
+    char rule[2400];
     ar_rule_text(&o.noise, rule, sizeof rule);
     if (!status && n) printf("%s\n", rule); /* the statistics paragraph, once */
     if (!status && none) status = AR_EXIT_FAIL; /* sizes with no valid configuration: nothing to act on there */
