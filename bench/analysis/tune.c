@@ -212,7 +212,8 @@ static void fmt_verdict(const struct ar_range *r, char *buf, size_t len) {
       if (k[i]) n += snprintf(buf + n, len - (size_t)n, "%s%d %s", n ? ", " : "", k[i], names[i]);
   if (!r->undecided || n < 0 || (size_t)n >= len) return;
   if (r->runs_needed < 0) snprintf(buf + n, len - (size_t)n, " (measure 2+ runs)");
-  else snprintf(buf + n, len - (size_t)n, " (repeat %d%s)", r->runs_needed, r->runs_needed >= AR_RUNS_NEEDED_MAX ? "+" : "");
+  else if (r->runs_needed > AR_REPEAT_CAP) snprintf(buf + n, len - (size_t)n, " (over %d runs to decide: the bound stands)", AR_REPEAT_CAP);
+  else snprintf(buf + n, len - (size_t)n, " (repeat %d)", r->runs_needed);
 }
 
 /* The fastest column at s outside the pick's equivalent set, -1 when none. */
@@ -251,10 +252,15 @@ static void print_range(const struct ar_grid *g, const struct ar_decisions *d, c
   fmt_lead(mmin, ma, sizeof ma);
   fmt_lead(mmax, mb, sizeof mb);
   fmt_verdict(r, v, sizeof v);
-  printf("| %s%s%s | %s | %s | %s%s%s | %s | %s | %s%s%s |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
+  int w = -1; /* the worst bound over the range's sizes */
+  for (int s = from; s <= to; s++)
+    if (!isnan(d->at[s].bound) && (w < 0 || d->at[s].bound > d->at[w].bound)) w = s;
+  char bound[400] = "-";
+  if (w >= 0) ar_bound_text(g, d, w, bound, sizeof bound);
+  printf("| %s%s%s | %s | %s | %s%s%s | %s | %s | %s%s%s | %s |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
          g->cfg[best], v, ua, from == to ? "" : " .. ", from == to ? "" : ub, *eq ? eq : "-",
          closest >= 0 ? g->cfg[closest] : "-", ma, isnan(mmin) || mmin == mmax ? "" : " .. ",
-         isnan(mmin) || mmin == mmax ? "" : mb);
+         isnan(mmin) || mmin == mmax ? "" : mb, bound);
 }
 
 /* The sizes of g where a measured configuration is not eligible for wrong results (one line per configuration),
@@ -301,7 +307,8 @@ static int print_group(const struct ar_grid *g, const struct ar_noise *nz) {
   char fam[400];
   ar_family_text(&d, fam, sizeof fam);
   if (g->ncfg > 1) printf("%s\n\n", fam);
-  printf("| sizes | pick | verdict | p50 us | equivalent | next (not equivalent) | lead |\n|---|---|---|---:|---|---|---:|\n");
+  printf("| sizes | pick | verdict | p50 us | equivalent | next (not equivalent) | lead | bound (95%%, worst size) |\n"
+         "|---|---|---|---:|---|---|---:|---|\n");
   for (int i = 0; i < n; i++) print_range(g, &d, &r[i]);
   printf("\n");
   none = print_wrong(g, &d);
@@ -559,6 +566,16 @@ static double baseline_at(const struct ar_grid *g, int s, const char *cols) {
 }
 
 
+/* Is some baseline among cols (not unsafe, no prediction) measured at s, its results right or wrong? A size without one is no comparison. */
+static int baseline_measured(const struct ar_grid *g, int s, const char *cols) {
+  for (int c = 0; c < g->ncfg; c++) {
+    int base;
+    family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    if (cols[c] && base && ar_grid_runs(g, s, c) && ar_grid_eligible(g, c)) return 1; /* wrong there counts */
+  }
+  return 0;
+}
+
 /* The sizes where custom configuration c is the family's pick, as contiguous [lo, hi] ranges of measured
  * sizes (sizes without a baseline measured are skipped); NULL when c was never compared with a baseline. */
 static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d, int c, const char *cols) {
@@ -567,12 +584,12 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d
   double first = NAN;
   for (int s = 0; s < g->nsize; s++) {
     double base = baseline_at(g, s, cols), v = p50_at(g, s, c);
-    if (isinf(v) || isinf(base)) continue;
+    if (isinf(v) || !baseline_measured(g, s, cols)) continue;
     if (!ar_grid_cell_eligible(g, s, c)) { /* wrong results here: no range spans it */
       cur = NULL;
       continue;
     }
-    if (!compared++) first = base / v;
+    if (!compared++ && !isinf(base)) first = base / v; /* every baseline wrong here: no speedup to state */
     if (d->at[s].pick == c) {
       if (!cur) json_array_append_new(ranges, cur = json_pack("[I, I]", (json_int_t)g->size[s], (json_int_t)g->size[s]));
       json_array_set_new(cur, 1, json_integer((json_int_t)g->size[s]));
@@ -582,8 +599,8 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d
     json_decref(ranges);
     return NULL;
   }
-  return json_pack("{s:s, s:o, s:i, s:f}", "config", g->cfg[c], "win_ranges", ranges, "sizes_compared", compared,
-                   "speedup_at_smallest", first);
+  return json_pack("{s:s, s:o, s:i, s:o}", "config", g->cfg[c], "win_ranges", ranges, "sizes_compared", compared,
+                   "speedup_at_smallest", isnan(first) ? json_null() : json_real(first));
 }
 
 static int is_custom(const struct ar_grid *g, int c, const char *family) {
@@ -624,7 +641,7 @@ static json_t *use_json(const struct ar_grid *g, const struct ar_decisions *d, c
   for (int s = 0; s < g->nsize; s++) {
     int pick = d->at[s].pick;
     if (d->at[s].verdict == AR_V_INVALID) break; /* no valid configuration there: the custom range ends */
-    if (isinf(baseline_at(g, s, cols))) continue;
+    if (!baseline_measured(g, s, cols)) continue;
     if (pick < 0 || !is_custom(g, pick, family)) break;
     if (pick != cur.cfg) {
       if (cur.cfg >= 0) json_array_append_new(use, use_range(g, &cur));

@@ -27,9 +27,9 @@ check_eq "tune names it" "No valid configuration at 32K: every configuration mea
   "$(grep '^No valid' "$TMP/tw.out")"
 check_eq "tune: the wrong results listed" 3 "$(grep -c '^Wrong results: ' "$TMP/tw.out")"
 check_eq "thresholds: use ranges skip the wrong picks; custom range ends before 32K" \
-  "8192 shm-oneshot:0-1024,shm-twoshot:1025-2048,shm-oneshot:2049-4096,shm-twoshot:4097-8192" \
+  "16384 shm-oneshot:0-1024,shm-twoshot:1025-2048,shm-oneshot:2049-4096,shm-twoshot:4097-8192,shm-oneshot:8193-16384" \
   "$(jq -r '.groups[0] | "\(.custom_max_bytes) \([.use[] | "\(.config):\(.min_bytes)-\(.max_bytes)"] | join(","))"' "$TMP/tw/thresholds.json")"
-check_eq "thresholds: win ranges of shm-oneshot" "[[1024,1024],[4096,4096]]" \
+check_eq "thresholds: win ranges of shm-oneshot" "[[1024,1024],[4096,4096],[16384,16384]]" \
   "$(jq -c '.groups[0].custom[] | select(.config == "shm-oneshot") | .win_ranges' "$TMP/tw/thresholds.json")"
 check_eq "tune table: no 32K row" 0 "$(grep -c '^| 32K' "$TMP/tw.out")"
 # The issue's fault run: every configuration wrong everywhere: no pick anywhere, tune exits 1 and writes no range.
@@ -38,7 +38,7 @@ check_eq "all wrong: no pick at any size" "6 0" \
   "$("$ARBENCH" table --format json "$TMP/allw.jsonl" | jq -r '.grids[0].decisions | "\([.[] | select(.verdict == "no valid configuration" and .pick == null and .pick_label == null)] | length) \([.[] | select(.pick != null)] | length)"')"
 "$ARBENCH" tune "$TMP/allw.jsonl" -o "$TMP/ta" >/dev/null 2>&1
 check_eq "all wrong: tune exits 1, thresholds empty" "1 0" "$? $(jq '.groups | length' "$TMP/ta/thresholds.json")"
-# (16K: its baseline mpi is wrong there: no comparison, no win.)
+# (16K: its baseline mpi is wrong there, so shm-oneshot is the valid pick: a custom win.)
 # Imported nccl-tests logs: the published 2080 Ti log (stack a) and the same log twice as fast with #wrong 3 at 4 KiB
 # out-of-place (stack b): b is the pick except there.
 awk '$1 ~ /^[0-9]+$/ && NF >= 13 { $6 = sprintf("%.2f", $6 / 2); if ($1 == 4096) $9 = 3 } { print }' \
@@ -50,4 +50,12 @@ check_eq "import #wrong: the log's wrong size picks the other stack" "2048 nccl-
   "$(jq -r '[.grids[0].decisions[] | select(.size >= 2048 and .size <= 8192) | "\(.size) \(.pick_label)"] | join(";")' "$TMP/nt.json")"
 check_eq "import #wrong: wrong counted in the cell" 3 \
   "$(jq '[.grids[0].cells[] | select(.size == 4096 and .config == 1) | .wrong][0]' "$TMP/nt.json")"
+# Every output agrees with table's json on the wrong fixture (agree.py: markdown bold and decision column, csv,
+# crossovers, tune's ranges and bounds, thresholds.json).
+mkdir -p "$TMP/ag" && cp "$TMP/w.json" "$TMP/ag/t.json"
+"$ARBENCH" table "$W" >"$TMP/ag/t.md"
+"$ARBENCH" table --format csv "$W" >"$TMP/ag/t.csv"
+"$ARBENCH" tune "$W" -o "$TMP/ag/tune" >"$TMP/ag/tune.md" 2>/dev/null
+python3 "$ARBENCH_SRC/tests/analysis/agree.py" "$TMP/ag" >"$TMP/ag.out" 2>&1 || check_fail "outputs disagree: $(cat "$TMP/ag.out")"
+cat "$TMP/ag.out"
 finish
