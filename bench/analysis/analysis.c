@@ -297,6 +297,31 @@ static size_t fold_pooled(struct ar_ana *a) {
   return folded;
 }
 
+static void value_str(json_t *v, char *buf, size_t len);
+
+/* One identity per configuration: a sweep axis whose value is the record's own setting (np, the rank count the
+ * record ran with) makes no other configuration: the pair moves from "point" to "_own" (filters still see it), so
+ * a 2-rank run and a 2-rank sweep point of the same backend are one column. Returns how many records moved. */
+static size_t fold_own(struct ar_ana *a) {
+  size_t i, n = 0;
+  json_t *rec;
+  json_array_foreach(a->results, i, rec) {
+    json_t *point = json_object_get(rec, "point"), *np = json_object_get(point, "np");
+    char v[128], r[32];
+    if (!np) continue;
+    value_str(np, v, sizeof v);
+    snprintf(r, sizeof r, "%d", ar_rec_ranks(rec));
+    if (strcmp(v, r)) continue;
+    json_t *own = json_object_get(rec, "_own");
+    if (!own) json_object_set_new(rec, "_own", own = json_object());
+    json_object_set(own, "np", np);
+    json_object_del(point, "np");
+    if (!json_object_size(point)) json_object_del(rec, "point");
+    n++;
+  }
+  return n;
+}
+
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
   a->results = json_array();
   a->runs = json_object();
@@ -317,6 +342,7 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
   if (dropped)
     fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
   fold_pooled(a);
+  fold_own(a);
   return 0;
 }
 
@@ -669,6 +695,7 @@ static int point_has(json_t *rec, const char *name, const char *val) {
   json_t *v = json_object_get(json_object_get(rec, "point"), name);
   if (!v && !strcmp(name, "as")) v = json_object_get(rec, "as"); /* ar_rec_point's pair */
   if (!v) v = json_object_get(json_object_get(rec, "_pooled"), name); /* filters see the launch's point */
+  if (!v) v = json_object_get(json_object_get(rec, "_own"), name);    /* and the pairs fold_own moved */
   if (!v) return 0;
   char s[128];
   value_str(v, s, sizeof s);

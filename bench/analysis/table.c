@@ -164,10 +164,11 @@ static void print_bounds(const struct ar_grid *g, const struct ar_decisions *d) 
   int n = ar_decision_ranges(g, d, &r), any = 0;
   char a[32], b[32], txt[400];
   for (int i = 0; i < n; i++) {
-    int w = -1;
+    int w = -1, unknown = 0;
     for (int s = r[i].from; s <= r[i].to; s++)
-      if (!isnan(d->at[s].bound) && (w < 0 || d->at[s].bound > d->at[w].bound)) w = s;
-    if (w < 0) continue;
+      if (isnan(d->at[s].bound)) unknown = 1;
+      else if (w < 0 || d->at[s].bound > d->at[w].bound) w = s;
+    if (w < 0 || unknown) continue; /* unknown at a size: no bound for the range */
     ar_size_format(g->size[r[i].from], a, sizeof a);
     ar_size_format(g->size[r[i].to], b, sizeof b);
     ar_bound_text(g, d, w, txt, sizeof txt);

@@ -252,11 +252,12 @@ static void print_range(const struct ar_grid *g, const struct ar_decisions *d, c
   fmt_lead(mmin, ma, sizeof ma);
   fmt_lead(mmax, mb, sizeof mb);
   fmt_verdict(r, v, sizeof v);
-  int w = -1; /* the worst bound over the range's sizes */
+  int w = -1, unknown = 0; /* the worst bound over the range's sizes; unknown at one of them: none */
   for (int s = from; s <= to; s++)
-    if (!isnan(d->at[s].bound) && (w < 0 || d->at[s].bound > d->at[w].bound)) w = s;
+    if (isnan(d->at[s].bound)) unknown = 1;
+    else if (w < 0 || d->at[s].bound > d->at[w].bound) w = s;
   char bound[400] = "-";
-  if (w >= 0) ar_bound_text(g, d, w, bound, sizeof bound);
+  if (w >= 0 && !unknown) ar_bound_text(g, d, w, bound, sizeof bound);
   printf("| %s%s%s | %s | %s | %s%s%s | %s | %s | %s%s%s | %s |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
          g->cfg[best], v, ua, from == to ? "" : " .. ", from == to ? "" : ub, *eq ? eq : "-",
          closest >= 0 ? g->cfg[closest] : "-", ma, isnan(mmin) || mmin == mmax ? "" : " .. ",
@@ -812,7 +813,7 @@ static void env_group(FILE *f, const struct ar_grid *g, const struct ar_noise *n
   fprintf(f, "\n# %d ranks, %s %s allreduce%s\n", g->ranks, g->dtype,
           strcmp(g->placement, "in") ? "out-of-place" : "in-place", live ? "" : " (commented out: another rank count)");
   if (best < 0) {
-    fprintf(f, "# no nccl results for this group\n");
+    fprintf(f, nsz ? "# no nccl results valid at every size for this group\n" : "# no nccl results for this group\n");
     free(mask);
     return;
   }

@@ -84,8 +84,8 @@ for grp in groups:
             if lo <= s <= hi and P[(d, s)][0] != m.group(3).strip():
                 bad.append("tune %s %s: %s, table %s" % (d, s, m.group(3).strip(), P[(d, s)][0]))
         # the bound column: the worst (largest) bound_pct of table's json over the range's sizes, in words
-        inr = [P[(d, s)] for s in sizes[d] if lo <= s <= hi and P[(d, s)][4] is not None]
-        w = max(inr, key=lambda x: x[4]) if inr else None
+        inr = [P[(d, s)] for s in sizes[d] if lo <= s <= hi]
+        w = max(inr, key=lambda x: x[4]) if inr and all(x[4] is not None for x in inr) else None
         want = "-" if not w else "at %s %.*f%% %s than %s" % ("most" if w[4] >= 0 else "least", 1 if abs(w[4]) < 9.95 else 0,
                                                              abs(w[4]), "slower" if w[4] >= 0 else "faster", w[5])
         got = line.strip().strip("|").split("|")[-1].strip()
