@@ -209,10 +209,13 @@ int ar_decision_ranges(const struct ar_grid *g, const struct ar_decisions *d, st
   int n = 0;
   *out = r;
   if (!r) return -1;
+  int gap = 0; /* a size with no valid configuration since the last range: no range spans it */
   for (int s = 0; s < g->nsize; s++) {
     const struct ar_decision *a = &d->at[s];
+    gap |= a->verdict == AR_V_INVALID;
     if (a->pick < 0) continue;
-    if (!n || r[n - 1].pick != a->pick) r[n++] = (struct ar_range){.from = s, .pick = a->pick};
+    if (!n || r[n - 1].pick != a->pick || gap) r[n++] = (struct ar_range){.from = s, .pick = a->pick};
+    gap = 0;
     struct ar_range *cur = &r[n - 1];
     cur->to = s;
     cur->clear += a->verdict == AR_V_CLEAR;

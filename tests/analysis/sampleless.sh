@@ -49,4 +49,24 @@ check_eq "one launch a side: compare says so" 28 \
   "$("$ARBENCH" compare --placement out "$TMP/a1.jsonl" "$TMP/b1.jsonl" | grep -c 'undecided (one launch a side')"
 check_eq "one launch a side: table undecided, no bound" "28 28" \
   "$("$ARBENCH" table --placement out --format json "$TMP/a1.jsonl" "$TMP/b1.jsonl" | jq -r '[.grids[0].decisions[] | select(.verdict == "undecided")] as $u | "\($u | length) \([$u[] | select(.bound_pct == null and .runs_needed == null)] | length)"')"
+# Runs needed is never the runs already there: two runs a side whose p50s do not vary (the runs' sd is 0: the power
+# calculation's least, 2) but whose samples scatter too much for the bootstrap: undecided, and 3 runs would decide.
+python3 - "$TMP/zs.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for r in ("r0", "r1"):
+        f.write(json.dumps({"type": "run", "run_id": r, "ranks": 2, "nodes": 1, "hosts": ["h"], "stack": {"name": "s"}}) + "\n")
+        for be, p in (("mpi", 11.0), ("shm-oneshot", 10.0)):
+            smp = [p * 0.5, p * 0.8, p, p * 1.3, p * 1.9]
+            f.write(json.dumps({"type": "result", "run_id": r, "backend": be, "variant": "", "spec": be, "dtype": "float",
+                                "op": "sum", "placement": "out", "size": 1024, "count": 256, "ranks": 2, "nodes": 1,
+                                "samples_n": 5, "time_us": {"p50": p, "min": smp[0], "max": smp[-1]},
+                                "samples_us": smp}) + "\n")
+PY
+check_eq "table: 2 runs there, undecided: repeat 3, not 2" "undecided 3" \
+  "$("$ARBENCH" table --format json "$TMP/zs.jsonl" | jq -r '.grids[0].decisions[0] | "\(.verdict) \(.runs_needed)"')"
+jq -c 'select(.type == "run" or .backend == "mpi")' "$TMP/zs.jsonl" >"$TMP/zs_a.jsonl"
+jq -c 'if .type == "run" then . elif .backend == "shm-oneshot" then .backend = "mpi" | .spec = "mpi" else empty end' "$TMP/zs.jsonl" >"$TMP/zs_b.jsonl"
+check_eq "compare: 2 runs there, undecided: 3 runs needed, not 2" "undecided 3" \
+  "$("$ARBENCH" compare --format json "$TMP/zs_a.jsonl" "$TMP/zs_b.jsonl" | jq -r '.matches[0] | "\(.verdict) \(.runs_needed)"')"
 finish
