@@ -297,6 +297,31 @@ static size_t fold_pooled(struct ar_ana *a) {
   return folded;
 }
 
+static void value_str(json_t *v, char *buf, size_t len);
+
+/* One identity per configuration: a sweep axis whose value is the record's own setting (np, the rank count the
+ * record ran with) makes no other configuration: the pair moves from "point" to "_own" (filters still see it), so
+ * a 2-rank run and a 2-rank sweep point of the same backend are one column. Returns how many records moved. */
+static size_t fold_own(struct ar_ana *a) {
+  size_t i, n = 0;
+  json_t *rec;
+  json_array_foreach(a->results, i, rec) {
+    json_t *point = json_object_get(rec, "point"), *np = json_object_get(point, "np");
+    char v[128], r[32];
+    if (!np) continue;
+    value_str(np, v, sizeof v);
+    snprintf(r, sizeof r, "%d", ar_rec_ranks(rec));
+    if (strcmp(v, r)) continue;
+    json_t *own = json_object_get(rec, "_own");
+    if (!own) json_object_set_new(rec, "_own", own = json_object());
+    json_object_set(own, "np", np);
+    json_object_del(point, "np");
+    if (!json_object_size(point)) json_object_del(rec, "point");
+    n++;
+  }
+  return n;
+}
+
 int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t len) {
   a->results = json_array();
   a->runs = json_object();
@@ -317,6 +342,7 @@ int ar_ana_load(struct ar_ana *a, int nfiles, char **paths, char *err, size_t le
   if (dropped)
     fprintf(stderr, "arbench: note: ignored %zu records of sweep launches that did not complete\n", dropped);
   fold_pooled(a);
+  fold_own(a);
   return 0;
 }
 
@@ -674,6 +700,7 @@ static int point_has(json_t *rec, const char *name, const char *val) {
   json_t *v = json_object_get(json_object_get(rec, "point"), name);
   if (!v && !strcmp(name, "as")) v = json_object_get(rec, "as"); /* ar_rec_point's pair */
   if (!v) v = json_object_get(json_object_get(rec, "_pooled"), name); /* filters see the launch's point */
+  if (!v) v = json_object_get(json_object_get(rec, "_own"), name);    /* and the pairs fold_own moved */
   if (!v) return 0;
   char s[128];
   value_str(v, s, sizeof s);
@@ -863,9 +890,10 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
   qsort(g->size, (size_t)g->nsize, sizeof *g->size, cmp_size);
   g->cell = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->cell);
   g->runs = calloc((size_t)g->nsize * (size_t)g->ncfg, sizeof *g->runs);
+  g->wrong = calloc((size_t)g->nsize * (size_t)g->ncfg + 1, 1);
   json_t *pools = json_array(); /* per configuration: the pooled pairs of its records */
   for (int c = 0; c < g->ncfg; c++) json_array_append_new(pools, json_object());
-  if (!g->cell || !g->runs) return json_decref(pools), -AR_ERUNTIME;
+  if (!g->cell || !g->runs || !g->wrong) return json_decref(pools), -AR_ERUNTIME;
   json_array_foreach(recs, i, r) {
     char label[256];
     ar_cfg_label(r, runs, v, label, sizeof label);
@@ -874,6 +902,7 @@ static int grid_fill(struct ar_grid *g, json_t *recs, json_t *runs, const struct
     json_t **cr = &g->runs[s * g->ncfg + c];
     if (!*cr) *cr = json_array();
     ar_runs_add(*cr, r, &g->dups); /* another run, or the same run again: the later record wins */
+    if (ar_rec_num(r, "wrong", 0) > 0) g->wrong[s * g->ncfg + c] = 1; /* any record: a replaced one too */
     g->cell[s * g->ncfg + c] = r;
   }
   for (int c = 0; c < g->ncfg; c++) g->pooled[c] = pool_text(json_array_get(pools, (size_t)c));
@@ -933,6 +962,7 @@ void ar_grids_free(struct ar_grid *g, int n) {
     for (int i = 0; g[k].runs && i < g[k].nsize * g[k].ncfg; i++) json_decref(g[k].runs[i]);
     free(g[k].runs);
     free(g[k].cell);
+    free(g[k].wrong);
   }
   free(g);
 }
@@ -943,6 +973,17 @@ double ar_grid_p50(const struct ar_grid *g, int s, int c) {
 }
 
 int ar_grid_eligible(const struct ar_grid *g, int c) { return !g->unsafe[c] && !g->predicted[c]; }
+
+int ar_grid_cell_eligible(const struct ar_grid *g, int s, int c) {
+  return ar_grid_eligible(g, c) && ar_grid_runs(g, s, c) && !g->wrong[(size_t)s * g->ncfg + c];
+}
+
+const char *ar_grid_cell_why(const struct ar_grid *g, int s, int c) {
+  if (!ar_grid_runs(g, s, c)) return NULL;
+  if (g->predicted[c]) return "a model prediction, not a measurement";
+  if (g->unsafe[c]) return g->unsafe[c];
+  return g->wrong[(size_t)s * g->ncfg + c] ? "wrong results (the correctness check reported wrong elements)" : NULL;
+}
 
 int ar_grid_is_nccl(const struct ar_grid *g, int c) { return !strcmp(ar_rec_str(g->cfgrec[c], "backend", ""), "nccl"); }
 

@@ -115,6 +115,8 @@ struct ar_grid {
   size_t *size;      /* ascending */
   json_t **cell;     /* cell[s * ncfg + c], borrowed, NULL when not measured (the latest run) */
   json_t **runs;     /* runs[s * ncfg + c]: array of every run's record (own reference) or NULL */
+  char *wrong;       /* wrong[s * ncfg + c]: some record of the cell (any run, a replaced one too) reported wrong
+                      * elements (arbench's "wrong", an imported nccl-tests "#wrong"): never eligible there */
 };
 int ar_grids_build(json_t *results, json_t *runs, struct ar_grid **out, int *n);
 void ar_grids_free(struct ar_grid *g, int n);
@@ -124,6 +126,12 @@ static inline json_t *ar_grid_runs(const struct ar_grid *g, int s, int c) { retu
 double ar_grid_p50(const struct ar_grid *g, int s, int c);
 /* May column c be chosen (measured, not unsafe, not a prediction)? */
 int ar_grid_eligible(const struct ar_grid *g, int c);
+/* The one eligibility rule every output reads: may column c be chosen at size index s? Measured there,
+ * ar_grid_eligible, and no record of the cell reported wrong elements (g->wrong). */
+int ar_grid_cell_eligible(const struct ar_grid *g, int s, int c);
+/* Why column c is not eligible at s ("wrong results", the unsafe reason, "a model prediction"), NULL when it is
+ * or when it was not measured there. */
+const char *ar_grid_cell_why(const struct ar_grid *g, int s, int c);
 /* Column c is the nccl backend itself (what NCCL_* env and a tuner plugin act on; not nccl-tests imports). */
 int ar_grid_is_nccl(const struct ar_grid *g, int c);
 
@@ -178,6 +186,8 @@ size_t ar_rec_nsamples(json_t *rec);
 #define AR_MARGIN_DEFAULT 0.05 /* default --margin: the practical margin of equivalence (5%) */
 #define AR_POWER 0.80          /* the power runs_needed is computed for */
 #define AR_RUNS_NEEDED_MAX 1000 /* runs_needed is capped here ("1000 or more") */
+#define AR_REPEAT_CAP 50 /* the most runs a side a printed "repeat N" asks for: beyond, the line says the leaders are
+                          * within the pick's bound of each other at this noise */
 struct ar_noise {
   int resamples;
   unsigned long long seed;
@@ -274,9 +284,12 @@ struct ar_pair {
   double sd;       /* run-to-run sd of the log p50s, pooled over the sides with two or more runs; NAN when
                     * neither has two */
   double shift;    /* the "no change" ratio the tests took (as given) */
-  int runs_a, runs_b; /* runs with samples */
+  int runs_a, runs_b; /* runs with samples; when a side has none, the runs with a p50 (what is tested) */
+  int unsampled;      /* a side had no samples (nccl-tests imports, -N): the t test on the runs alone decided */
 };
-/* 0, or -1 when a side has no samples (then every p is NAN, ratio and sd still set when they can be). */
+/* 0, or -1 when nothing can be tested: a side without samples (nccl-tests imports, -N runs) is tested at the level of
+ * its runs (each one launch: the t test alone, two or more runs a side needed); -1 then every p is NAN, ratio and sd
+ * still set when they can be. */
 int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
                  struct ar_pair *t);
 /* Verdicts of m comparisons, B against A: Holm–Bonferroni at family-wise error alpha over their p_diff,
@@ -294,10 +307,10 @@ int ar_runs_needed(double log_ratio, double sd, double margin, double alpha);
 /* ---- the decision per size (decide.c): the one decider every output reads ---- */
 
 /* The verdict of one size. */
-enum { AR_V_NONE, AR_V_CLEAR, AR_V_EQUIVALENT, AR_V_UNDECIDED };
+enum { AR_V_NONE, AR_V_CLEAR, AR_V_EQUIVALENT, AR_V_UNDECIDED, AR_V_INVALID /* measured, none eligible */ };
 /* Where column c stands against the fastest at one size. */
 enum {
-  AR_REL_OUT,     /* not in play: not measured, not eligible (unsafe, predicted) or not in use */
+  AR_REL_OUT,     /* not in play: not measured, not eligible there (ar_grid_cell_eligible) or not in use */
   AR_REL_FASTEST, /* the point-best: lowest p50 (median over runs) */
   AR_REL_SLOWER,  /* slower beyond the noise (family-wise) and not shown equivalent */
   AR_REL_EQUIV,   /* shown equivalent to the fastest within the margin (family-wise) */
@@ -314,6 +327,14 @@ struct ar_decision {
                     * N), capped at AR_RUNS_NEEDED_MAX; 0 when decided; -1 when no spread between runs was
                     * measured (no side with two runs, or no samples) */
   int runs_min, runs_max; /* runs over the columns in play (a run killed mid-repeat shows here) */
+  int excluded;    /* columns in use measured at this size but not eligible there (wrong results, unsafe); with
+                    * none left in play the verdict is AR_V_INVALID ("no valid configuration") and pick -1 */
+  double bound;    /* how much slower than its best alternative the pick can be at 95%: the largest over the other
+                    * columns in play of the upper end of the interval of p50(pick) / p50(other), minus 1 (negative:
+                    * faster by at least that much); NAN when unknown (no interval: one run a side without samples) */
+  int bound_vs;    /* the column that bound is against, -1 when none */
+  double detectable; /* the smallest ratio (> 1) the pick's comparison with bound_vs could detect at 80% power at its
+                      * family's per-comparison level, from the half-width of its interval; NAN when unknown */
 };
 struct ar_decisions {
   int nsize, ncfg;
@@ -334,7 +355,7 @@ struct ar_decisions {
 int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noise *nz, struct ar_decisions *d);
 void ar_decisions_free(struct ar_decisions *d);
 static inline int ar_decision_rel(const struct ar_decisions *d, int s, int c) { return d->rel[(size_t)s * d->ncfg + c]; }
-const char *ar_verdict_name(int v); /* "clear", "equivalent", "undecided"; "" for AR_V_NONE */
+const char *ar_verdict_name(int v); /* "clear", "equivalent", "undecided", "no valid configuration"; "" for AR_V_NONE */
 /* Adjacent sizes with the same pick, merged (tune's rows, the tuner CSV, tuner.json, thresholds.json). */
 struct ar_range {
   int from, to;      /* size indices, inclusive */
@@ -351,6 +372,9 @@ const char *ar_range_verdict(const struct ar_range *r);
  * pick_label, fastest, verdict, equivalent (column indices, the pick's set), open, margin, runs,
  * runs_needed (null when unknown), lead. */
 json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, int s);
+/* The pick's bound at s as words: "at most 6% slower than shm-staged" / "at least 30% faster than mpi"; "" when
+ * unknown. */
+void ar_bound_text(const struct ar_grid *g, const struct ar_decisions *d, int s, char *buf, size_t len);
 /* One line naming what a table's families tested (its legend, tune's header, table --format json's
  * "correction"). */
 void ar_family_text(const struct ar_decisions *d, char *buf, size_t len);

@@ -177,8 +177,9 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
                         ar_rec_str(ra, "dtype", ""), "ranks", ar_rec_ranks(ra), "placement", ar_rec_placement(ra),
                         "op", ar_rec_str(ra, "op", "sum"), "size", json_integer_value(json_object_get(ra, "size")),
                         "a_p50_us", ar_runs_p50(a), "b_p50_us", ar_runs_p50(b), "ratio", t->ratio, "verdict", v);
-  json_object_set_new(m, "runs_a", json_integer(ar_runs_sampled(a)));
-  json_object_set_new(m, "runs_b", json_integer(ar_runs_sampled(b)));
+  json_object_set_new(m, "runs_a", json_integer(t->runs_a));
+  json_object_set_new(m, "runs_b", json_integer(t->runs_b));
+  json_object_set_new(m, "samples", json_boolean(!t->unsampled)); /* false: the runs' t test alone (no samples) */
   json_object_set_new(m, "lo", have ? json_real(t->lo) : json_null());
   json_object_set_new(m, "hi", have ? json_real(t->hi) : json_null());
   json_object_set_new(m, "shift", json_real(t->shift));
@@ -361,6 +362,17 @@ static json_t *summary_json(json_t *matches) {
   return summ;
 }
 
+/* The smallest ratio a match could detect at 80% power at the per-comparison level alpha: from its runs' spread
+ * (two or more runs a side: the t test's standard error) else from its interval's half-width; NAN when neither. */
+static double detectable(json_t *x, double alpha) {
+  double sd = ar_rec_num(x, "run_spread", NAN), lo = ar_rec_num(x, "lo", NAN), hi = ar_rec_num(x, "hi", NAN), se, df;
+  int na = (int)ar_rec_num(x, "runs_a", 0), nb = (int)ar_rec_num(x, "runs_b", 0);
+  if (!isnan(sd) && na >= 2 && nb >= 2) se = sd * sqrt(1.0 / na + 1.0 / nb), df = na + nb - 2;
+  else if (lo > 0 && hi > 0) se = (log(hi) - log(lo)) / (2 * 1.959964), df = 1e6;
+  else return NAN;
+  return exp(se * (ar_t_quantile(1 - alpha / 2, df) + ar_t_quantile(AR_POWER, df)));
+}
+
 /* The family of one call: every match of every comparison in comps. Holm–Bonferroni at family-wise
  * error 5% over their p-values of a difference and, separately, of an equivalence (ar_pair_verdicts),
  * then verdicts, adjusted p, the runs an undecided match needs, and summaries. */
@@ -390,13 +402,18 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
       int need = v[k] != AR_PV_UNDECIDED ? 0
                                         : ar_runs_needed(log(t[k].ratio / t[k].shift), t[k].sd, margin,
                                                          AR_FAMILY_ALPHA / (tested > 1 ? tested : 1));
+      int have = (int)ar_rec_num(x, "runs_a", 0) < (int)ar_rec_num(x, "runs_b", 0) ? (int)ar_rec_num(x, "runs_a", 0)
+                                                                                      : (int)ar_rec_num(x, "runs_b", 0);
+      if (need > 0 && need <= have) need = have + 1; /* never the runs already there */
       json_object_set_new(x, "runs_needed", need < 0 ? json_null() : json_integer(need));
+      double det = detectable(x, AR_FAMILY_ALPHA / (tested > 1 ? tested : 1));
+      json_object_set_new(x, "detectable_ratio", isnan(det) ? json_null() : json_real(det));
       k++;
     }
     json_object_set_new(c, "summary", summary_json(json_object_get(c, "matches")));
   }
   char how[600];
-  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches with samples (family-wise error %.0f%%), for the "
+  snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches tested (family-wise error %.0f%%), for the "
            "differences and, separately, for the equivalences: a match is equivalent when shown within %.3g%% by two "
            "one-sided tests, else faster/slower when its difference survives the correction, else undecided (p: the "
            "larger of the bootstrap's and, with two or more runs a side, a t test on the runs' log p50s: Student's "
@@ -442,11 +459,19 @@ static int methods_vary(json_t *matches) {
 static void print_verdict(json_t *m) {
   const char *v = ar_rec_str(m, "verdict", "");
   json_t *need = json_object_get(m, "runs_needed");
+  if (!strcmp(v, "no samples") && ar_rec_num(m, "runs_a", 0) <= 1 && ar_rec_num(m, "runs_b", 0) <= 1 &&
+      ar_rec_num(m, "runs_a", 0) + ar_rec_num(m, "runs_b", 0) > 0) { /* one value a side: nothing between launches */
+    printf("undecided (one launch a side: append 2+ more launches to each file, A and B interleaved)");
+    return;
+  }
   printf("%s", v);
   if (strcmp(v, "undecided")) return;
-  if (!json_is_integer(need)) printf(" (measure 2+ runs a side)");
-  else printf(" (repeat %lld%s)", (long long)json_integer_value(need),
-              json_integer_value(need) >= AR_RUNS_NEEDED_MAX ? "+" : "");
+  if (!json_is_integer(need) && ar_rec_num(m, "runs_a", 0) <= 1 && ar_rec_num(m, "runs_b", 0) <= 1)
+    printf(" (one launch a side: append 2+ more launches to each file, A and B interleaved)");
+  else if (!json_is_integer(need)) printf(" (measure 2+ runs a side)");
+  else if (json_integer_value(need) > AR_REPEAT_CAP) printf(" (over %d runs to decide; detectable %.3f)", AR_REPEAT_CAP,
+                                                           ar_rec_num(m, "detectable_ratio", NAN));
+  else printf(" (repeat %lld)", (long long)json_integer_value(need));
 }
 
 static void print_matches(json_t *matches) {
@@ -537,11 +562,30 @@ static void print_text(json_t *r) {
          "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
+  json_t *mm;
+  size_t mi;
+  int unsampled = 0;
+  json_array_foreach(json_object_get(r, "matches"), mi, mm) unsampled += json_is_false(json_object_get(mm, "samples"));
+  if (unsampled)
+    printf("%d match%s without samples (nccl-tests imports, -N runs: one time per size per log): each run (log) is one "
+           "launch, the replicate; their 95%% interval and p come from a t test on the runs' log times alone (2+ runs a "
+           "side needed).\n", unsampled, unsampled == 1 ? "" : "es");
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
   print_shift(r, "B/A");
   json_t *matches = json_object_get(r, "matches");
   if (json_array_size(matches)) print_matches(matches);
   else printf("\nNo matching configurations.\n");
+  double dlo = INFINITY, dhi = 0;
+  json_array_foreach(matches, mi, mm) {
+    double x = ar_rec_num(mm, "detectable_ratio", NAN);
+    if (x > 0) dlo = x < dlo ? x : dlo, dhi = x > dhi ? x : dhi;
+  }
+  char range[64];
+  if (dlo == dhi) snprintf(range, sizeof range, "%.3f", dlo);
+  else snprintf(range, sizeof range, "%.3f to %.3f", dlo, dhi);
+  if (dhi > 0)
+    printf("\nSmallest ratio these data could detect (80%% power, Holm's strictest level): %s over the matches (a B/A "
+           "beyond it, or below its inverse, would be called).\n", range);
   if (count_verdict(matches, "undecided"))
     printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
            "side that would decide (80%% power); a side with one run cannot separate the two sides from run-to-run\n"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static int in_play(const struct ar_grid *g, const char *use, int s, int c) {
-  return (!use || use[c]) && ar_grid_eligible(g, c) && ar_grid_at(g, s, c) && !isnan(ar_grid_p50(g, s, c));
+  return (!use || use[c]) && ar_grid_cell_eligible(g, s, c) && !isnan(ar_grid_p50(g, s, c));
 }
 
 /* Fastest column in play at s by p50 over runs (equal p50s: the simpler, then the earlier column), -1 when
@@ -83,6 +83,7 @@ static void size_verdict(const struct ar_grid *g, struct ar_decisions *d, int s)
     else if (n1 > need) need = n1;
   }
   a->verdict = a->nopen ? AR_V_UNDECIDED : a->nequiv > 1 ? AR_V_EQUIVALENT : AR_V_CLEAR;
+  if (known && need <= a->runs_min) need = a->runs_min + 1; /* never the runs already there */
   a->runs_needed = !a->nopen ? 0 : known ? need : -1;
 }
 
@@ -109,6 +110,49 @@ static int prefer(const struct ar_grid *g, const struct ar_decisions *d, int s) 
   return best;
 }
 
+/* The 95% interval [lo, hi] of p50(pick) / p50(c) at s from the pairs against the fastest f (c / f): the pick
+ * itself the fastest, 1 / (c / f); c the fastest, pick / f; else (pick / f) / (c / f) at the ends (wider than
+ * either: conservative). 0, or -1 when an interval is missing. */
+static int pick_vs(const struct ar_grid *g, const struct ar_decisions *d, int s, int c, double *lo, double *hi) {
+  int p = d->at[s].pick, f = d->at[s].fastest;
+  const struct ar_pair *pc = &d->pair[(size_t)s * g->ncfg + c], *pp = &d->pair[(size_t)s * g->ncfg + p];
+  if (p == f) *lo = 1 / pc->hi, *hi = 1 / pc->lo;
+  else if (c == f) *lo = pp->lo, *hi = pp->hi;
+  else *lo = pp->lo / pc->hi, *hi = pp->hi / pc->lo;
+  return isnan(*lo) || isnan(*hi) || !(*lo > 0) ? -1 : 0;
+}
+
+/* The pick's bound against its best alternative, and the smallest ratio that comparison could detect. */
+static void pick_bound(const struct ar_grid *g, struct ar_decisions *d, int s) {
+  struct ar_decision *a = &d->at[s];
+  a->bound = a->detectable = NAN;
+  a->bound_vs = -1;
+  if (a->pick < 0) return;
+  double worst = -INFINITY, wlo = NAN;
+  int unknown = 0;
+  for (int c = 0; c < g->ncfg; c++) {
+    double lo, hi;
+    if (c == a->pick || ar_decision_rel(d, s, c) == AR_REL_OUT) continue;
+    if (pick_vs(g, d, s, c, &lo, &hi)) unknown = 1;
+    else if (hi > worst) worst = hi, wlo = lo, a->bound_vs = c;
+  }
+  if (unknown || a->bound_vs < 0) {
+    a->bound_vs = unknown ? -1 : a->bound_vs;
+    return;
+  }
+  a->bound = worst - 1;
+  /* 80% power at the per-comparison level: the half-width of the log interval (1.96 standard errors) scaled to
+   * z(1 - alpha / 2) + z(0.80) standard errors */
+  double alpha = d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1), se = (log(worst) - log(wlo)) / (2 * 1.959964);
+  double df = 1e6; /* the bootstrap's interval: normal quantiles */
+  const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + (a->pick == a->fastest ? a->bound_vs : a->pick)];
+  if (!isnan(t->sd) && t->runs_a >= 2 && t->runs_b >= 2) { /* the runs' t test decides: its standard error */
+    se = t->sd * sqrt(1.0 / t->runs_a + 1.0 / t->runs_b);
+    df = t->runs_a + t->runs_b - 2;
+  }
+  a->detectable = exp(se * (ar_t_quantile(1 - alpha / 2, df) + ar_t_quantile(AR_POWER, df)));
+}
+
 void ar_decisions_free(struct ar_decisions *d) {
   free(d->at);
   free(d->rel);
@@ -128,10 +172,12 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
   struct cmp *cm = malloc(sizeof *cm * (cells + 1));
   int m = 0, rc = d->at && d->rel && d->pair && cm ? 0 : -AR_ERUNTIME;
   for (size_t i = 0; !rc && i < cells; i++)
-    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0};
+    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0};
   for (int s = 0; !rc && s < g->nsize; s++) {
-    int f = fastest(g, s, use);
-    d->at[s] = (struct ar_decision){.pick = f, .fastest = f};
+    int f = fastest(g, s, use), ex = 0;
+    for (int c = 0; c < g->ncfg; c++) /* measured here, in use, not eligible: wrong results or unsafe */
+      ex += (!use || use[c]) && !g->predicted[c] && ar_grid_cell_why(g, s, c) != NULL;
+    d->at[s] = (struct ar_decision){.pick = f, .fastest = f, .excluded = ex, .verdict = f < 0 && ex ? AR_V_INVALID : AR_V_NONE};
     if (f < 0) continue;
     d->rel[(size_t)s * g->ncfg + f] = AR_REL_FASTEST;
     for (int c = 0; c < g->ncfg; c++)
@@ -142,13 +188,18 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
     if (d->at[s].fastest >= 0) size_verdict(g, d, s);
   for (int s = 0; !rc && s < g->nsize; s++)
     if (d->at[s].verdict == AR_V_EQUIVALENT) d->at[s].pick = prefer(g, d, s);
+  for (int s = 0; !rc && s < g->nsize; s++) pick_bound(g, d, s);
   free(cm);
   if (rc) ar_decisions_free(d);
   return rc;
 }
 
 const char *ar_verdict_name(int v) {
-  return v == AR_V_CLEAR ? "clear" : v == AR_V_EQUIVALENT ? "equivalent" : v == AR_V_UNDECIDED ? "undecided" : "";
+  return v == AR_V_CLEAR        ? "clear"
+         : v == AR_V_EQUIVALENT ? "equivalent"
+         : v == AR_V_UNDECIDED  ? "undecided"
+         : v == AR_V_INVALID    ? "no valid configuration"
+                                : "";
 }
 
 /* ---- ranges and JSON ---- */
@@ -158,10 +209,13 @@ int ar_decision_ranges(const struct ar_grid *g, const struct ar_decisions *d, st
   int n = 0;
   *out = r;
   if (!r) return -1;
+  int gap = 0; /* a size with no valid configuration since the last range: no range spans it */
   for (int s = 0; s < g->nsize; s++) {
     const struct ar_decision *a = &d->at[s];
+    gap |= a->verdict == AR_V_INVALID;
     if (a->pick < 0) continue;
-    if (!n || r[n - 1].pick != a->pick) r[n++] = (struct ar_range){.from = s, .pick = a->pick};
+    if (!n || r[n - 1].pick != a->pick || gap) r[n++] = (struct ar_range){.from = s, .pick = a->pick};
+    gap = 0;
     struct ar_range *cur = &r[n - 1];
     cur->to = s;
     cur->clear += a->verdict == AR_V_CLEAR;
@@ -189,8 +243,23 @@ static double lead(const struct ar_grid *g, const struct ar_decisions *d, int s)
   return best / ar_grid_p50(g, s, d->at[s].pick) - 1;
 }
 
+/* The columns measured at s that are not eligible there, with why: [{"config": c, "why": "..."}]. */
+static json_t *excluded_json(const struct ar_grid *g, int s) {
+  json_t *ex = json_array();
+  for (int c = 0; c < g->ncfg; c++) {
+    const char *why = g->predicted[c] ? NULL : ar_grid_cell_why(g, s, c);
+    if (why) json_array_append_new(ex, json_pack("{s:i, s:s}", "config", c, "why", why));
+  }
+  return ex;
+}
+
 json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, int s) {
   const struct ar_decision *a = &d->at[s];
+  if (a->verdict == AR_V_INVALID)
+    return json_pack("{s:I, s:n, s:n, s:n, s:s, s:[], s:[], s:f, s:n, s:n, s:[i, i], s:n, s:o, s:n, s:n, s:n}", "size",
+                     (json_int_t)g->size[s], "pick", "pick_label", "fastest", "verdict", ar_verdict_name(a->verdict),
+                     "equivalent", "open", "margin", d->margin, "p50_us", "lead", "runs", 0, 0, "runs_needed",
+                     "excluded", excluded_json(g, s), "bound_pct", "bound_vs", "detectable_ratio");
   if (a->pick < 0) return NULL;
   json_t *eq = json_array(), *open = json_array();
   for (int c = 0; c < g->ncfg; c++) {
@@ -198,11 +267,28 @@ json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, 
     if (ar_decision_rel(d, s, c) == AR_REL_OPEN) json_array_append_new(open, json_integer(c));
   }
   double l = lead(g, d, s);
-  return json_pack("{s:I, s:i, s:s, s:i, s:s, s:o, s:o, s:f, s:f, s:o, s:[i, i], s:o}", "size", (json_int_t)g->size[s],
+  json_t *j = json_pack("{s:I, s:i, s:s, s:i, s:s, s:o, s:o, s:f, s:f, s:o, s:[i, i], s:o}", "size", (json_int_t)g->size[s],
                    "pick", a->pick, "pick_label", g->cfg[a->pick], "fastest", a->fastest, "verdict",
                    ar_verdict_name(a->verdict), "equivalent", eq, "open", open, "margin", d->margin, "p50_us",
                    ar_grid_p50(g, s, a->pick), "lead", isnan(l) ? json_null() : json_real(l), "runs", a->runs_min,
                    a->runs_max, "runs_needed", a->runs_needed < 0 ? json_null() : json_integer(a->runs_needed));
+  if (!j) return NULL;
+  json_object_set_new(j, "excluded", excluded_json(g, s));
+  json_object_set_new(j, "bound_pct", isnan(a->bound) ? json_null() : json_real(a->bound * 100));
+  json_object_set_new(j, "bound_vs", a->bound_vs < 0 ? json_null() : json_string(g->cfg[a->bound_vs]));
+  json_object_set_new(j, "detectable_ratio", isnan(a->detectable) ? json_null() : json_real(a->detectable));
+  return j;
+}
+
+void ar_bound_text(const struct ar_grid *g, const struct ar_decisions *d, int s, char *buf, size_t len) {
+  const struct ar_decision *a = &d->at[s];
+  if (a->pick < 0 || isnan(a->bound) || a->bound_vs < 0) {
+    snprintf(buf, len, "%s", "");
+    return;
+  }
+  double pct = a->bound * 100;
+  snprintf(buf, len, "at %s %.*f%% %s than %s", pct >= 0 ? "most" : "least", fabs(pct) < 9.95 ? 1 : 0, fabs(pct),
+           pct >= 0 ? "slower" : "faster", g->cfg[a->bound_vs]);
 }
 
 void ar_family_text(const struct ar_decisions *d, char *buf, size_t len) {
@@ -227,6 +313,11 @@ void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
            "fastest, and 'repeat N' is the runs per side a power calculation on the measured spread says give 80%% "
            "power to decide. Each p-value is the larger of the bootstrap's (over runs and samples) and, with two or more "
            "runs a side, a t test on the runs' log p50s (Student's pooled at equal run counts, else Welch's); a side with "
-           "one run cannot show drift between runs, so its tests allow --drift %.3g%% more.",
-           nz->margin * 100, 1 + nz->margin, 1 + nz->margin, nz->drift * 100);
+           "one run cannot show drift between runs, so its tests allow --drift %.3g%% more. Records without samples "
+           "(nccl-tests logs, -N runs: one value per size per launch) are tested on their runs alone, each one launch. "
+           "Eligible: a configuration whose correctness check reported wrong elements at a size (in any run) or that is "
+           "unsafe is never the pick there; where none is left the size has no valid configuration. Bound: the pick is "
+           "at most X%% slower than its best alternative at 95%% (the upper end of the interval of their ratio). "
+           "'repeat N' is printed up to %d runs a side; beyond, the pick's bound stands.",
+           nz->margin * 100, 1 + nz->margin, 1 + nz->margin, nz->drift * 100, AR_REPEAT_CAP);
 }

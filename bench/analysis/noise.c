@@ -474,17 +474,35 @@ static void t_ps(const struct tstat *t, double x, double D, double *pd, double *
   *pb = fmin(1.0, 2 * t_upper((fabs(x) - D) / t->se, t->df)); /* beyond the margin, either direction */
 }
 
+/* A side without samples (nccl-tests imports, -N runs: one value per size per launch): the runs are the replicates,
+ * the t test on their log p50s alone decides, and the interval is its 95% one, exp(d +- t se) (the ratio of the
+ * runs' geometric means); with fewer than two runs a side nothing can be tested: -1. */
+static int runs_only(const struct tstat *ts, double shift, double m, struct ar_pair *t) {
+  if (!ts->ok) return -1;
+  t_ps(ts, ts->d - log(shift), log(m), &t->p_diff, &t->p_equiv, &t->p_beyond);
+  double q = ts->nospread ? 0 : ar_t_quantile(0.975, ts->df);
+  t->lo = exp(ts->d - q * ts->se);
+  t->hi = exp(ts->d + q * ts->se);
+  t->unsampled = 1;
+  return 0;
+}
+
 int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
                  struct ar_pair *t) {
   struct tstat ts;
   runs_t(runs_a, runs_b, &ts);
   *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
-                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b)};
-  double *r;
-  if (boot_ratios(runs_a, runs_b, key, nz, &r)) return -1;
+                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0};
+  if (!t->runs_a || !t->runs_b) { /* sample-less: the runs (launches) with a p50 are what is tested */
+    double v[64];
+    t->runs_a = log_p50s(runs_a, v);
+    t->runs_b = log_p50s(runs_b, v);
+  }
+  double *r, m = 1 + nz->margin;
+  if (boot_ratios(runs_a, runs_b, key, nz, &r)) return runs_only(&ts, shift, m, t);
   int n = nz->resamples;
   /* a side with one run cannot show drift between runs: every null is widened by it */
-  double w = t->runs_a < 2 || t->runs_b < 2 ? 1 + nz->drift : 1, m = 1 + nz->margin;
+  double w = t->runs_a < 2 || t->runs_b < 2 ? 1 + nz->drift : 1;
   t->lo = boot_percentile(r, n, 0.025);
   t->hi = boot_percentile(r, n, 0.975);
   t->p_diff = boot_p_in(r, n, shift / w, shift * w);

@@ -14,6 +14,7 @@ static size_t fused_max(const struct ar_grid *g, const struct ar_decisions *d) {
   size_t max = 0;
   for (int s = 0; s < g->nsize; s++) {
     int c = d->at[s].pick;
+    if (d->at[s].verdict == AR_V_INVALID) break; /* every kernel measured there computed wrong */
     if (c < 0) continue;
     if (ar_spath_of(g->cfgrec[c]) != AR_SP_FUSION) break;
     max = g->size[s];

@@ -151,8 +151,31 @@ static void md_decision(const struct ar_decision *a) {
   if (a->verdict == AR_V_EQUIVALENT) printf(" equivalent (%d) |", a->nequiv);
   else if (a->verdict != AR_V_UNDECIDED) printf(" %s |", ar_verdict_name(a->verdict));
   else if (a->runs_needed < 0) printf(" undecided: measure 2+ runs |");
-  else if (a->runs_needed >= AR_RUNS_NEEDED_MAX) printf(" undecided: %d+ runs |", AR_RUNS_NEEDED_MAX);
+  else if (a->runs_needed > AR_REPEAT_CAP && !isnan(a->bound)) /* not practical: the bound stands */
+    printf(" undecided: within %+.1f%% (over %d runs to decide) |", a->bound * 100, AR_REPEAT_CAP);
+  else if (a->runs_needed > AR_REPEAT_CAP) printf(" undecided: over %d runs to decide |", AR_REPEAT_CAP);
   else printf(" undecided: repeat %d |", a->runs_needed);
+}
+
+/* The picks' bounds: per run of sizes with one pick, the worst (largest) bound over its sizes. */
+static void print_bounds(const struct ar_grid *g, const struct ar_decisions *d) {
+  struct ar_range *r = NULL;
+  int n = ar_decision_ranges(g, d, &r), any = 0;
+  char a[32], b[32], txt[400];
+  for (int i = 0; i < n; i++) {
+    int w = -1, unknown = 0;
+    for (int s = r[i].from; s <= r[i].to; s++)
+      if (isnan(d->at[s].bound)) unknown = 1;
+      else if (w < 0 || d->at[s].bound > d->at[w].bound) w = s;
+    if (w < 0 || unknown) continue; /* unknown at a size: no bound for the range */
+    ar_size_format(g->size[r[i].from], a, sizeof a);
+    ar_size_format(g->size[r[i].to], b, sizeof b);
+    ar_bound_text(g, d, w, txt, sizeof txt);
+    printf("%s %s%s%s %s: %s", any++ ? ";" : "Bounds (95%, the pick against its best alternative; the worst size of each "
+           "range):", a, r[i].from == r[i].to ? "" : "..", r[i].from == r[i].to ? "" : b, g->cfg[r[i].pick], txt);
+  }
+  if (any) printf(".\n");
+  free(r);
 }
 
 static json_t *num(double v) { return isnan(v) || isinf(v) ? json_null() : json_real(v); }
@@ -208,7 +231,7 @@ static json_t *grid_json(const struct ar_grid *g, const struct ar_decisions *d, 
       json_array_append_new(cells, j);
     }
   }
-  char fam[400], rule[1400];
+  char fam[400], rule[2400];
   ar_family_text(d, fam, sizeof fam);
   ar_rule_text(nz, rule, sizeof rule);
   return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o, s:o, s:s, s:s, "
@@ -242,12 +265,13 @@ static void print_crossovers(const struct ar_grid *g, const struct ar_decisions 
     ps = s;
   }
   if (!n && prev >= 0) printf(" none (%s is the pick at every size)", g->cfg[prev]);
+  if (prev < 0) printf(" none (no size has a pick)");
   printf("\n");
 }
 
 /* One line: how many sizes got each verdict, and the runs that would decide the undecided ones. */
 static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d) {
-  int n[4] = {0, 0, 0, 0}, need = 0, unknown = 0;
+  int n[5] = {0, 0, 0, 0, 0}, need = 0, unknown = 0;
   for (int s = 0; s < g->nsize; s++) {
     const struct ar_decision *a = &d->at[s];
     n[a->verdict]++;
@@ -256,8 +280,9 @@ static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d
     else if (a->runs_needed > need) need = a->runs_needed;
   }
   printf("Verdicts: %d clear, %d equivalent, %d undecided", n[AR_V_CLEAR], n[AR_V_EQUIVALENT], n[AR_V_UNDECIDED]);
-  if (need) printf("; --repeat %d%s would decide %s", need, need >= AR_RUNS_NEEDED_MAX ? "+" : "",
-                   unknown ? "the others" : "them");
+  if (n[AR_V_INVALID]) printf(", %d with no valid configuration (every one measured there is wrong or unsafe)", n[AR_V_INVALID]);
+  if (need && need <= AR_REPEAT_CAP) printf("; --repeat %d would decide %s", need, unknown ? "the others" : "them");
+  else if (need) printf("; some would need over %d runs a side (the cap of 'repeat N'): their picks' bounds stand", AR_REPEAT_CAP);
   if (unknown) printf("%s%d with a single run a side need 2+ runs to measure their spread", need ? "; " : "; ", unknown);
   printf(".\n");
 }
@@ -301,7 +326,9 @@ static void print_md(const struct ar_grid *g, const struct ar_decisions *d, cons
   }
   print_crossovers(g, d);
   if (g->ncfg > 1) print_verdicts(g, d);
-  if (flagged & 1) printf("! = wrong elements reported by the correctness check: do not use these numbers.\n");
+  if (g->ncfg > 1) print_bounds(g, d);
+  if (flagged & 1)
+    printf("! = wrong elements reported by the correctness check: do not use these numbers; never the pick at that size.\n");
   if (flagged & 2)
     printf("^ = not cold: --buffers cold, but the buffer rotation spanned under twice the cache (rotation_bytes), "
            "so these times include cache hits.\n");
@@ -520,7 +547,7 @@ int ar_cmd_table(int argc, char **argv) {
     int cmp = 0;
     for (int k = 0; k < n; k++) cmp |= g[k].ncfg > 1;
     if (!o.csv && !o.json && cmp) { /* the statistics paragraph, once per command */
-      char rule[1400];
+      char rule[2400];
       ar_rule_text(&o.noise, rule, sizeof rule);
       printf("%s\n\n", rule);
     }

@@ -212,7 +212,8 @@ static void fmt_verdict(const struct ar_range *r, char *buf, size_t len) {
       if (k[i]) n += snprintf(buf + n, len - (size_t)n, "%s%d %s", n ? ", " : "", k[i], names[i]);
   if (!r->undecided || n < 0 || (size_t)n >= len) return;
   if (r->runs_needed < 0) snprintf(buf + n, len - (size_t)n, " (measure 2+ runs)");
-  else snprintf(buf + n, len - (size_t)n, " (repeat %d%s)", r->runs_needed, r->runs_needed >= AR_RUNS_NEEDED_MAX ? "+" : "");
+  else if (r->runs_needed > AR_REPEAT_CAP) snprintf(buf + n, len - (size_t)n, " (over %d runs to decide: the bound stands)", AR_REPEAT_CAP);
+  else snprintf(buf + n, len - (size_t)n, " (repeat %d)", r->runs_needed);
 }
 
 /* The fastest column at s outside the pick's equivalent set, -1 when none. */
@@ -251,32 +252,70 @@ static void print_range(const struct ar_grid *g, const struct ar_decisions *d, c
   fmt_lead(mmin, ma, sizeof ma);
   fmt_lead(mmax, mb, sizeof mb);
   fmt_verdict(r, v, sizeof v);
-  printf("| %s%s%s | %s | %s | %s%s%s | %s | %s | %s%s%s |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
+  int w = -1, unknown = 0; /* the worst bound over the range's sizes; unknown at one of them: none */
+  for (int s = from; s <= to; s++)
+    if (isnan(d->at[s].bound)) unknown = 1;
+    else if (w < 0 || d->at[s].bound > d->at[w].bound) w = s;
+  char bound[400] = "-";
+  if (w >= 0 && !unknown) ar_bound_text(g, d, w, bound, sizeof bound);
+  printf("| %s%s%s | %s | %s | %s%s%s | %s | %s | %s%s%s | %s |\n", a, from == to ? "" : " .. ", from == to ? "" : b,
          g->cfg[best], v, ua, from == to ? "" : " .. ", from == to ? "" : ub, *eq ? eq : "-",
          closest >= 0 ? g->cfg[closest] : "-", ma, isnan(mmin) || mmin == mmax ? "" : " .. ",
-         isnan(mmin) || mmin == mmax ? "" : mb);
+         isnan(mmin) || mmin == mmax ? "" : mb, bound);
 }
 
-static void print_group(const struct ar_grid *g, const struct ar_noise *nz) {
+/* The sizes of g where a measured configuration is not eligible for wrong results (one line per configuration),
+ * and those with no valid configuration left: left out of every file. Returns how many sizes have none. */
+static int print_wrong(const struct ar_grid *g, const struct ar_decisions *d) {
+  char sz[32], list[800];
+  int none = 0, k = 0;
+  for (int c = 0; c < g->ncfg; c++) {
+    list[k = 0] = 0;
+    for (int s = 0; s < g->nsize && k < (int)sizeof list - 40; s++)
+      if (ar_grid_runs(g, s, c) && g->wrong[(size_t)s * g->ncfg + c] && !g->predicted[c]) {
+        ar_size_format(g->size[s], sz, sizeof sz);
+        k += snprintf(list + k, sizeof list - (size_t)k, "%s%s", k ? ", " : "", sz);
+      }
+    if (k) printf("Wrong results: %s at %s (the correctness check reported wrong elements): never chosen there.\n",
+                  g->cfg[c], list);
+  }
+  list[k = 0] = 0;
+  for (int s = 0; s < g->nsize; s++) {
+    if (d->at[s].verdict != AR_V_INVALID) continue;
+    none++;
+    ar_size_format(g->size[s], sz, sizeof sz);
+    if (k < (int)sizeof list - 40) k += snprintf(list + k, sizeof list - (size_t)k, "%s%s", k ? ", " : "", sz);
+  }
+  if (none)
+    printf("No valid configuration at %s: every configuration measured there computed wrong results or is unsafe; "
+           "left out of every file written (tune exits 1).\n", list);
+  if (none || k) printf("\n");
+  return none;
+}
+
+static int print_group(const struct ar_grid *g, const struct ar_noise *nz) {
   struct ar_decisions d;
   struct ar_range *r = NULL;
-  int n;
+  int n, none;
   printf("## %s, %d rank%s, %s, %s\n\n", g->dtype, g->ranks, g->ranks == 1 ? "" : "s",
          strcmp(g->placement, "in") ? "out-of-place" : "in-place", g->op);
   if (ar_grid_decide(g, NULL, nz, &d) || (n = ar_decision_ranges(g, &d, &r)) < 0) {
     free(r);
     printf("(out of memory)\n\n");
-    return;
+    return 0;
   }
   if (*g->method) printf("Method: %s.\n\n", g->method);
   char fam[400];
   ar_family_text(&d, fam, sizeof fam);
   if (g->ncfg > 1) printf("%s\n\n", fam);
-  printf("| sizes | pick | verdict | p50 us | equivalent | next (not equivalent) | lead |\n|---|---|---|---:|---|---|---:|\n");
+  printf("| sizes | pick | verdict | p50 us | equivalent | next (not equivalent) | lead | bound (95%%, worst size) |\n"
+         "|---|---|---|---:|---|---|---:|---|\n");
   for (int i = 0; i < n; i++) print_range(g, &d, &r[i]);
   printf("\n");
+  none = print_wrong(g, &d);
   free(r);
   ar_decisions_free(&d);
+  return none;
 }
 
 /* ---- which group feeds the NCCL files ---- */
@@ -379,17 +418,23 @@ static int nccl_ranges(const struct ar_grid *g, const struct ar_noise *nz, struc
   }
   free(use);
   int comm = default_comm_channels(g);
+  size_t next_lo = 0; /* one byte after the last size covered or left out */
   for (int s = 0; s < g->nsize; s++) {
+    if (d.at[s].verdict == AR_V_INVALID) { /* no valid configuration: left out; no range spans it */
+      next_lo = g->size[s] + 1;
+      continue;
+    }
     if (best_nccl(g, &d, s, &st)) continue;
     struct ar_tune_range *cur = n ? &r[n - 1] : NULL;
+    if (cur && cur->hi + 1 < next_lo) cur = NULL;
     if (cur && cur->cfg == d.at[s].pick && same_setting(&prev, &st)) {
       cur->hi = g->size[s];
       cur->sizes++;
       range_count(cur, &d.at[s]);
       continue;
     }
-    r[n] = (struct ar_tune_range){.lo = cur ? cur->hi + 1 : 0, .hi = g->size[s], .cfg = d.at[s].pick, .sizes = 1,
-                                  .comm_channels = comm};
+    size_t lo = n && r[n - 1].hi + 1 > next_lo ? r[n - 1].hi + 1 : next_lo;
+    r[n] = (struct ar_tune_range){.lo = lo, .hi = g->size[s], .cfg = d.at[s].pick, .sizes = 1, .comm_channels = comm};
     r[n].channels = ar_tune_plugin_channels(st.channels, st.forced, comm, st.algo, &r[n].wanted);
     range_count(&r[n], &d.at[s]);
     prev = st;
@@ -514,13 +559,23 @@ static double baseline_at(const struct ar_grid *g, int s, const char *cols) {
   double best = INFINITY;
   for (int c = 0; c < g->ncfg; c++) {
     int base;
-    double v = cols[c] && ar_grid_eligible(g, c) ? p50_at(g, s, c) : INFINITY;
+    double v = cols[c] && ar_grid_cell_eligible(g, s, c) ? p50_at(g, s, c) : INFINITY;
     family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
     if (base && v < best) best = v;
   }
   return best;
 }
 
+
+/* Is some baseline among cols (not unsafe, no prediction) measured at s, its results right or wrong? A size without one is no comparison. */
+static int baseline_measured(const struct ar_grid *g, int s, const char *cols) {
+  for (int c = 0; c < g->ncfg; c++) {
+    int base;
+    family_of(ar_rec_str(g->cfgrec[c], "backend", ""), &base);
+    if (cols[c] && base && ar_grid_runs(g, s, c) && ar_grid_eligible(g, c)) return 1; /* wrong there counts */
+  }
+  return 0;
+}
 
 /* The sizes where custom configuration c is the family's pick, as contiguous [lo, hi] ranges of measured
  * sizes (sizes without a baseline measured are skipped); NULL when c was never compared with a baseline. */
@@ -530,8 +585,12 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d
   double first = NAN;
   for (int s = 0; s < g->nsize; s++) {
     double base = baseline_at(g, s, cols), v = p50_at(g, s, c);
-    if (isinf(v) || isinf(base)) continue;
-    if (!compared++) first = base / v;
+    if (isinf(v) || !baseline_measured(g, s, cols)) continue;
+    if (!ar_grid_cell_eligible(g, s, c)) { /* wrong results here: no range spans it */
+      cur = NULL;
+      continue;
+    }
+    if (!compared++ && !isinf(base)) first = base / v; /* every baseline wrong here: no speedup to state */
     if (d->at[s].pick == c) {
       if (!cur) json_array_append_new(ranges, cur = json_pack("[I, I]", (json_int_t)g->size[s], (json_int_t)g->size[s]));
       json_array_set_new(cur, 1, json_integer((json_int_t)g->size[s]));
@@ -541,8 +600,8 @@ static json_t *custom_json(const struct ar_grid *g, const struct ar_decisions *d
     json_decref(ranges);
     return NULL;
   }
-  return json_pack("{s:s, s:o, s:i, s:f}", "config", g->cfg[c], "win_ranges", ranges, "sizes_compared", compared,
-                   "speedup_at_smallest", first);
+  return json_pack("{s:s, s:o, s:i, s:o}", "config", g->cfg[c], "win_ranges", ranges, "sizes_compared", compared,
+                   "speedup_at_smallest", isnan(first) ? json_null() : json_real(first));
 }
 
 static int is_custom(const struct ar_grid *g, int c, const char *family) {
@@ -582,7 +641,8 @@ static json_t *use_json(const struct ar_grid *g, const struct ar_decisions *d, c
   *max = 0;
   for (int s = 0; s < g->nsize; s++) {
     int pick = d->at[s].pick;
-    if (isinf(baseline_at(g, s, cols))) continue;
+    if (d->at[s].verdict == AR_V_INVALID) break; /* no valid configuration there: the custom range ends */
+    if (!baseline_measured(g, s, cols)) continue;
     if (pick < 0 || !is_custom(g, pick, family)) break;
     if (pick != cur.cfg) {
       if (cur.cfg >= 0) json_array_append_new(use, use_range(g, &cur));
@@ -672,7 +732,7 @@ static double geomean(const struct ar_grid *g, int c, const char *mask) {
   for (int i = 0; i < g->nsize; i++) {
     if (!mask[i]) continue;
     double v = ar_grid_p50(g, i, c); /* the cell's p50 over all its runs, as table prints it */
-    if (!(v > 0)) return NAN;
+    if (!(v > 0) || !ar_grid_cell_eligible(g, i, c)) return NAN; /* wrong results at a size: never the setting */
     s += log(v);
     n++;
   }
@@ -753,7 +813,7 @@ static void env_group(FILE *f, const struct ar_grid *g, const struct ar_noise *n
   fprintf(f, "\n# %d ranks, %s %s allreduce%s\n", g->ranks, g->dtype,
           strcmp(g->placement, "in") ? "out-of-place" : "in-place", live ? "" : " (commented out: another rank count)");
   if (best < 0) {
-    fprintf(f, "# no nccl results for this group\n");
+    fprintf(f, nsz ? "# no nccl results valid at every size for this group\n" : "# no nccl results for this group\n");
     free(mask);
     return;
   }
@@ -956,10 +1016,12 @@ int ar_cmd_tune(int argc, char **argv) {
     else if (o.serving.dir && ar_serving_write(&o.serving, g, n, a.runs, o.files, o.nfiles, &o.noise) < 0)
       status = AR_EXIT_USAGE;
     if (!status) print_excluded(stdout, "", g, n);
-    for (int k = 0; !status && k < n; k++) print_group(&g[k], &o.noise);
-    char rule[1400];
+    int none = 0;
+    for (int k = 0; !status && k < n; k++) none += print_group(&g[k], &o.noise);
+    char rule[2400];
     ar_rule_text(&o.noise, rule, sizeof rule);
     if (!status && n) printf("%s\n", rule); /* the statistics paragraph, once */
+    if (!status && none) status = AR_EXIT_FAIL; /* sizes with no valid configuration: nothing to act on there */
   }
   ar_grids_free(g, n);
   ar_ana_free(&a);

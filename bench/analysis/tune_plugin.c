@@ -20,7 +20,7 @@ static int is_custom_col(const struct ar_grid *g, int c) {
 static int best_nccl_col(const struct ar_grid *g, int s) {
   int best = -1;
   for (int c = 0; c < g->ncfg; c++) {
-    double v = ar_grid_is_nccl(g, c) && ar_grid_eligible(g, c) ? ar_grid_p50(g, s, c) : NAN;
+    double v = ar_grid_is_nccl(g, c) && ar_grid_cell_eligible(g, s, c) ? ar_grid_p50(g, s, c) : NAN;
     if (!isnan(v) && (best < 0 || v < ar_grid_p50(g, s, best))) best = c;
   }
   return best;

@@ -15,12 +15,17 @@ bad = []
 
 
 def picks(grids):
-    """(dtype, size) -> (pick label, verdict, pick p50, fastest p50), from table's json."""
+    """(dtype, size) -> (pick label, verdict, pick p50, fastest p50, bound_pct, bound_vs), from table's json; a size
+    with no valid configuration: (None, its verdict, None, None, None, None)."""
     out = {}
     for g in grids:
         for d in g["decisions"]:
+            if d["pick"] is None:
+                out[(g["dtype"], d["size"])] = (None, d["verdict"], None, None, None, None)
+                continue
             f = next(c for c in g["cells"] if c["size"] == d["size"] and c["config"] == d["fastest"])
-            out[(g["dtype"], d["size"])] = (d["pick_label"], d["verdict"], d["p50_us"], f["p50_us"])
+            out[(g["dtype"], d["size"])] = (d["pick_label"], d["verdict"], d["p50_us"], f["p50_us"], d["bound_pct"],
+                                            d["bound_vs"])
     return out
 
 
@@ -28,7 +33,9 @@ P, PN = picks(t["grids"]), picks(tn["grids"])
 sizes = {g["dtype"]: g["sizes"] for g in t["grids"]}
 fmt = lambda b: next(("%d%s" % (b // k, s) for k, s in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")) if b >= k and b % k == 0), str(b))
 # the rule: a pick is never measured more than the margin slower than the fastest; undecided sizes keep the fastest
-for k, (lab, v, pp, fp) in P.items():
+for k, (lab, v, pp, fp, _, _) in P.items():
+    if lab is None:
+        continue
     if pp > fp * 1.05 or (v != "equivalent" and pp != fp):
         bad.append("rule: %s %s pick %s %.4g vs fastest %.4g" % (k + (v,), lab, pp, fp))
 # markdown (table's and the one run.sh prints): the bold cell's column, the mark, the decision column
@@ -45,13 +52,13 @@ for mdf in mds:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             bold = [hdr[i] for i, c in enumerate(cells) if c.startswith("**")]
             md[(dt, cells[0])] = (bold, cells[-1].split(" ")[0].rstrip(":"))
-    for (d, s), (lab, v, _, _) in P.items():
-        if md.get((d, fmt(s))) != ([lab], v):
+    for (d, s), (lab, v, _, _, _, _) in P.items():
+        if md.get((d, fmt(s))) != ([lab] if lab else [], v if lab else "no"):
             bad.append("%s %s %s: %s, json %s %s" % (mdf, d, s, md.get((d, fmt(s))), lab, v))
     # crossovers: the picks' changes
     cross = [l for l in open(os.path.join(tmp, mdf)) if l.startswith("Crossovers:")]
     for g, line in zip(t["grids"], cross):
-        seq = [(d["size"], d["pick_label"]) for d in g["decisions"]]
+        seq = [(d["size"], d["pick_label"]) for d in g["decisions"] if d["pick"] is not None]
         want = ["%s -> %s between %s and %s" % (a[1], b[1], fmt(a[0]), fmt(b[0])) for a, b in zip(seq, seq[1:]) if a[1] != b[1]]
         got = [re.sub(r" \(undecided at [^)]*\)", "", x.strip()) for x in line[len("Crossovers:"):].split(";")]
         if got != want:
@@ -76,6 +83,14 @@ for grp in groups:
         for s in sizes[d]:
             if lo <= s <= hi and P[(d, s)][0] != m.group(3).strip():
                 bad.append("tune %s %s: %s, table %s" % (d, s, m.group(3).strip(), P[(d, s)][0]))
+        # the bound column: the worst (largest) bound_pct of table's json over the range's sizes, in words
+        inr = [P[(d, s)] for s in sizes[d] if lo <= s <= hi]
+        w = max(inr, key=lambda x: x[4]) if inr and all(x[4] is not None for x in inr) else None
+        want = "-" if not w else "at %s %.*f%% %s than %s" % ("most" if w[4] >= 0 else "least", 1 if abs(w[4]) < 9.95 else 0,
+                                                             abs(w[4]), "slower" if w[4] >= 0 else "faster", w[5])
+        got = line.strip().strip("|").split("|")[-1].strip()
+        if got != want:
+            bad.append("tune bound %s %s: %s, table json %s" % (d, m.group(1), got, want))
 # tuner CSV and tuner.json: the decision among the nccl configurations, per measured size
 setting = lambda lab: tuple(x.split("=")[1].lower() for x in lab.split(":")[1].split(","))
 rows = [l.strip().split(",") for l in open(os.path.join(tmp, "tune", "nccl_tuner.conf")) if not l.startswith("#")]
@@ -86,6 +101,10 @@ if not tn["grids"] and (rows or jr):
 for d, s in sorted(PN):
     lab = PN[(d, s)][0]
     row = [r for r in rows if int(r[1]) <= s <= int(r[2])]
+    if lab is None:  # no valid configuration: in no file
+        if row or [r for r in jr if r["min_bytes"] <= s <= r["max_bytes"]]:
+            bad.append("tuner files cover %s, where no configuration is valid" % s)
+        continue
     if len(row) != 1 or (row[0][3], row[0][4]) != setting(lab):
         bad.append("tuner csv %s: %s, table --backend nccl %s" % (s, row, lab))
     rj = [r for r in jr if r["min_bytes"] <= s <= r["max_bytes"]]
@@ -100,7 +119,7 @@ for g in thr["groups"]:
     seq = [(s, P[(d, s)][0]) for s in sizes[d]]
     lead = 0
     for s, lab in seq:
-        if lab in base:
+        if lab is None or lab in base:
             break
         lead = s
     if g["custom_max_bytes"] != lead:
@@ -118,7 +137,8 @@ for g in thr["groups"]:
             bad.append("thresholds %s win_ranges of %s: %s, table picks %s" % (d, c["config"], listed, won))
 # tuner.json custom_beats_nccl: the sizes whose pick is a custom allreduce
 cb = {(x["bytes"], x["custom"]) for g in tj["groups"] for x in g["custom_beats_nccl"]}
-want = {(s, P[(d, s)][0]) for d in {g["dtype"] for g in tn["grids"]} for s in sizes[d] if not P[(d, s)][0].startswith("nccl")}
+want = {(s, P[(d, s)][0]) for d in {g["dtype"] for g in tn["grids"]} for s in sizes[d]
+        if P[(d, s)][0] and not P[(d, s)][0].startswith("nccl")}
 if cb != want:
     bad.append("custom_beats_nccl %s, table %s" % (sorted(cb), sorted(want)))
 # plots: the best map's cells
@@ -130,6 +150,8 @@ if os.path.exists(pj):
         cells = drawn["best_map_%s_%s" % (d, g["placement"])]["cells"]
         for s in sizes[d]:
             c = cells.get("%d %d" % (g["ranks"], s))
+            if P[(d, s)][0] is None and (not c or c["best"] is None):
+                continue
             if not c or (c["best"], c["verdict"]) != P[(d, s)][:2]:
                 bad.append("best map %s %s: %s, table %s" % (d, s, c, P[(d, s)][:2]))
 # compare: B (one configuration's runs, relabelled) against A, in the same family as the two-column table

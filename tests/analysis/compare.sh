@@ -39,7 +39,7 @@ check_eq "torn last line of B: one warning" 1 "$(grep -c 'ignoring an incomplete
 # Text output: reproducible (fixed seed), and says the direction.
 "$ARBENCH" compare "$A" "$B" >"$TMP/t1" 2>/dev/null; "$ARBENCH" compare "$A" "$B" >"$TMP/t2" 2>/dev/null
 check_eq "text output reproducible" "" "$(diff "$TMP/t1" "$TMP/t2")"
-check_eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 1/1 | 20.00 | 10.00 | 0.500 | [0.500, 0.500] | undecided (measure 2+ runs a side) |" \
+check_eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 1/1 | 20.00 | 10.00 | 0.500 | [0.500, 0.500] | undecided (one launch a side: append 2+ more launches to each file, A and B interleaved) |" \
   "$(grep '| 8K | 1/1 | 20.00' "$TMP/t1")"
 check_eq "direction stated" 1 "$(grep -c 'below 1 means B is faster' "$TMP/t1")"
 check_eq "undecided explained" 1 "$(grep -c 'a side with one run cannot separate the two sides from run-to-run' "$TMP/t1")"

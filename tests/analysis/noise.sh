@@ -15,7 +15,7 @@ check_eq "2 ranks: ranges follow the picks, verdicts said" "| 1K | shm-oneshot |
 | 8K | shm-twoshot | clear | 16.00 | - | shm-staged | +23% |
 | 16K .. 32K | shm-staged | undecided (measure 2+ runs) | 39.00 .. 79.50 | - | shm-oneshot | +1% .. +1% |
 | 64K | shm-twoshot | undecided (measure 2+ runs) | 130.0 | - | shm-staged | +1% |" \
-  "$(sed -n '/^## float, 2 ranks/,/^## float, 4/p' "$TMP/tune" | grep -E '^\| [0-9]')"
+  "$(sed -n '/^## float, 2 ranks/,/^## float, 4/p' "$TMP/tune" | grep -E '^\| [0-9]' | nobound)"
 check_eq "thresholds use: the same picks, verdicts per range" \
   "shm-oneshot 0 1024 clear;shm-twoshot 1025 2048 undecided;shm-oneshot 2049 4096 undecided;shm-twoshot 4097 8192 clear;shm-staged 8193 32768 undecided;shm-twoshot 32769 65536 undecided" \
   "$(jq -r '[.groups[] | select(.ranks==2) | .use[] | "\(.config) \(.min_bytes) \(.max_bytes) \(.verdict)"] | join(";")' "$TMP/thr.json")"
@@ -23,10 +23,10 @@ check_eq "thresholds use: the same picks, verdicts per range" \
 check_eq "4 ranks: undecided sizes keep the fastest" "| 1K | shm-staged | undecided (measure 2+ runs) | 10.00 | - | shm-twoshot | +1% |
 | 2K | shm-twoshot | clear | 15.00 | - | shm-staged | +33% |
 | 4K | shm-staged | undecided (measure 2+ runs) | 30.00 | - | shm-oneshot | +1% |" \
-  "$(sed -n '/^## float, 4 ranks/,/^## float, 8/p' "$TMP/tune" | grep -E '^\| [0-9]')"
+  "$(sed -n '/^## float, 4 ranks/,/^## float, 8/p' "$TMP/tune" | grep -E '^\| [0-9]' | nobound)"
 # 8 ranks: one size, three within 2%: the fastest, not the simplest (nothing is shown equivalent).
 check_eq "8 ranks: the fastest, not the simplest" "| 1K | shm-staged | undecided (measure 2+ runs) | 10.00 | - | shm-twoshot | +1% |" \
-  "$(sed -n '/^## float, 8 ranks/,$p' "$TMP/tune" | grep -E '^\| [0-9]')"
+  "$(sed -n '/^## float, 8 ranks/,$p' "$TMP/tune" | grep -E '^\| [0-9]' | nobound)"
 check_eq "default drift: the same picks" "$(grep -E '^\| [0-9]' "$TMP/tune" | cut -d'|' -f2-3)" \
   "$("$ARBENCH" tune "$N" | grep -E '^\| [0-9]' | cut -d'|' -f2-3)"
 "$ARBENCH" table --drift 0 --ranks 2 "$N" >"$TMP/table" 2>/dev/null || check_fail "table exited $?"
