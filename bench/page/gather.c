@@ -171,26 +171,43 @@ static int compare_chart_input(const struct ar_page *p, const char *path) {
   return one && json_dump_file(one, path, 0) == 0;
 }
 
-static void gather_plots(struct ar_page *p, const struct ar_page_tools *t) {
-  char tj[4200], cj[4200], dir[4200];
+/* Start plots/arbench-plot on table's JSON (and compare's): 1 started (finish_plots collects it), 0 not (the
+ * reason is a warning). The links matrices are not drawn: the page shows them as tables. */
+static int start_plots(struct ar_page *p, const struct ar_page_tools *t, struct ar_page_job *job) {
+  char tj[4200], cj[4200], dir[4200], out[4200], errf[4200], err[AR_ERRLEN];
   char why[4300];
   if (!*t->plot || access(t->plot, X_OK)) {
     snprintf(why, sizeof why, "left out: %s%s (plots/arbench-plot: give --plot PATH or set ARBENCH_PLOT)",
              *t->plot ? t->plot : "the plot script not found", *t->plot ? " is not an executable" : "");
     warn(p, "charts", why);
-    return;
+    return 0;
   }
   snprintf(tj, sizeof tj, "%s/table.out", t->tmp);
   snprintf(cj, sizeof cj, "%s/compare.json", t->tmp);
   snprintf(dir, sizeof dir, "%s/plots", t->tmp);
-  char *v[14] = {(char *)t->plot, "--table-json", tj, "--arbench", (char *)t->self, "--format", "svg", "--svg-text",
-                 "-o", dir};
-  int n = 10;
+  snprintf(out, sizeof out, "%s/plots.out", t->tmp);
+  snprintf(errf, sizeof errf, "%s/plots.err", t->tmp);
+  char *v[16] = {(char *)t->plot, "--table-json", tj, "--arbench", (char *)t->self, "--format", "svg", "--svg-text",
+                 "--no-links", "-o", dir};
+  int n = 11;
   if (p->compare && compare_chart_input(p, cj)) v[n++] = "--compare-json", v[n++] = cj;
   if (t->topo_xml) v[n++] = "--topo-xml", v[n++] = (char *)t->topo_xml;
-  if (run(p, t, v, "plots")) return;
+  if (!ar_page_start(v, out, errf, job, err, sizeof err)) return 1;
+  warn(p, "plots", err);
+  return 0;
+}
+
+/* Wait for the plot script, then read every SVG it wrote into p->plots. */
+static void finish_plots(struct ar_page *p, const struct ar_page_tools *t, struct ar_page_job *job) {
+  char dir[4200], errf[4200], err[AR_ERRLEN];
+  snprintf(dir, sizeof dir, "%s/plots", t->tmp);
+  snprintf(errf, sizeof errf, "%s/plots.err", t->tmp);
+  int rc = ar_page_finish(job, t->timeout, err, sizeof err);
+  if (rc < 0) warn(p, "plots", err);
+  warn_file(p, "plots", errf);
+  if (rc) return;
   struct dirent **names = NULL;
-  n = scandir(dir, &names, NULL, alphasort);
+  int n = scandir(dir, &names, NULL, alphasort);
   for (int i = 0; i < n; i++) {
     const char *nm = names[i]->d_name;
     size_t l = strlen(nm);
@@ -233,9 +250,11 @@ int ar_page_gather(struct ar_page *p, const struct ar_page_tools *t, json_t *res
                    char *err, size_t len) {
   if (!p->nfiles) return 0; /* doctor files only */
   if (gather_table(p, t, err, len)) return -1;
-  if (json_array_size(json_object_get(p->table, "grids"))) gather_tune(p, t);
   gather_compare(p, t, results, stacks);
-  gather_plots(p, t);
+  struct ar_page_job plots;
+  int charts = start_plots(p, t, &plots); /* the charts (the longest part) side by side with tune */
+  if (json_array_size(json_object_get(p->table, "grids"))) gather_tune(p, t);
+  if (charts) finish_plots(p, t, &plots);
   gather_findings(p, notes);
   return 0;
 }

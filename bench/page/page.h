@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* What the page shows, gathered before anything is written (gather.c). Every number in it comes from
  * `arbench table --format json`, `arbench tune -o`, `arbench compare --format json`, the link findings
@@ -46,6 +47,15 @@ void ar_page_find_plot(const char *given, const char *self, char *out, size_t le
 /* Run argv with stdout and stderr into files, stdin from /dev/null, for at most timeout seconds (then
  * its process group is killed). Exit status, or -1 with one line in err. */
 int ar_page_spawn(char *const argv[], const char *out, const char *errf, int timeout, char *err, size_t len);
+/* The same in two steps, so that two commands run side by side (the charts while tune runs): start it, then
+ * wait for it (its timeout counted from its start). */
+struct ar_page_job {
+  pid_t pid;
+  double start;
+  char what[256];
+};
+int ar_page_start(char *const argv[], const char *out, const char *errf, struct ar_page_job *job, char *err, size_t len);
+int ar_page_finish(struct ar_page_job *job, int timeout, char *err, size_t len);
 
 /* Write the whole page to f (render.c); the number of charts it holds. */
 int ar_page_render(FILE *f, const struct ar_page *p);
