@@ -227,7 +227,9 @@ static const char *tune_file_what(const char *name) {
     {"tuner.json", "decisions for arbench's own NCCL tuner plugin (libarbench-tuner.so)"},
     {"thresholds.json", "custom allreduce thresholds: up to which size a custom allreduce beats the baseline, and which one"},
     {"nccl_env.sh", "export NCCL_... lines of the single best NCCL setting"},
-    {"serving.json", "serving settings: the engines' allreduce knobs"},
+    {"serving.json", "serving settings: the engines' allreduce knobs, every rule and source (the table above)"},
+    {"vllm.sh", "vLLM's command line and environment from serving.json"},
+    {"sglang.sh", "SGLang's command line and environment from serving.json"},
   };
   for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
     if (!strcmp(name, what[i][0])) return what[i][1];
@@ -240,14 +242,11 @@ static void tuning(FILE *f, json_t *tune) {
   fputs("<section id=\"tuning\"><h3>Tuning files (arbench tune)</h3>\n<p>The best configuration per size range, as "
         "<code>arbench tune</code> printed it (the same decisions as the tables above), then the files it wrote.</p>\n", f);
   json_t *serving = json_object_get(files, "serving.json");
-  if (serving) {
-    fputs("<h4 id=\"serving\">Serving settings (serving.json)</h4>\n<pre>", f);
-    ar_html_text(f, json_string_value(serving));
-    fputs("</pre>\n", f);
-  }
+  if (serving) ar_page_serving(f, json_string_value(serving));
   ar_html_markdown(f, ar_pj_str(tune, "stdout"));
-  json_object_foreach(files, name, v) {
-    if (!strcmp(name, "serving.json")) continue;
+  fputs("<h4>The files, as written (collapsed)</h4>\n<p class=\"meta\">DIR: the directory of <code>arbench tune -o "
+        "DIR</code> on the files above.</p>\n", f);
+  json_object_foreach(files, name, v) { /* every raw file collapsed: what a person acts on is above */
     fputs("<details class=\"file\"><summary><code>", f);
     ar_html_text(f, name);
     fputs("</code>: ", f);

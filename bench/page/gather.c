@@ -95,6 +95,25 @@ static int gather_table(struct ar_page *p, const struct ar_page_tools *t, char *
   return p->table ? 0 : -1;
 }
 
+/* text with every occurrence of from replaced by to (malloc'd; NULL when out of memory). */
+static char *replace_all(const char *text, const char *from, const char *to) {
+  size_t n = 0, lf = strlen(from), lt = strlen(to);
+  for (const char *q = text; lf && (q = strstr(q, from)); q += lf) n++;
+  char *out = malloc(strlen(text) + n * (lt > lf ? lt - lf : 0) + 1), *w = out;
+  if (!out) return NULL;
+  for (const char *q = text, *hit; ; q = hit + lf) {
+    hit = lf ? strstr(q, from) : NULL;
+    size_t k = hit ? (size_t)(hit - q) : strlen(q);
+    memcpy(w, q, k);
+    w += k;
+    if (!hit) break;
+    memcpy(w, to, lt);
+    w += lt;
+  }
+  *w = 0;
+  return out;
+}
+
 /* `tune -o DIR`: its printed ranges and every file it wrote (the tuning files as a serving stack reads them). */
 static void gather_tune(struct ar_page *p, const struct ar_page_tools *t) {
   char dir[4200], out[4200];
@@ -114,7 +133,9 @@ static void gather_tune(struct ar_page *p, const struct ar_page_tools *t) {
     snprintf(f, sizeof f, "%s/%s", dir, names[i]->d_name);
     struct stat st;
     char *text = names[i]->d_name[0] != '.' && !stat(f, &st) && S_ISREG(st.st_mode) ? slurp(f) : NULL;
-    if (text) json_object_set_new(files, names[i]->d_name, json_string(text));
+    char *shown = text ? replace_all(text, dir, "DIR") : NULL; /* the scratch directory is gone: DIR of tune -o */
+    if (shown) json_object_set_new(files, names[i]->d_name, json_string(shown));
+    free(shown);
     free(text);
     free(names[i]);
   }

@@ -69,6 +69,8 @@ struct ar_render {
 void ar_page_provenance(struct ar_render *r); /* provenance.c: hosts, GPUs, topology, stack, method */
 void ar_page_answer(struct ar_render *r);     /* answer.c: decision tables, crossovers, tuning files */
 void ar_page_evidence(struct ar_render *r);   /* evidence.c: charts, compare, links, doctor */
+/* serving.c: serving.json (its text as tune wrote it) as a table per engine, or one line saying why none. */
+void ar_page_serving(FILE *f, const char *text);
 /* Shared pieces (render.c). */
 const char *ar_pj_str(json_t *o, const char *key);     /* "" when absent */
 double ar_pj_num(json_t *o, const char *key);          /* NAN when absent or null */
