@@ -182,13 +182,21 @@ static void gather_compare(struct ar_page *p, const struct ar_page_tools *t, jso
   free(v);
   snprintf(path, sizeof path, "%s/compare.out", t->tmp);
   p->compare = rc == 0 ? load_json(path) : NULL;
+  size_t nw = json_array_size(p->warnings);
+  const char *last = nw ? json_string_value(json_array_get(p->warnings, nw - 1)) : "";
+  if (!p->compare) /* its reason, without the "compare: arbench compare: " in front */
+    snprintf(p->compare_why, sizeof p->compare_why, "%s", !strncmp(last, "compare: arbench compare: ", 26) ? last + 26
+                                                          : *last ? last : "arbench compare printed no JSON");
   if (!p->compare) p->compare_how = NULL;
 }
 
 /* The chart of one comparison for arbench-plot --compare-json (the A/B form: a, b, matches). */
 static int compare_chart_input(const struct ar_page *p, const char *path) {
   json_t *c = json_object_get(p->compare, "comparisons");
-  json_t *one = c ? json_array_get(c, 0) : p->compare;
+  json_t *one = c ? NULL : p->compare, *x;
+  size_t i;
+  json_array_foreach(c, i, x) /* the first one with a match: the page's first compare table */
+    if (json_array_size(json_object_get(x, "matches")) && (one = x)) break;
   return one && json_dump_file(one, path, 0) == 0;
 }
 
@@ -227,6 +235,10 @@ static void finish_plots(struct ar_page *p, const struct ar_page_tools *t, struc
   if (rc < 0) warn(p, "plots", err);
   warn_file(p, "plots", errf);
   if (rc) return;
+  char plotted[4300];
+  snprintf(plotted, sizeof plotted, "%s/plotted.json", dir);
+  json_error_t je;
+  p->plotted = json_load_file(plotted, 0, &je); /* NULL: the charts go without their data tables */
   struct dirent **names = NULL;
   int n = scandir(dir, &names, NULL, alphasort);
   for (int i = 0; i < n; i++) {

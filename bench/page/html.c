@@ -111,14 +111,29 @@ static void cell_text(FILE *f, const char *s, size_t n) {
   if (bold) fputs("</strong>", f);
 }
 
-/* One markdown table row ("| a | b |") as <tr>; a separator row ("|---|") prints nothing. */
-static void md_row(FILE *f, const char *line, int head) {
+/* One markdown table row ("| a | b |") as <tr>; a separator row ("|---|") prints nothing. The header's cells are
+ * kept in heads (up to 16) so that every body cell names its column (data-h: a phone stacks the rows). */
+static void md_row(FILE *f, const char *line, int head, char heads[16][64]) {
   if (strspn(line, "|-: ") == strlen(line)) return;
   fputs("<tr>", f);
   const char *p = line + 1;
-  for (const char *q; (q = strchr(p, '|')); p = q + 1) {
-    fputs(head ? "<th>" : "<td>", f);
-    cell_text(f, p, (size_t)(q - p));
+  int k = 0;
+  for (const char *q; (q = strchr(p, '|')); p = q + 1, k++) {
+    size_t n = (size_t)(q - p);
+    if (head && k < 16) {
+      const char *a = p;
+      size_t m = n;
+      while (m && *a == ' ') a++, m--;
+      while (m && a[m - 1] == ' ') m--;
+      snprintf(heads[k], 64, "%.*s", (int)m, a);
+    }
+    if (head) fputs("<th>", f);
+    else {
+      fputs("<td data-h=\"", f);
+      ar_html_text(f, k < 16 ? heads[k] : "");
+      fputs("\">", f);
+    }
+    cell_text(f, p, n);
     fputs(head ? "</th>" : "</td>", f);
   }
   fputs("</tr>\n", f);
@@ -127,11 +142,12 @@ static void md_row(FILE *f, const char *line, int head) {
 void ar_html_markdown(FILE *f, const char *md) {
   char *copy = strdup(md ? md : ""), *save = NULL;
   int in_table = 0, rows = 0;
+  char heads[16][64] = {{0}};
   for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
     if (*l == '|') {
-      if (!in_table) fputs("<div class=\"scroll\"><table class=\"md\">\n", f);
+      if (!in_table) fputs("<div class=\"scroll\"><table class=\"md stack\">\n", f);
       in_table = 1;
-      md_row(f, l, rows++ == 0);
+      md_row(f, l, rows++ == 0, heads);
       continue;
     }
     if (in_table) fputs("</table></div>\n", f);

@@ -38,13 +38,13 @@ static void group_row(FILE *f, json_t *g) {
   json_t *ca = json_object_get(g, "custom_allreduce"), *patch = json_object_get(g, "needs_patch"), *x;
   size_t i;
   int nodes = (int)json_integer_value(json_object_get(g, "nodes"));
-  fputs("<tr><td class=\"l\">", f);
+  fputs("<tr><td class=\"l\" data-h=\"group\">", f);
   ar_html_printf(f, "TP %lld, %s, %s%s", (long long)json_integer_value(json_object_get(g, "ranks")), ar_pj_str(g, "dtype"),
                  strcmp(ar_pj_str(g, "placement"), "in") ? "out-of-place" : "in-place",
                  nodes > 1 ? ", several nodes" : "");
-  fputs("</td><td class=\"l\">", f);
+  fputs("</td><td class=\"l\" data-h=\"custom allreduce\">", f);
   fputs(json_is_true(ca) ? "on" : json_is_false(ca) ? "off" : "not decided", f);
-  fputs("</td><td class=\"l\">", f);
+  fputs("</td><td class=\"l\" data-h=\"custom up to\">", f);
   bytes_cell(f, json_object_get(g, "custom_max_bytes"));
   if (json_is_integer(json_object_get(g, "custom_max_tokens")))
     ar_html_printf(f, "; %lld tokens", (long long)json_integer_value(json_object_get(g, "custom_max_tokens")));
@@ -52,17 +52,17 @@ static void group_row(FILE *f, json_t *g) {
     fputs("<br>engine's kernels: ", f);
     bytes_cell(f, json_object_get(g, "engine_custom_max_bytes"));
   }
-  fputs("</td><td class=\"l\">", f);
+  fputs("</td><td class=\"l\" data-h=\"flags\">", f);
   code_list(f, json_object_get(g, "flags"));
-  fputs("</td><td class=\"l\">", f);
+  fputs("</td><td class=\"l\" data-h=\"env\">", f);
   code_list(f, json_object_get(g, "env"));
-  fputs("</td><td class=\"l\">", f);
+  fputs("</td><td class=\"l\" data-h=\"needs a patch\">", f);
   json_array_foreach(patch, i, x) {
     if (i) fputs("<br>", f);
     ar_html_text(f, ar_pj_str(x, "what"));
   }
   if (!json_array_size(patch)) fputs("none", f);
-  fputs("</td><td class=\"l\">", f);
+  fputs("</td><td class=\"l\" data-h=\"what the engine does\">", f);
   ar_html_text(f, *ar_pj_str(g, "undecided") ? ar_pj_str(g, "undecided") : ar_pj_str(g, "engine_runs"));
   fputs("</td></tr>\n", f);
 }
@@ -82,7 +82,7 @@ void ar_page_serving(FILE *f, const char *text) {
   json_object_foreach(engines, name, gs) {
     if (!json_array_size(gs)) continue;
     shown++;
-    fputs("<div class=\"scroll\"><table class=\"serving\"><caption>", f);
+    fputs("<div class=\"scroll\"><table class=\"serving stack\"><caption>", f);
     ar_html_printf(f, "%s (%s)", name, ar_pj_str(json_object_get(s, "engine_sources"), name));
     fputs("</caption><thead><tr><th class=\"l\">group</th><th class=\"l\">custom allreduce</th><th class=\"l\">custom up "
           "to (crossover)</th><th class=\"l\">flags</th><th class=\"l\">env</th><th class=\"l\">needs a patch</th>"

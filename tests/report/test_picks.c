@@ -92,8 +92,9 @@ static char *answer(json_t *g) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   p.table = json_pack("{s:[O]}", "grids", g);
-  struct ar_render r = {f, &p, 0};
+  struct ar_render r = {f, &p, 0, json_array()};
   ar_page_answer(&r);
+  json_decref(r.left_out);
   fclose(f);
   json_decref(p.table);
   return buf;
