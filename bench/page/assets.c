@@ -45,7 +45,7 @@ const char ar_page_css[] =
   "details.full>summary,details.file>summary{color:var(--accent)}\n"
   "article.grid{border-top:1px solid var(--line);padding-top:.4em;margin-top:1em}\n"
   "figure.chart{margin:1em 0;background:#fff;color:#222;border:1px solid var(--line);border-radius:6px;padding:6px;"
-  "max-width:100%;break-inside:avoid}\n"
+  "max-width:100%;break-inside:avoid;overflow-x:auto}\n"
   "figure.chart svg{display:block;width:100%;height:auto;max-width:100%;margin:0 auto}\n"
   "figcaption{font-size:.85em;color:#333;padding:2px 4px}\n"
   ".missing{background:var(--warnbg);color:var(--warn);padding:4px 8px;border-radius:4px}\n"

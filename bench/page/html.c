@@ -77,14 +77,39 @@ static double svg_width(const char *tag) {
   return !strncmp(unit, "pt", 2) ? v * 4 / 3 : v;
 }
 
-void ar_html_svg(FILE *f, const char *svg, int n, const char *label) {
+/* The viewBox's width (user units), 0 when none. */
+static double svg_viewbox_width(const char *tag) {
+  const char *end = strchr(tag, '>'), *v = strstr(tag, " viewBox=\"");
+  double x, y, w, h;
+  if (!v || (end && v > end) || sscanf(v + 10, "%lf %lf %lf %lf", &x, &y, &w, &h) != 4) return 0;
+  return w;
+}
+
+/* The smallest font size of the SVG's text, in user units (graphviz: font-size="9.00"; matplotlib's text kept as
+ * text: "font: 9px ..." or font-size:9px); 0 when it has none. */
+static double svg_min_font(const char *s) {
+  static const char *const pats[] = {"font-size=\"", "font-size:", "font: "};
+  double lo = 0;
+  for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++)
+    for (const char *q = strstr(s, pats[k]); q; q = strstr(q + 1, pats[k])) {
+      double v = strtod(q + strlen(pats[k]), NULL);
+      if (v > 0 && (lo == 0 || v < lo)) lo = v;
+    }
+  return lo;
+}
+
+void ar_html_svg(FILE *f, const char *svg, int n, const char *label, int legible) {
   const char *start = strstr(svg, "<svg");
   if (!start) return;
-  double w = svg_width(start);
+  double w = svg_width(start), vb = svg_viewbox_width(start), font = svg_min_font(start);
   fputs("<svg role=\"img\" aria-label=\"", f);
   ar_html_text(f, label);
   fputs("\"", f);
-  if (w > 0) fprintf(f, " style=\"max-width:%.0fpx\"", w); /* scaled down to the page, never up */
+  if (w > 0) { /* scaled down to the page, never up; and, for a chart without a data table, never below 9 px text */
+    double px = vb > 0 && font > 0 ? font * w / vb : 0, min = legible && px > 9.2 ? w * 9.2 / px : 0;
+    if (min > 0) fprintf(f, " style=\"max-width:%.0fpx;min-width:%.0fpx\"", w, min);
+    else fprintf(f, " style=\"max-width:%.0fpx\"", w);
+  }
   svg_body(f, start + 4, n);
 }
 

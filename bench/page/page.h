@@ -114,8 +114,9 @@ void ar_html_printf(FILE *f, const char *fmt, ...)    /* formatted, then escaped
     __attribute__((format(printf, 2, 3)));
 void ar_html_id(char *buf, size_t len, const char *s); /* an anchor id from any text: [a-z0-9-] */
 /* An SVG file's text for inlining as element n of the page: the XML prolog dropped, ids prefixed
- * ("pN-") so the charts' clip paths and glyphs do not collide, role and label added. */
-void ar_html_svg(FILE *f, const char *svg, int n, const char *label);
+ * ("pN-") so the charts' clip paths and glyphs do not collide, role and label added; legible: never drawn so small
+ * that its smallest text falls under 9 px (a narrow screen scrolls it inside its card instead). */
+void ar_html_svg(FILE *f, const char *svg, int n, const char *label, int legible);
 /* A configuration label, at least 12em wide, with break opportunities after , = { _ (long sweep points wrap
  * on a phone without squeezing into a sliver). */
 void ar_html_label(FILE *f, const char *s);

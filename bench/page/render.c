@@ -124,7 +124,7 @@ int ar_page_figure_with(struct ar_render *r, const char *name, const char *capti
   fprintf(r->f, "<figure id=\"fig-%s\" class=\"chart\"", id);
   if (own || data_table) fprintf(r->f, " data-table=\"%s\"", own ? tid : data_table);
   fputs(">", r->f);
-  ar_html_svg(r->f, svg, ++r->figures, caption);
+  ar_html_svg(r->f, svg, ++r->figures, caption, !own && !data_table); /* no data table: the text stays legible */
   fputs("<figcaption>", r->f);
   ar_html_text(r->f, caption);
   if (!own && data_table) fprintf(r->f, " <a href=\"#%s\">The numbers: this table.</a>", data_table);
