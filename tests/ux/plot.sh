@@ -33,6 +33,15 @@ check_eq "the whole text kept as the chart's caption" true \
   "$(jq '.compare.caption | endswith("a long caption ")' "$P")"
 check_eq "ratio axis: a labelled tick every 0.05 around 1" "0.95 1 1.05 1.1" \
   "$(jq -r '.compare.yticks | join(" ")' "$P")"
+# Legends break lines between words, never inside one (issue 51: "n p=2"): the first steps' sweep, whose labels
+# hold words longer than a legend line (OMPI_MCA_coll_tuned_use_dynamic_rules=1;).
+"$PLOT" "$ARBENCH_SRC/tests/fixtures/report/firststeps-sweep.jsonl" -o "$TMP/fs" --format svg --arbench "$ARBENCH" \
+  >/dev/null 2>&1
+check_eq "legend: every entry is its label, lines broken at spaces only" "[]" "$(jq -c '[.[] | select(.legend) |
+  (.legend | map(gsub("\n"; " ")) | map(select(startswith("link bound") | not))) - (.series | keys)] | add' \
+  "$TMP/fs/plotted.json" 2>&1)"
+check_eq "legend: long labels wrapped (several lines)" true \
+  "$(jq '[.[] | select(.legend) | .legend[] | select(contains("\n"))] | length > 0' "$TMP/fs/plotted.json")"
 # The topology picture: a VM's virtio devices are not drawn but counted; singular package and NUMA node.
 X="$ARBENCH_SRC/tests/fixtures/topo"
 "$ARBENCH" topo --xml "$X/vm-virtio.xml" --format dot >"$TMP/vm.dot"
