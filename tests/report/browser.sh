@@ -81,6 +81,7 @@ if [ "$SET" != core ]; then
 fi
 echo "pages made in $((SECONDS - t0)) s"
 rc=0
+[ "$SET" = layout ] && export ARBENCH_REPORT_PDF=0 # printing is report-browser's check
 "$PY" "$(dirname "$0")/browser.py" "$CHROME" "$OUT" "${specs[@]}" || rc=1
 echo "browser checks done in $((SECONDS - t0)) s"
 exit $rc
