@@ -127,6 +127,11 @@ int ar_page_figure_with(struct ar_render *r, const char *name, const char *capti
   ar_html_svg(r->f, svg, ++r->figures, caption, !own && !data_table); /* no data table: the text stays legible */
   fputs("<figcaption>", r->f);
   ar_html_text(r->f, caption);
+  if (*ar_pj_str(d, "caption")) { /* the chart's subtitle is one line: its whole text is here */
+    fputs(" <span class=\"details\">", r->f);
+    ar_html_text(r->f, ar_pj_str(d, "caption"));
+    fputs(".</span>", r->f);
+  }
   if (!own && data_table) fprintf(r->f, " <a href=\"#%s\">The numbers: this table.</a>", data_table);
   fputs("</figcaption>", r->f);
   if (json_is_object(json_object_get(d, "series"))) series_table(r->f, d, tid);

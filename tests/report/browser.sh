@@ -76,6 +76,8 @@ if [ "$SET" != core ]; then
     || fail "firststeps: the summary does not say why compare is left out"
   grep -q '^No serving settings: no GPU results' "$TMP/firststeps.txt" || fail "firststeps: no line saying why no serving settings"
   grep -q '<li><a href="#compare">' "$OUT/firststeps.html" && fail "firststeps: the contents link a compare left out"
+  grep -q '<span class="details">under each number: the lead over the runner-up' "$OUT/firststeps.html" \
+    || fail "firststeps: the pick map's caption lacks the details its one-line subtitle leaves out"
   echo "ok: issue 51's text checks (left-out summary, no empty comparison, serving settings' why)"
   specs+=("$OUT/firststeps.html:$OUT/firststeps.table.json" "$OUT/imports.html:$OUT/imports.table.json:compare")
 fi
