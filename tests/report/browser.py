@@ -486,7 +486,7 @@ def main():
     finally:
         br.close()
     for spec in sys.argv[3:]:
-        if os.environ.get("ARBENCH_REPORT_PDF", "1") != "0":  # report-layout leaves printing to report-browser
+        if os.environ.get("ARBENCH_REPORT_PDF", "1") != "0":  # report-browser-layout leaves printing to report-browser
             print_pdf(exe, spec.split(":")[0], outdir, os.path.join(outdir, "profile-pdf"), log)
     print("%d failed checks" % len(FAILS) if FAILS else "all passed")
     return 1 if FAILS else 0
