@@ -33,6 +33,7 @@ const char ar_page_css[] =
   ".l{text-align:left}\n"
   "td.l,th.l{white-space:normal;min-width:6em}\n"
   "td.cmd{font-family:ui-monospace,monospace;font-size:.85em;min-width:16em}\n"
+  "table.md td,table.md th{white-space:normal;overflow-wrap:anywhere}\n" /* tune's ranges: wrap, never overflow */
   ".label{overflow-wrap:break-word}\n"
   "span.lab{display:inline-block;min-width:12em}\n"
   "td.pick{background:var(--pick)}\n"
