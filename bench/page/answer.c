@@ -50,38 +50,60 @@ static int grid_says(json_t *grid, const char *v) {
   return 0;
 }
 
-static void decision_row(FILE *f, json_t *grid, size_t s, int extra) {
+/* Does any size of the grid carry a bound (table's "bound_pct", from issue 46 on)? */
+static int grid_has_bound(json_t *grid) {
+  for (size_t s = 0; s < json_array_size(json_object_get(grid, "sizes")); s++) {
+    struct ar_pick k;
+    ar_page_pick(grid, s, &k);
+    if (k.has_bound) return 1;
+  }
+  return 0;
+}
+
+/* One size's row; every cell names its column (data-h) so that a phone shows the row as a stacked card. */
+static void decision_row(FILE *f, json_t *grid, size_t s, int extra, int bound) {
   struct ar_pick k;
   char sz[32], us[32];
   ar_page_pick(grid, s, &k);
   ar_size_format((size_t)json_integer_value(json_array_get(json_object_get(grid, "sizes"), s)), sz, sizeof sz);
-  fprintf(f, "<tr data-size=\"%lld\"><td>%s</td>", (long long)json_integer_value(json_array_get(json_object_get(grid, "sizes"), s)), sz);
+  fprintf(f, "<tr data-size=\"%lld\"><td class=\"size\" data-h=\"size\">%s</td>",
+          (long long)json_integer_value(json_array_get(json_object_get(grid, "sizes"), s)), sz);
   if (k.config < 0 || !k.cell) {
-    fputs("<td class=\"l\" colspan=\"4\">nothing eligible measured at this size</td><td>-</td>", f);
-    if (extra) fputs("<td>-</td><td>-</td>", f);
+    fputs("<td class=\"l\" colspan=\"4\" data-h=\"pick\">nothing eligible measured at this size</td><td data-h=\"runs\">-</td>", f);
+    if (bound) fputs("<td data-h=\"bound\">-</td>", f);
+    if (extra) fputs("<td data-h=\"lead\">-</td><td data-h=\"runs to decide\">-</td>", f);
     fputs("</tr>\n", f);
     return;
   }
   double p50 = ar_pj_num(k.cell, "p50_us");
   ar_fmt_us(p50, us, sizeof us);
-  fprintf(f, "<td class=\"l label pick\" data-config=\"%d\">", k.config);
+  fprintf(f, "<td class=\"l label pick\" data-h=\"pick\" data-config=\"%d\">", k.config);
   ar_html_label(f, ar_pj_str(config_of(grid, k.config), "label"));
-  fprintf(f, "</td><td class=\"p50\" data-p50=\"%.17g\" title=\"", p50);
+  fprintf(f, "</td><td class=\"p50\" data-h=\"p50 us\" data-p50=\"%.17g\" title=\"", p50);
   cell_title(f, k.cell);
-  fprintf(f, "\">%s</td><td class=\"busbw\" data-busbw=\"%.17g\">%.2f</td>", us, ar_pj_num(k.cell, "busbw_gbs"),
-          ar_pj_num(k.cell, "busbw_gbs"));
-  fprintf(f, "<td class=\"l verdict v-%s\" title=\"", k.verdict ? k.verdict : "none");
+  fprintf(f, "\">%s</td><td class=\"busbw\" data-h=\"busbw GB/s\" data-busbw=\"%.17g\">%.2f</td>", us,
+          ar_pj_num(k.cell, "busbw_gbs"), ar_pj_num(k.cell, "busbw_gbs"));
+  fprintf(f, "<td class=\"l verdict v-%s\" data-h=\"verdict\" title=\"", k.verdict ? k.verdict : "none");
   ar_html_text(f, verdict_means(k.verdict));
   if (!isnan(k.margin)) ar_html_printf(f, " (margin %.0f%%)", 100 * k.margin);
   fprintf(f, "\">%s", verdict_mark(k.verdict));
   ar_html_text(f, k.verdict ? k.verdict : "-");
-  fprintf(f, "</td><td>%lld</td>", (long long)json_integer_value(json_object_get(k.cell, "runs")));
+  fprintf(f, "</td><td data-h=\"runs\">%lld</td>", (long long)json_integer_value(json_object_get(k.cell, "runs")));
+  if (bound) {
+    fputs("<td class=\"l bound\" data-h=\"can be slower by\">", f);
+    if (!isnan(k.bound_pct)) {
+      ar_html_printf(f, "\u2264 %.1f%%", k.bound_pct);
+      if (k.bound_vs) ar_html_printf(f, " than %s", k.bound_vs);
+    } else fputs(k.has_bound ? "unknown" : "-", f);
+    fputs("</td>", f);
+  }
   if (extra) {
-    if (isnan(k.lead)) fputs("<td>-</td>", f);
-    else fprintf(f, "<td>%+.1f%%</td>", 100 * k.lead);
+    if (isnan(k.lead)) fputs("<td data-h=\"lead\">-</td>", f);
+    else fprintf(f, "<td data-h=\"lead\">%+.1f%%</td>", 100 * k.lead);
     int undecided = k.verdict && !strcmp(k.verdict, "undecided");
-    if (undecided && k.runs_needed > 0) fprintf(f, "<td>%d</td>", k.runs_needed);
-    else fputs(undecided ? "<td class=\"l\">unknown: a side has one run</td>" : "<td>-</td>", f);
+    if (undecided && k.runs_needed > 0) fprintf(f, "<td data-h=\"runs to decide\">%d</td>", k.runs_needed);
+    else fputs(undecided ? "<td class=\"l\" data-h=\"runs to decide\">unknown: a side has one run</td>"
+                         : "<td data-h=\"runs to decide\">-</td>", f);
   }
   fputs("</tr>\n", f);
 }
@@ -181,7 +203,7 @@ static void runs_per_cell(json_t *grid, char *buf, size_t len) {
 static void group(FILE *f, json_t *grid) {
   char id[200], t[200], rpc[64];
   size_t n = json_array_size(json_object_get(grid, "sizes")), s;
-  int extra = json_array_size(json_object_get(grid, "decisions")) > 0;
+  int extra = json_array_size(json_object_get(grid, "decisions")) > 0, bound = grid_has_bound(grid);
   ar_page_grid_id(grid, id, sizeof id);
   ar_page_grid_title(grid, t, sizeof t);
   runs_per_cell(grid, rpc, sizeof rpc);
@@ -199,12 +221,14 @@ static void group(FILE *f, json_t *grid) {
     if (*ar_pj_str(c, "pooled"))
       ar_html_printf(f, " %s pools its runs of the sweep points %s (the sweep's \"applies\": the axis does not apply "
                      "to it).", ar_pj_str(c, "label"), ar_pj_str(c, "pooled"));
-  fputs("</p>\n<div class=\"scroll\"><table class=\"decide\"><thead><tr><th>size</th><th class=\"l\">pick</th>"
+  fputs("</p>\n<div class=\"scroll\"><table class=\"decide stack\"><thead><tr><th>size</th><th class=\"l\">pick</th>"
         "<th>p50 us</th><th>busbw GB/s</th><th class=\"l\">verdict</th><th>runs</th>", f);
+  if (bound) fputs("<th class=\"l\" title=\"how much slower than the best alternative the pick can be, at 95% "
+                   "confidence (arbench table's bound)\">can be slower by</th>", f);
   if (extra) fputs("<th title=\"how much slower the fastest configuration outside the equivalent set is\">lead</th>"
                    "<th>runs to decide</th>", f);
   fputs("</tr></thead><tbody>\n", f);
-  for (s = 0; s < n; s++) decision_row(f, grid, s, extra);
+  for (s = 0; s < n; s++) decision_row(f, grid, s, extra, bound);
   fputs("</tbody></table></div>\n<p class=\"meta legend\">", f);
   static const char *const verdicts[] = {"clear", "tie", "equivalent", "undecided"};
   for (size_t v = 0; v < sizeof verdicts / sizeof verdicts[0]; v++) {
@@ -227,7 +251,9 @@ static const char *tune_file_what(const char *name) {
     {"tuner.json", "decisions for arbench's own NCCL tuner plugin (libarbench-tuner.so)"},
     {"thresholds.json", "custom allreduce thresholds: up to which size a custom allreduce beats the baseline, and which one"},
     {"nccl_env.sh", "export NCCL_... lines of the single best NCCL setting"},
-    {"serving.json", "serving settings: the engines' allreduce knobs"},
+    {"serving.json", "serving settings: the engines' allreduce knobs, every rule and source (the table above)"},
+    {"vllm.sh", "vLLM's command line and environment from serving.json"},
+    {"sglang.sh", "SGLang's command line and environment from serving.json"},
   };
   for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
     if (!strcmp(name, what[i][0])) return what[i][1];
@@ -240,14 +266,11 @@ static void tuning(FILE *f, json_t *tune) {
   fputs("<section id=\"tuning\"><h3>Tuning files (arbench tune)</h3>\n<p>The best configuration per size range, as "
         "<code>arbench tune</code> printed it (the same decisions as the tables above), then the files it wrote.</p>\n", f);
   json_t *serving = json_object_get(files, "serving.json");
-  if (serving) {
-    fputs("<h4 id=\"serving\">Serving settings (serving.json)</h4>\n<pre>", f);
-    ar_html_text(f, json_string_value(serving));
-    fputs("</pre>\n", f);
-  }
+  if (serving) ar_page_serving(f, json_string_value(serving));
   ar_html_markdown(f, ar_pj_str(tune, "stdout"));
-  json_object_foreach(files, name, v) {
-    if (!strcmp(name, "serving.json")) continue;
+  fputs("<h4>The files, as written (collapsed)</h4>\n<p class=\"meta\">DIR: the directory of <code>arbench tune -o "
+        "DIR</code> on the files above.</p>\n", f);
+  json_object_foreach(files, name, v) { /* every raw file collapsed: what a person acts on is above */
     fputs("<details class=\"file\"><summary><code>", f);
     ar_html_text(f, name);
     fputs("</code>: ", f);

@@ -33,6 +33,7 @@ const char ar_page_css[] =
   ".l{text-align:left}\n"
   "td.l,th.l{white-space:normal;min-width:6em}\n"
   "td.cmd{font-family:ui-monospace,monospace;font-size:.85em;min-width:16em}\n"
+  "table.md td,table.md th{white-space:normal;overflow-wrap:anywhere}\n" /* tune's ranges: wrap, never overflow */
   ".label{overflow-wrap:break-word}\n"
   "span.lab{display:inline-block;min-width:12em}\n"
   "td.pick{background:var(--pick)}\n"
@@ -45,7 +46,7 @@ const char ar_page_css[] =
   "details.full>summary,details.file>summary{color:var(--accent)}\n"
   "article.grid{border-top:1px solid var(--line);padding-top:.4em;margin-top:1em}\n"
   "figure.chart{margin:1em 0;background:#fff;color:#222;border:1px solid var(--line);border-radius:6px;padding:6px;"
-  "max-width:100%;break-inside:avoid}\n"
+  "max-width:100%;break-inside:avoid;overflow-x:auto}\n"
   "figure.chart svg{display:block;width:100%;height:auto;max-width:100%;margin:0 auto}\n"
   "figcaption{font-size:.85em;color:#333;padding:2px 4px}\n"
   ".missing{background:var(--warnbg);color:var(--warn);padding:4px 8px;border-radius:4px}\n"
@@ -72,6 +73,20 @@ const char ar_page_css[] =
   "border:1px solid var(--line);border-radius:4px}\n"
   ".hidden{display:none}\n"
   "@media (max-width:640px){body{font-size:14px}main{padding:0 10px 32px}th,td{padding:2px 5px}}\n"
+  /* a phone: a table of class stack (the answer per size, the serving settings, tune's ranges) shows each row as a
+   * card, the first cell on top and the others labelled by their column (data-h): nothing scrolls sideways */
+  "@media (max-width:640px){table.stack,table.stack tbody{display:block;width:100%}"
+  "table.stack thead,table.stack tr:first-child:has(th){display:none}"
+  "table.stack caption{display:block}"
+  "table.stack tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 12px;border-bottom:1px solid var(--line);"
+  "padding:5px 2px}"
+  "table.stack td{display:block;border:0;padding:0;text-align:left;white-space:normal;min-width:0;max-width:100%;"
+  "overflow-wrap:anywhere}"
+  "table.stack td:first-child{font-weight:700;min-width:3.5em}"
+  "table.stack td.pick{flex:1 1 12em;background:none}"
+  "table.stack span.lab{min-width:0}"
+  "table.stack td::before{content:attr(data-h) ': ';color:var(--muted);font-size:.85em;font-weight:400}"
+  "table.stack td:first-child::before,table.stack td.pick::before{content:none}}\n"
   "@media print{nav#toc,.filter{display:none}body{font-size:10pt;background:#fff;color:#000}main{max-width:none;padding:0}"
   ".scroll{overflow:visible}details::details-content{content-visibility:visible;display:contents}"
   "figure.chart{border:0}article.grid{break-inside:auto}h2{break-after:avoid}}\n";

@@ -193,6 +193,7 @@ static void page_free(struct ar_page *p) {
   json_decref(p->tune);
   json_decref(p->compare);
   json_decref(p->plots);
+  json_decref(p->plotted);
   json_decref(p->findings);
   json_decref(p->warnings);
   json_decref(p->impact);
@@ -227,7 +228,10 @@ static int report(const struct report_opts *o, struct ar_page *p, struct ar_page
   if (!scratch) snprintf(err, sizeof err, "cannot make a scratch directory %.300s: %s", t->tmp, strerror(errno));
   else rc = ar_page_gather(p, t, a->results, a->notes, ar_stack_count(a->results, a->runs), err, sizeof err);
   if (!rc && o->nmodels) ar_page_impact_gather(p, t, (char **)o->models, o->nmodels, ar_stack_count(a->results, a->runs));
-  if (!rc) figures = ar_page_render(w.f, p);
+  if (!rc && (figures = ar_page_render(w.f, p)) < 0) {
+    rc = -1;
+    snprintf(err, sizeof err, "out of memory writing the page");
+  }
   if (close_out(o->out, &w, !rc, err, sizeof err)) rc = -1;
   if (scratch) nftw(t->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (rc) {

@@ -106,7 +106,7 @@ static void only_in(FILE *f, json_t *list, const char *side) {
   fputs("</p>\n", f);
 }
 
-static void comparison(FILE *f, json_t *c) {
+static void comparison(FILE *f, json_t *c, int first) {
   json_t *ms = json_object_get(c, "matches"), *m, *s;
   const char *a = ar_pj_str(json_object_get(c, "a"), "file"), *b = ar_pj_str(json_object_get(c, "b"), "file");
   size_t i;
@@ -132,7 +132,8 @@ static void comparison(FILE *f, json_t *c) {
   }
   fprintf(f, "</table></div>\n<details%s><summary>", json_array_size(ms) <= 30 ? " open" : "");
   ar_html_printf(f, "Every match (%zu): ratio, 95%% bootstrap interval, verdict", json_array_size(ms));
-  fputs("</summary>\n<div class=\"scroll\"><table class=\"matches\"><tr><th class=\"l\">configuration</th><th>dtype</th>"
+  fprintf(f, "</summary>\n<div class=\"scroll\"><table class=\"matches\"%s><tr>", first ? " id=\"matches\"" : "");
+  fputs("<th class=\"l\">configuration</th><th>dtype</th>"
         "<th>ranks</th><th>place</th><th>size</th><th>A p50 us</th><th>B p50 us</th><th>ratio</th><th>95% interval</th>"
         "<th class=\"l\">verdict</th><th>runs A / B</th></tr>\n", f);
   json_array_foreach(ms, i, m) match_row(f, m);
@@ -141,21 +142,53 @@ static void comparison(FILE *f, json_t *c) {
   only_in(f, json_object_get(c, "only_b"), b);
 }
 
+/* "B against A: no configuration in both (only in A: N, only in B: M)": why a comparison has nothing to show. */
+static void no_match_why(json_t *c, char *buf, size_t len) {
+  snprintf(buf, len, "%s against %s: no configuration measured in both (a match needs the same backend, sweep point, "
+           "dtype, ranks, placement, op and method; %zu only in %s, %zu only in %s)", ar_pj_str(json_object_get(c, "b"), "file"),
+           ar_pj_str(json_object_get(c, "a"), "file"), json_array_size(json_object_get(c, "only_a")),
+           ar_pj_str(json_object_get(c, "a"), "file"), json_array_size(json_object_get(c, "only_b")),
+           ar_pj_str(json_object_get(c, "b"), "file"));
+}
+
 static void compare(struct ar_render *r) {
   json_t *c = r->p->compare, *comps = json_object_get(c, "comparisons"), *x;
-  size_t i;
+  size_t i, shown = 0;
+  char why[1200];
+  if (!c && *r->p->compare_why) ar_page_leave_out(r, "Compare", "compare", r->p->compare_why);
   if (!c) return;
+  json_t *all = comps ? json_incref(comps) : json_pack("[O]", c);
+  json_array_foreach(all, i, x) shown += json_array_size(json_object_get(x, "matches")) > 0;
+  if (!shown) {
+    json_array_foreach(all, i, x) {
+      no_match_why(x, why, sizeof why);
+      ar_page_leave_out(r, "Compare", i ? NULL : "compare", why);
+    }
+    json_decref(all);
+    return;
+  }
   fputs("<section id=\"compare\"><h3>Compare</h3>\n<p>", r->f);
   ar_html_text(r->f, !strcmp(r->p->compare_how, "stacks") ? "Every stack against the first (arbench compare --by stack)."
                                                            : "The two results files (arbench compare A B).");
   fputs(" \u25bc faster, \u25b2 slower, = same (no significant difference), \u2248 equivalent (within the margin), ? "
         "unresolved or undecided (not told apart: a side has one run, or too few).</p>\n", r->f);
-  if (comps) json_array_foreach(comps, i, x) comparison(r->f, x);
-  else comparison(r->f, c);
+  int first = 1;
+  json_array_foreach(all, i, x) {
+    if (json_array_size(json_object_get(x, "matches"))) {
+      comparison(r->f, x, first);
+      first = 0;
+      continue;
+    }
+    no_match_why(x, why, sizeof why);
+    ar_page_leave_out(r, "A comparison", NULL, why);
+  }
+  json_decref(all);
   fputs("<p class=\"meta\">", r->f);
   ar_html_text(r->f, ar_pj_str(c, "correction"));
   fputs("</p>\n", r->f);
-  chart(r, "compare", "p50 ratio B/A per size with its 95% bootstrap interval (arbench compare --format json)");
+  if (ar_page_figure_with(r, "compare", "p50 ratio B/A per size with its 95% bootstrap interval, of the first "
+                          "comparison above (arbench compare --format json)", "matches"))
+    fputs("<p class=\"missing\">Chart compare not drawn (see Skips and warnings).</p>\n", r->f);
   fputs("</section>\n", r->f);
 }
 

@@ -95,6 +95,25 @@ static int gather_table(struct ar_page *p, const struct ar_page_tools *t, char *
   return p->table ? 0 : -1;
 }
 
+/* text with every occurrence of from replaced by to (malloc'd; NULL when out of memory). */
+static char *replace_all(const char *text, const char *from, const char *to) {
+  size_t n = 0, lf = strlen(from), lt = strlen(to);
+  for (const char *q = text; lf && (q = strstr(q, from)); q += lf) n++;
+  char *out = malloc(strlen(text) + n * (lt > lf ? lt - lf : 0) + 1), *w = out;
+  if (!out) return NULL;
+  for (const char *q = text, *hit; ; q = hit + lf) {
+    hit = lf ? strstr(q, from) : NULL;
+    size_t k = hit ? (size_t)(hit - q) : strlen(q);
+    memcpy(w, q, k);
+    w += k;
+    if (!hit) break;
+    memcpy(w, to, lt);
+    w += lt;
+  }
+  *w = 0;
+  return out;
+}
+
 /* `tune -o DIR`: its printed ranges and every file it wrote (the tuning files as a serving stack reads them). */
 static void gather_tune(struct ar_page *p, const struct ar_page_tools *t) {
   char dir[4200], out[4200];
@@ -114,7 +133,9 @@ static void gather_tune(struct ar_page *p, const struct ar_page_tools *t) {
     snprintf(f, sizeof f, "%s/%s", dir, names[i]->d_name);
     struct stat st;
     char *text = names[i]->d_name[0] != '.' && !stat(f, &st) && S_ISREG(st.st_mode) ? slurp(f) : NULL;
-    if (text) json_object_set_new(files, names[i]->d_name, json_string(text));
+    char *shown = text ? replace_all(text, dir, "DIR") : NULL; /* the scratch directory is gone: DIR of tune -o */
+    if (shown) json_object_set_new(files, names[i]->d_name, json_string(shown));
+    free(shown);
     free(text);
     free(names[i]);
   }
@@ -161,36 +182,65 @@ static void gather_compare(struct ar_page *p, const struct ar_page_tools *t, jso
   free(v);
   snprintf(path, sizeof path, "%s/compare.out", t->tmp);
   p->compare = rc == 0 ? load_json(path) : NULL;
+  size_t nw = json_array_size(p->warnings);
+  const char *last = nw ? json_string_value(json_array_get(p->warnings, nw - 1)) : "";
+  if (!p->compare) /* its reason, without the "compare: arbench compare: " in front */
+    snprintf(p->compare_why, sizeof p->compare_why, "%s", !strncmp(last, "compare: arbench compare: ", 26) ? last + 26
+                                                          : *last ? last : "arbench compare printed no JSON");
   if (!p->compare) p->compare_how = NULL;
 }
 
 /* The chart of one comparison for arbench-plot --compare-json (the A/B form: a, b, matches). */
 static int compare_chart_input(const struct ar_page *p, const char *path) {
   json_t *c = json_object_get(p->compare, "comparisons");
-  json_t *one = c ? json_array_get(c, 0) : p->compare;
+  json_t *one = c ? NULL : p->compare, *x;
+  size_t i;
+  json_array_foreach(c, i, x) /* the first one with a match: the page's first compare table */
+    if (json_array_size(json_object_get(x, "matches")) && (one = x)) break;
   return one && json_dump_file(one, path, 0) == 0;
 }
 
-static void gather_plots(struct ar_page *p, const struct ar_page_tools *t) {
-  char tj[4200], cj[4200], dir[4200];
+/* Start plots/arbench-plot on table's JSON (and compare's): 1 started (finish_plots collects it), 0 not (the
+ * reason is a warning). The links matrices are not drawn: the page shows them as tables. */
+static int start_plots(struct ar_page *p, const struct ar_page_tools *t, struct ar_page_job *job) {
+  char tj[4200], cj[4200], dir[4200], out[4200], errf[4200], err[AR_ERRLEN];
   char why[4300];
   if (!*t->plot || access(t->plot, X_OK)) {
     snprintf(why, sizeof why, "left out: %s%s (plots/arbench-plot: give --plot PATH or set ARBENCH_PLOT)",
              *t->plot ? t->plot : "the plot script not found", *t->plot ? " is not an executable" : "");
     warn(p, "charts", why);
-    return;
+    return 0;
   }
   snprintf(tj, sizeof tj, "%s/table.out", t->tmp);
   snprintf(cj, sizeof cj, "%s/compare.json", t->tmp);
   snprintf(dir, sizeof dir, "%s/plots", t->tmp);
-  char *v[14] = {(char *)t->plot, "--table-json", tj, "--arbench", (char *)t->self, "--format", "svg", "--svg-text",
-                 "-o", dir};
-  int n = 10;
+  snprintf(out, sizeof out, "%s/plots.out", t->tmp);
+  snprintf(errf, sizeof errf, "%s/plots.err", t->tmp);
+  char *v[16] = {(char *)t->plot, "--table-json", tj, "--arbench", (char *)t->self, "--format", "svg", "--svg-text",
+                 "--no-links", "-o", dir};
+  int n = 11;
   if (p->compare && compare_chart_input(p, cj)) v[n++] = "--compare-json", v[n++] = cj;
   if (t->topo_xml) v[n++] = "--topo-xml", v[n++] = (char *)t->topo_xml;
-  if (run(p, t, v, "plots")) return;
+  if (!ar_page_start(v, out, errf, job, err, sizeof err)) return 1;
+  warn(p, "plots", err);
+  return 0;
+}
+
+/* Wait for the plot script, then read every SVG it wrote into p->plots. */
+static void finish_plots(struct ar_page *p, const struct ar_page_tools *t, struct ar_page_job *job) {
+  char dir[4200], errf[4200], err[AR_ERRLEN];
+  snprintf(dir, sizeof dir, "%s/plots", t->tmp);
+  snprintf(errf, sizeof errf, "%s/plots.err", t->tmp);
+  int rc = ar_page_finish(job, t->timeout, err, sizeof err);
+  if (rc < 0) warn(p, "plots", err);
+  warn_file(p, "plots", errf);
+  if (rc) return;
+  char plotted[4300];
+  snprintf(plotted, sizeof plotted, "%s/plotted.json", dir);
+  json_error_t je;
+  p->plotted = json_load_file(plotted, 0, &je); /* NULL: the charts go without their data tables */
   struct dirent **names = NULL;
-  n = scandir(dir, &names, NULL, alphasort);
+  int n = scandir(dir, &names, NULL, alphasort);
   for (int i = 0; i < n; i++) {
     const char *nm = names[i]->d_name;
     size_t l = strlen(nm);
@@ -233,9 +283,11 @@ int ar_page_gather(struct ar_page *p, const struct ar_page_tools *t, json_t *res
                    char *err, size_t len) {
   if (!p->nfiles) return 0; /* doctor files only */
   if (gather_table(p, t, err, len)) return -1;
-  if (json_array_size(json_object_get(p->table, "grids"))) gather_tune(p, t);
   gather_compare(p, t, results, stacks);
-  gather_plots(p, t);
+  struct ar_page_job plots;
+  int charts = start_plots(p, t, &plots); /* the charts (the longest part) side by side with tune */
+  if (json_array_size(json_object_get(p->table, "grids"))) gather_tune(p, t);
+  if (charts) finish_plots(p, t, &plots);
   gather_findings(p, notes);
   return 0;
 }

@@ -77,14 +77,39 @@ static double svg_width(const char *tag) {
   return !strncmp(unit, "pt", 2) ? v * 4 / 3 : v;
 }
 
-void ar_html_svg(FILE *f, const char *svg, int n, const char *label) {
+/* The viewBox's width (user units), 0 when none. */
+static double svg_viewbox_width(const char *tag) {
+  const char *end = strchr(tag, '>'), *v = strstr(tag, " viewBox=\"");
+  double x, y, w, h;
+  if (!v || (end && v > end) || sscanf(v + 10, "%lf %lf %lf %lf", &x, &y, &w, &h) != 4) return 0;
+  return w;
+}
+
+/* The smallest font size of the SVG's text, in user units (graphviz: font-size="9.00"; matplotlib's text kept as
+ * text: "font: 9px ..." or font-size:9px); 0 when it has none. */
+static double svg_min_font(const char *s) {
+  static const char *const pats[] = {"font-size=\"", "font-size:", "font: "};
+  double lo = 0;
+  for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++)
+    for (const char *q = strstr(s, pats[k]); q; q = strstr(q + 1, pats[k])) {
+      double v = strtod(q + strlen(pats[k]), NULL);
+      if (v > 0 && (lo == 0 || v < lo)) lo = v;
+    }
+  return lo;
+}
+
+void ar_html_svg(FILE *f, const char *svg, int n, const char *label, int legible) {
   const char *start = strstr(svg, "<svg");
   if (!start) return;
-  double w = svg_width(start);
+  double w = svg_width(start), vb = svg_viewbox_width(start), font = svg_min_font(start);
   fputs("<svg role=\"img\" aria-label=\"", f);
   ar_html_text(f, label);
   fputs("\"", f);
-  if (w > 0) fprintf(f, " style=\"max-width:%.0fpx\"", w); /* scaled down to the page, never up */
+  if (w > 0) { /* scaled down to the page, never up; and, for a chart without a data table, never below 9 px text */
+    double px = vb > 0 && font > 0 ? font * w / vb : 0, min = legible && px > 9.2 ? w * 9.2 / px : 0;
+    if (min > 0) fprintf(f, " style=\"max-width:%.0fpx;min-width:%.0fpx\"", w, min);
+    else fprintf(f, " style=\"max-width:%.0fpx\"", w);
+  }
   svg_body(f, start + 4, n);
 }
 
@@ -111,14 +136,29 @@ static void cell_text(FILE *f, const char *s, size_t n) {
   if (bold) fputs("</strong>", f);
 }
 
-/* One markdown table row ("| a | b |") as <tr>; a separator row ("|---|") prints nothing. */
-static void md_row(FILE *f, const char *line, int head) {
+/* One markdown table row ("| a | b |") as <tr>; a separator row ("|---|") prints nothing. The header's cells are
+ * kept in heads (up to 16) so that every body cell names its column (data-h: a phone stacks the rows). */
+static void md_row(FILE *f, const char *line, int head, char heads[16][64]) {
   if (strspn(line, "|-: ") == strlen(line)) return;
   fputs("<tr>", f);
   const char *p = line + 1;
-  for (const char *q; (q = strchr(p, '|')); p = q + 1) {
-    fputs(head ? "<th>" : "<td>", f);
-    cell_text(f, p, (size_t)(q - p));
+  int k = 0;
+  for (const char *q; (q = strchr(p, '|')); p = q + 1, k++) {
+    size_t n = (size_t)(q - p);
+    if (head && k < 16) {
+      const char *a = p;
+      size_t m = n;
+      while (m && *a == ' ') a++, m--;
+      while (m && a[m - 1] == ' ') m--;
+      snprintf(heads[k], 64, "%.*s", (int)m, a);
+    }
+    if (head) fputs("<th>", f);
+    else {
+      fputs("<td data-h=\"", f);
+      ar_html_text(f, k < 16 ? heads[k] : "");
+      fputs("\">", f);
+    }
+    cell_text(f, p, n);
     fputs(head ? "</th>" : "</td>", f);
   }
   fputs("</tr>\n", f);
@@ -127,11 +167,12 @@ static void md_row(FILE *f, const char *line, int head) {
 void ar_html_markdown(FILE *f, const char *md) {
   char *copy = strdup(md ? md : ""), *save = NULL;
   int in_table = 0, rows = 0;
+  char heads[16][64] = {{0}};
   for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
     if (*l == '|') {
-      if (!in_table) fputs("<div class=\"scroll\"><table class=\"md\">\n", f);
+      if (!in_table) fputs("<div class=\"scroll\"><table class=\"md stack\">\n", f);
       in_table = 1;
-      md_row(f, l, rows++ == 0);
+      md_row(f, l, rows++ == 0, heads);
       continue;
     }
     if (in_table) fputs("</table></div>\n", f);

@@ -51,7 +51,7 @@ void ar_page_pick(json_t *grid, size_t s, struct ar_pick *out) {
   json_t *d = decision(grid, s, &given), *rn;
   memset(out, 0, sizeof *out);
   out->config = -1;
-  out->margin = out->lead = NAN;
+  out->margin = out->lead = out->bound_pct = NAN;
   out->runs_needed = -1;
   if (!given) {
     from_cells(grid, s, out);
@@ -66,4 +66,7 @@ void ar_page_pick(json_t *grid, size_t s, struct ar_pick *out) {
   out->runs_needed = json_is_integer(rn) ? (int)json_integer_value(rn) : -1;
   out->equivalent = json_object_get(d, "equivalent");
   out->cell = ar_page_cell(grid, s, out->config);
+  out->has_bound = json_object_get(d, "bound_pct") != NULL;
+  out->bound_pct = number(d, "bound_pct");
+  out->bound_vs = json_string_value(json_object_get(d, "bound_vs"));
 }

@@ -21,9 +21,8 @@ static double now(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Wait for pid at most timeout seconds; on expiry kill its process group and reap it. */
-static int wait_bounded(pid_t pid, int timeout, int *status) {
-  double end = now() + timeout;
+/* Wait for pid until the monotonic time end; past it kill its process group and reap it. */
+static int wait_bounded(pid_t pid, double end, int *status) {
   for (;;) {
     pid_t r = waitpid(pid, status, WNOHANG);
     if (r == pid) return 0;
@@ -38,7 +37,7 @@ static int wait_bounded(pid_t pid, int timeout, int *status) {
   }
 }
 
-int ar_page_spawn(char *const argv[], const char *out, const char *errf, int timeout, char *err, size_t len) {
+int ar_page_start(char *const argv[], const char *out, const char *errf, struct ar_page_job *job, char *err, size_t len) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
   posix_spawn_file_actions_init(&fa);
@@ -48,28 +47,41 @@ int ar_page_spawn(char *const argv[], const char *out, const char *errf, int tim
   posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP); /* its own group: a timeout ends its children too */
   posix_spawnattr_setpgroup(&at, 0);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ), status = 0;
+  int rc = posix_spawn(&job->pid, argv[0], &fa, &at, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
+  snprintf(job->what, sizeof job->what, "%s %s", argv[0], argv[1] ? argv[1] : "");
+  job->start = now();
   if (rc) {
     snprintf(err, len, "cannot run %s: %s", argv[0], strerror(rc));
+    job->pid = -1;
     return -1;
   }
-  int w = wait_bounded(pid, timeout, &status);
+  return 0;
+}
+
+int ar_page_finish(struct ar_page_job *job, int timeout, char *err, size_t len) {
+  int status = 0;
+  int w = wait_bounded(job->pid, job->start + timeout, &status);
   if (w < 0) {
-    snprintf(err, len, "lost %s: %s", argv[0], strerror(errno));
+    snprintf(err, len, "lost `%s`: %s", job->what, strerror(errno));
     return -1;
   }
   if (w > 0) {
-    snprintf(err, len, "`%s %s` did not finish in %d s (--timeout): stopped", argv[0], argv[1] ? argv[1] : "", timeout);
+    snprintf(err, len, "`%s` did not finish in %d s (--timeout): stopped", job->what, timeout);
     return -1;
   }
   if (WIFSIGNALED(status)) {
-    snprintf(err, len, "`%s %s` died of signal %d", argv[0], argv[1] ? argv[1] : "", WTERMSIG(status));
+    snprintf(err, len, "`%s` died of signal %d", job->what, WTERMSIG(status));
     return -1;
   }
   return WEXITSTATUS(status);
+}
+
+int ar_page_spawn(char *const argv[], const char *out, const char *errf, int timeout, char *err, size_t len) {
+  struct ar_page_job job;
+  if (ar_page_start(argv, out, errf, &job, err, len)) return -1;
+  return ar_page_finish(&job, timeout, err, len);
 }
 
 static int executable(const char *p) { return *p && access(p, X_OK) == 0; }

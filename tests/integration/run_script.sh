@@ -61,5 +61,5 @@ fi
 # The page to share, beside the results, its path the last line.
 html=${out%.jsonl}.html
 [ "$(tail -1 "$TMP/err")" = "run: report in $html" ] || { cat "$TMP/err"; fail "the report's path is not the last line"; }
-grep -q '<table class="decide">' "$html" || fail "the report $html has no decision table"
+grep -q '<table class="decide' "$html" || fail "the report $html has no decision table"
 echo "run_script: ok"

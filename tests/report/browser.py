@@ -273,6 +273,70 @@ CONTRAST = r"""(() => {
 })()"""
 
 
+# Issue 51's layout rules, judged in the page as laid out: nothing in the answer section wider than the viewport,
+# the verdict of every size in view; no <pre> over 40 lines open by default; no heading followed by an empty
+# table (nor any table without a data cell); every chart's text at >= 9 px as rendered, or the chart's data table
+# on the page (data-table names it).
+LAYOUT = r"""(() => {
+  const iw = window.innerWidth, vis = e => e.checkVisibility({contentVisibilityAuto: true, visibilityProperty: true});
+  const ans = document.getElementById('answer'), wide = [], verdicts = {shown: 0, off: []};
+  if (ans) for (const e of ans.querySelectorAll('*')) {
+    if (!vis(e)) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width > iw + 0.5 || r.right > iw + 0.5 || r.left < -0.5)
+      wide.push(e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined ? '.' + e.className : '') +
+                ' ' + Math.round(r.left) + '..' + Math.round(r.right));
+  }
+  if (ans) for (const td of ans.querySelectorAll('table.decide td.verdict')) {
+    const r = td.getBoundingClientRect();
+    if (vis(td) && r.width > 0 && r.left >= 0 && r.right <= iw) verdicts.shown++;
+    else verdicts.off.push(td.closest('tr').dataset.size);
+  }
+  const pres = [...document.querySelectorAll('pre')].filter(vis).map(p => p.textContent.split('\n').length)
+    .filter(n => n > 40);
+  const empty = [];
+  for (const t of document.querySelectorAll('table')) {
+    if (t.querySelector('td')) continue;
+    let h = t.closest('.scroll') || t, prev = h.previousElementSibling;
+    empty.push((prev ? prev.tagName.toLowerCase() + ' ' + prev.textContent.slice(0, 60) : '(no heading)') + ' -> ' +
+               (t.className || 'table'));
+  }
+  const charts = [...document.querySelectorAll('figure.chart')].map(f => {
+    let min = Infinity;
+    for (const t of f.querySelectorAll('svg text')) {
+      if (!t.textContent.trim() || !vis(t)) continue;
+      const m = t.getScreenCTM(), fs = parseFloat(getComputedStyle(t).fontSize);
+      if (!m || !fs) continue;
+      min = Math.min(min, fs * Math.sqrt(m.a * m.a + m.b * m.b));
+    }
+    const tid = f.dataset.table, table = tid ? document.getElementById(tid) : null;
+    return {id: f.id, min: min === Infinity ? null : min, table: tid || null,
+            table_ok: !!(table && table.tagName === 'TABLE' && table.querySelector('td'))};
+  });
+  return {iw, wide, verdicts, pres, empty, charts, bytes: document.documentElement.outerHTML.length};
+})()"""
+
+
+def check_layout(br, name, width):
+    """Issue 51's rules at one width (after the viewport is set)."""
+    lay = br.js(LAYOUT)
+    check("%s: the viewport is %d px (emulated)" % (name, width), lay["iw"] == width, "innerWidth %d" % lay["iw"])
+    check("%s: nothing in the answer section wider than the %d px viewport" % (name, width), not lay["wide"],
+          "; ".join(lay["wide"][:5]))
+    check("%s: every size's verdict in view at %d px (%d shown)" % (name, width, lay["verdicts"]["shown"]),
+          not lay["verdicts"]["off"], "sizes " + ", ".join(lay["verdicts"]["off"][:8]))
+    check("%s: no <pre> over 40 lines open by default" % name, not lay["pres"], "lines: %s" % lay["pres"][:5])
+    check("%s: no heading followed by an empty table (no table without a data cell)" % name, not lay["empty"],
+          "; ".join(lay["empty"][:4]))
+    small = ["%s: %.1f px, %s" % (c["id"], c["min"], "data table " + c["table"] + (" missing" if not c["table_ok"] else "")
+                                  if c["table"] else "no data table") for c in lay["charts"]
+             if c["min"] is not None and c["min"] < 9 and not c["table_ok"]]
+    legible = sum(1 for c in lay["charts"] if c["min"] is None or c["min"] >= 9)
+    check("%s: every chart's text >= 9 px at %d px or its data table on the page (%d of %d legible as drawn)"
+          % (name, width, legible, len(lay["charts"])), not small, "; ".join(small[:4]))
+    return lay
+
+
 def console_errors(events):
     out = []
     for m in events:
@@ -378,6 +442,7 @@ def check_page(br, page, table, want_compare, outdir):
         time.sleep(0.2)
         sw, iw = br.js("[document.documentElement.scrollWidth, window.innerWidth]")
         check("%s: no horizontal overflow at %d px (scrollWidth %d)" % (name, width, sw), sw <= iw)
+        check_layout(br, name, width)
         w, h, colours, ink = not_blank(br.screenshot("%s-%d.png" % (stem, width)))
         check("%s: the %d px screenshot is not blank (%d colours, %.0f%% ink)" % (name, width, colours, 100 * ink),
               w == width and colours >= 8 and ink >= 0.02)
@@ -421,7 +486,8 @@ def main():
     finally:
         br.close()
     for spec in sys.argv[3:]:
-        print_pdf(exe, spec.split(":")[0], outdir, os.path.join(outdir, "profile-pdf"), log)
+        if os.environ.get("ARBENCH_REPORT_PDF", "1") != "0":  # report-browser-layout leaves printing to report-browser
+            print_pdf(exe, spec.split(":")[0], outdir, os.path.join(outdir, "profile-pdf"), log)
     print("%d failed checks" % len(FAILS) if FAILS else "all passed")
     return 1 if FAILS else 0
 

@@ -3,9 +3,10 @@
 # file (scripts/run.sh's), a links file (4 CPU ranks), and a sweep of 12 configurations in two files (so compare
 # runs) with a doctor file. Each page: no console error, picks = `arbench table --format json`'s, every chart
 # drawn, every links pair, 390 and 1280 px screenshots not blank and not wider than the window, dark mode
-# readable, a PDF printed, no request beyond the file; and under 2 MB. Needs Debian's chromium and matplotlib:
+# readable, a PDF printed, no request beyond the file; and under 2 MB. Issue 51's pages too (the README's first
+# steps, three nccl-tests imports) and its rules on every page at 1280 and 390 px (browser.py's check_layout). Needs Debian's chromium and matplotlib:
 # without them it is skipped here, but not under CI (scripts/test.sh installs chromium there).
-# ARBENCH_REPORT_SHOTS=DIR keeps the pages, screenshots and PDFs there.
+# ARBENCH_REPORT_SHOTS=DIR keeps the pages, screenshots and PDFs there. usage: browser.sh [core|layout|all]
 source "$(dirname "$0")/../lib/common.sh"
 t0=$SECONDS
 CHROME=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
@@ -45,13 +46,44 @@ page() { # page NAME FILES...: the page and the table JSON it must show
   echo "page $name: $kb KiB"
   [ "$kb" -lt 2048 ] || fail "page $name is $kb KiB: over 2 MiB"
 }
+SET=${1:-all} # core: the run, links and sweep pages (issue 40); layout: issue 51's (run.sh's, first steps, imports)
+case $SET in core | layout | all) ;; *) fail "browser.sh: unknown page set '$SET' (core, layout, all)" ;; esac
+specs=()
 page run "$RUN"
-page links "$F/links-4r.jsonl"
-page sweep "$F/sweep12-a.jsonl" "$F/sweep12-b.jsonl" "$TMP/doctor.json"
-grep -q 'id="doctor"' "$OUT/sweep.html" || fail "the sweep page has no doctor section"
+specs+=("$OUT/run.html:$OUT/run.table.json")
+if [ "$SET" != layout ]; then
+  page links "$F/links-4r.jsonl"
+  page sweep "$F/sweep12-a.jsonl" "$F/sweep12-b.jsonl" "$TMP/doctor.json"
+  grep -q 'id="doctor"' "$OUT/sweep.html" || fail "the sweep page has no doctor section"
+  specs+=("$OUT/links.html:$OUT/links.table.json" "$OUT/sweep.html:$OUT/sweep.table.json:compare")
+fi
+if [ "$SET" != core ]; then
+  # issue 51's pages: the README's first steps (run, sweep, links: compare finds no match, serving has no GPU
+  # result) and three nccl-tests logs as three stacks (a 16-rank one matches neither 8-rank stack)
+  page firststeps "$F/firststeps-run.jsonl" "$F/firststeps-sweep.jsonl" "$F/firststeps-links.jsonl" \
+    --topo-xml "$ARBENCH_SRC/tests/fixtures/topo/2s8g.xml" # a topology picture wherever the test runs
+  NT=$ARBENCH_SRC/tests/fixtures/nccl-tests
+  for l in superbench-allreduce-8xA100:a100 aws-batch-tagged-8xH100:h100 a3mega-stripped-16xH100:h100x16; do
+    "$ARBENCH" import nccl-tests "$NT/${l%%:*}.log" --stack "${l##*:}" -J "$TMP/imp-${l##*:}.jsonl" >/dev/null 2>&1 \
+      || fail "import ${l%%:*}.log failed"
+  done
+  page imports "$TMP/imp-a100.jsonl" "$TMP/imp-h100.jsonl" "$TMP/imp-h100x16.jsonl"
+  text() { sed 's/<[^>]*>//g' "$OUT/$1.html" >"$TMP/$1.txt"; echo "$TMP/$1.txt"; } # a file: grep -q would cut a pipe
+  grep -q 'Every match (0)' "$OUT/imports.html" && fail "imports: an empty comparison is shown"
+  grep -q '^A comparison: h100x16 against a100: no configuration measured in both' "$(text imports)" \
+    || fail "imports: the summary does not name the comparison left out"
+  grep -q '^Compare: no configuration of .*firststeps-run.jsonl matches one of' "$(text firststeps)" \
+    || fail "firststeps: the summary does not say why compare is left out"
+  grep -q '^No serving settings: no GPU results' "$TMP/firststeps.txt" || fail "firststeps: no line saying why no serving settings"
+  grep -q '<li><a href="#compare">' "$OUT/firststeps.html" && fail "firststeps: the contents link a compare left out"
+  grep -q '<span class="details">under each number: the lead over the runner-up' "$OUT/firststeps.html" \
+    || fail "firststeps: the pick map's caption lacks the details its one-line subtitle leaves out"
+  echo "ok: issue 51's text checks (left-out summary, no empty comparison, serving settings' why)"
+  specs+=("$OUT/firststeps.html:$OUT/firststeps.table.json" "$OUT/imports.html:$OUT/imports.table.json:compare")
+fi
 echo "pages made in $((SECONDS - t0)) s"
 rc=0
-"$PY" "$(dirname "$0")/browser.py" "$CHROME" "$OUT" "$OUT/run.html:$OUT/run.table.json" \
-  "$OUT/links.html:$OUT/links.table.json" "$OUT/sweep.html:$OUT/sweep.table.json:compare" || rc=1
+[ "$SET" = layout ] && export ARBENCH_REPORT_PDF=0 # printing is report-browser's check
+"$PY" "$(dirname "$0")/browser.py" "$CHROME" "$OUT" "${specs[@]}" || rc=1
 echo "browser checks done in $((SECONDS - t0)) s"
 exit $rc

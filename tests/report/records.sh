@@ -22,7 +22,7 @@ check_eq "import: counted as an imported log" 1 "$(grep -c '0 measurement runs, 
 check_eq "import: the run row names the log" 1 "$(grep -c 'arbench import nccl-tests superbench-allreduce-8xA100.log' "$TMP/imp.txt")"
 "$ARBENCH" table --format json "$TMP/imp.jsonl" >"$TMP/imp.json"
 want=$(jq -r '.grids[] | .sizes | map(tostring) | join(" ")' "$TMP/imp.json" | paste -sd'/')
-got=$(awk '/<table class="decide">/{on=1; l=""} on && /<tr data-size=/{match($0, /data-size="[0-9]+"/); l=l (l ? " " : "") substr($0, RSTART + 11, RLENGTH - 12)}
+got=$(awk '/<table class="decide/{on=1; l=""} on && /<tr data-size=/{match($0, /data-size="[0-9]+"/); l=l (l ? " " : "") substr($0, RSTART + 11, RLENGTH - 12)}
   on && /<\/table>/{print l; on=0}' "$TMP/imp.html" | paste -sd'/')
 check_eq "import: a decision row per size of each table, table's sizes" "$want" "$got"
 # A real sweep over Open MPI's allreduce algorithm (an axis that applies to mpi only, the sweep records it):
