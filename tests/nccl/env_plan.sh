@@ -5,13 +5,14 @@
 # to the log, clears NCCL_MIN_CTAS (the user's value goes into ncclConfig_t); QUIET stops the lines after the
 # probe (one tuning line per probed size and dtype, none of the timed calls); RESTORE gives the next variant the
 # user's environment back. The user's NCCL_DEBUG_FILE gets NCCL's lines appended.
+# (The third variant is nccl:reg=1, which sets no NCCL variable: a configuration is given once, issue 50.)
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 np=2
 need_standin "$np"
 mkdir -p "$TMP/logs"
 env ARBENCH_NCCL_LOGDIR="$TMP/logs" NCCL_ALGO=Tree NCCL_MIN_CTAS=3 NCCL_DEBUG=INFO NCCL_DEBUG_FILE="$TMP/user.%h.%p" \
-  mpirun -q --oversubscribe -np "$np" "$ARBENCH" run --backend 'nccl;nccl:algo=Ring,proto=LL;nccl' --sizes 8,64K \
+  mpirun -q --oversubscribe -np "$np" "$ARBENCH" run --backend 'nccl;nccl:algo=Ring,proto=LL;nccl:reg=1' --sizes 8,64K \
   -d float,int32 -n 4 -w 2 -c 2 -J "$TMP/r.jsonl" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err"; fail "run exited $?"; }
 "$PY" - "$TMP/logs" "$TMP/r.jsonl" "$TMP" <<'PY' || fail "what the stand-in saw"
 import glob, json, os, re, sys
