@@ -58,14 +58,22 @@ void ar_page_impact_gather(struct ar_page *p, const struct ar_page_tools *t, cha
   }
 }
 
-static void us_cell(FILE *f, json_t *v, int sign) {
+/* The section's columns: the header and each cell's data-h (the report's stacked layout labels cells with it). */
+static const char *const impact_cols[] = {"tokens", "message (B)", "engine default", "per forward (us)",
+                                          "best unpatched", "saves per forward (us)", "pick",
+                                          "saves per forward (us)", "patch the pick needs"};
+
+static void td(FILE *f, int col, const char *cls) {
+  fprintf(f, "<td%s%s%s data-h=\"", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+  ar_html_text(f, impact_cols[col]);
+  fputs("\">", f);
+}
+
+static void us_cell(FILE *f, int col, json_t *v, int sign) {
   double x = json_is_array(v) ? json_number_value(json_array_get(v, 0)) : json_number_value(v);
-  if (!v || json_is_null(v)) {
-    fputs("<td>-</td>", f);
-    return;
-  }
-  fputs("<td>", f);
-  ar_html_printf(f, "%s%.1f", sign && x > 0 ? "+" : "", x);
+  td(f, col, NULL);
+  if (!v || json_is_null(v)) fputs("-", f);
+  else ar_html_printf(f, "%s%.1f", sign && x > 0 ? "+" : "", x);
   fputs("</td>", f);
 }
 
@@ -87,31 +95,41 @@ static void one(struct ar_render *r, json_t *doc, json_t *grp) {
                  (long long)ar_pj_num(model, "allreduces_per_forward"), (long long)ar_pj_num(model, "layers"),
                  (long long)ar_pj_num(model, "hidden"), (long long)ar_pj_num(model, "element_bytes"));
   ar_html_text(f, ar_pj_str(grp, "method"));
-  fputs(".</p>\n<div class=\"scroll\"><table class=\"decide\"><thead><tr><th>tokens</th><th>message (B)</th>"
-        "<th class=\"l\">engine default</th><th>per forward (us)</th><th class=\"l\">best unpatched</th>"
-        "<th>saves per forward (us)</th><th class=\"l\">pick</th><th>saves per forward (us)</th>"
-        "<th class=\"l\">patch the pick needs</th></tr></thead><tbody>\n", f);
+  fputs(".</p>\n<div class=\"scroll\"><table class=\"decide stack\"><thead><tr>", f);
+  for (size_t c = 0; c < sizeof impact_cols / sizeof impact_cols[0]; c++) {
+    fputs(c == 2 || c == 4 || c == 6 || c == 8 ? "<th class=\"l\">" : "<th>", f);
+    ar_html_text(f, impact_cols[c]);
+    fputs("</th>", f);
+  }
+  fputs("</tr></thead><tbody>\n", f);
   size_t i;
   json_t *refused = json_array();
   json_array_foreach(json_object_get(grp, "rows"), i, row) {
-    fprintf(f, "<tr><td>%lld</td><td>%lld</td>", (long long)ar_pj_num(row, "tokens"), (long long)ar_pj_num(row, "bytes"));
+    fputs("<tr>", f);
+    td(f, 0, NULL);
+    fprintf(f, "%lld</td>", (long long)ar_pj_num(row, "tokens"));
+    td(f, 1, NULL);
+    fprintf(f, "%lld</td>", (long long)ar_pj_num(row, "bytes"));
     const char *names[3] = {"default", "best unpatched", "pick"};
     for (int k = 0; k < 3; k++) {
       json_t *p = path_of(row, names[k]);
       if (!json_is_true(json_object_get(p, "ok"))) {
-        fputs("<td class=\"l\">refused</td><td>-</td>", f);
+        td(f, 2 + 2 * k, "l");
+        fputs("refused</td>", f);
+        td(f, 3 + 2 * k, NULL);
+        fputs("-</td>", f);
         json_array_append_new(refused, json_sprintf("%lld tokens, %s: %s", (long long)ar_pj_num(row, "tokens"),
                                                     names[k], ar_pj_str(p, "refused")));
         continue;
       }
-      fputs("<td class=\"l\">", f);
+      td(f, 2 + 2 * k, "l");
       ar_html_label(f, ar_pj_str(p, "config"));
       if (json_is_true(json_object_get(p, "interpolated"))) fputs(" (~)", f);
       fputs("</td>", f);
-      us_cell(f, k ? json_object_get(p, "saving_per_forward_us") : json_object_get(p, "per_forward_us"), k);
+      us_cell(f, 3 + 2 * k, k ? json_object_get(p, "saving_per_forward_us") : json_object_get(p, "per_forward_us"), k);
     }
     json_t *pk = path_of(row, "pick");
-    fputs("<td class=\"l\">", f);
+    td(f, 8, "l");
     ar_html_text(f, *ar_pj_str(pk, "patch") ? ar_pj_str(pk, "patch") : "none");
     fputs("</td></tr>\n", f);
   }
@@ -128,7 +146,12 @@ static void one(struct ar_render *r, json_t *doc, json_t *grp) {
 }
 
 void ar_page_impact(struct ar_render *r) {
-  if (!json_array_size(r->p->impact)) return;
+  if (!r->p->impact) return; /* no --model */
+  if (!json_array_size(r->p->impact)) { /* asked for, nothing to show: left out, and the summary says why */
+    ar_page_leave_out(r, "What the allreduce costs a model", "impact",
+                      "no results at a TP (2 or more ranks) and dtype the model can use; see Skips and warnings");
+    return;
+  }
   FILE *f = r->f;
   fputs("<section id=\"impact\"><h3>What the allreduce costs a model</h3>\n<p>From <code>arbench impact</code> "
         "(docs/impact.md): per decode batch, the serving engine's own path, the best it reaches without a patch and "
