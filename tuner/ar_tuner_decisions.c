@@ -1,6 +1,6 @@
 /* ar_tuner_decisions.c — reads and checks the tuner decisions file (tuner.json, docs/tuner.md), and
  * the pure parts of the plugin: which group and range apply, and what is written to the cost table. */
-#include "../bench/infile.h"
+#include "infile.h" /* bench/infile.h: the include path tuner/meson.build gives */
 #include "ar_tuner_decisions.h"
 #include "ar_tuner_abi.h"
 #include <errno.h>
