@@ -237,7 +237,10 @@ where_of() {
 }
 # Only the builds the entries ask for: the default one, the sanitizer build of the CI step (one CUDA arch keeps it
 # quick), the CPU stand-in of CUDA.
-grep -qvP '\t(asan|emu):' <<<"$ENTRIES" && setup_build build
+# MUTANTS_MESON_OPTS: the default build's options (e.g. -Dcuda=disabled, or -Dcuda-archs=120: a list whose tests
+# rebuild no CUDA kernel need not compile them for every arch; a scratch build keeps the options it was made with).
+# shellcheck disable=SC2086 # a list of options
+grep -qvP '\t(asan|emu):' <<<"$ENTRIES" && setup_build build ${MUTANTS_MESON_OPTS:-}
 grep -qP '\tasan:' <<<"$ENTRIES" && setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
 grep -qP '\temu:' <<<"$ENTRIES" && setup_build build-emu -Dcuda-emu=true
 
