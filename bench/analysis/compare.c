@@ -459,6 +459,10 @@ static int methods_vary(json_t *matches) {
 static void print_verdict(json_t *m) {
   const char *v = ar_rec_str(m, "verdict", "");
   json_t *need = json_object_get(m, "runs_needed");
+  if (!strcmp(ar_rec_str(m, "backend", ""), "model")) { /* `arbench model`'s predictions: no launch, nothing to test */
+    printf("%s (predictions: no test)", v);
+    return;
+  }
   if (!strcmp(v, "no samples") && ar_rec_num(m, "runs_a", 0) <= 1 && ar_rec_num(m, "runs_b", 0) <= 1 &&
       ar_rec_num(m, "runs_a", 0) + ar_rec_num(m, "runs_b", 0) > 0) { /* one value a side: nothing between launches */
     printf("undecided (one launch a side: append 2+ more launches to each file, A and B interleaved)");

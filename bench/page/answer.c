@@ -91,7 +91,10 @@ static void decision_row(FILE *f, json_t *grid, size_t s, int extra, int bound) 
   fprintf(f, "</td><td data-h=\"runs\">%lld</td>", (long long)json_integer_value(json_object_get(k.cell, "runs")));
   if (bound) {
     fputs("<td class=\"l bound\" data-h=\"can be slower by\">", f);
-    if (!isnan(k.bound_pct)) {
+    if (!isnan(k.bound_pct) && k.bound_pct < 0) { /* faster than every alternative by at least this much */
+      ar_html_printf(f, "none: \u2265 %.1f%% faster", -k.bound_pct);
+      if (k.bound_vs) ar_html_printf(f, " than %s", k.bound_vs);
+    } else if (!isnan(k.bound_pct)) {
       ar_html_printf(f, "\u2264 %.1f%%", k.bound_pct);
       if (k.bound_vs) ar_html_printf(f, " than %s", k.bound_vs);
     } else fputs(k.has_bound ? "unknown" : "-", f);

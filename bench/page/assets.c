@@ -32,6 +32,7 @@ const char ar_page_css[] =
   "th{background:var(--head);font-weight:600}\n"
   ".l{text-align:left}\n"
   "td.l,th.l{white-space:normal;min-width:6em}\n"
+  "td.bound{overflow-wrap:anywhere;max-width:16em}\n" /* a sweep point's label is one long word */
   "td.cmd{font-family:ui-monospace,monospace;font-size:.85em;min-width:16em}\n"
   "table.md td,table.md th{white-space:normal;overflow-wrap:anywhere}\n" /* tune's ranges: wrap, never overflow */
   ".label{overflow-wrap:break-word}\n"

@@ -115,7 +115,7 @@ check_bad "unknown option" "unknown option '--bogus'" "$ARBENCH" doctor --bogus
 check_bad "extra argument" "unexpected argument 'extra'" "$ARBENCH" doctor extra
 check_bad "--rank-cpus bad list" "--rank-cpus 0-15;x: 'x' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "0-15;x"
 check_bad "--rank-cpus reversed range" "--rank-cpus 7-3: '7-3' is not a CPU list (allowed: lists like 0-15,32-47 separated by ';', one per local rank, at most 1024)" "$ARBENCH" doctor --rank-cpus "7-3"
-check_bad "--results missing" "--results $TMP/none.jsonl: cannot open" "$ARBENCH" doctor --results "$TMP/none.jsonl"
+check_bad "--results missing" "cannot open --results file '$TMP/none.jsonl'" "$ARBENCH" doctor --results "$TMP/none.jsonl"
 echo '{"type":"result"}' >"$TMP/norun.jsonl"
 check_bad "--results without run record" "--results $TMP/norun.jsonl: no run record (a results file of arbench run is needed)" "$ARBENCH" doctor --results "$TMP/norun.jsonl"
 check_bad "--rank-cpus with --results" "--rank-cpus and --results: give one of them" "$ARBENCH" doctor --rank-cpus 0 --results "$TMP/runs.jsonl"

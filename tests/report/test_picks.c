@@ -143,6 +143,12 @@ static void test_bound(void **st) {
   assert_non_null(strstr(b, "<td class=\"l bound\" data-h=\"can be slower by\">\u2264 3.2% than mpi</td>"));
   assert_non_null(strstr(b, "<td class=\"l bound\" data-h=\"can be slower by\">unknown</td>"));
   free(b);
+  /* a negative bound: the pick is faster than every alternative by at least that much, and says so */
+  json_object_set_new(json_array_get(ds, 1), "bound_pct", json_real(-12.5));
+  json_object_set_new(json_array_get(ds, 1), "bound_vs", json_string("shm-staged"));
+  b = answer(d);
+  assert_non_null(strstr(b, "<td class=\"l bound\" data-h=\"can be slower by\">none: \u2265 12.5% faster than shm-staged</td>"));
+  free(b);
   json_decref(d);
 }
 
