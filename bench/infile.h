@@ -24,7 +24,8 @@ enum {
  * writer, a device, a /proc or /sys file and a socket are refused before anything is read. */
 int ar_infile_open(const char *path, const char *what, unsigned flags, FILE **f, char *err, size_t len);
 
-/* The same checks without keeping the stream, for a library that opens by name. 0 or -AR_EINVAL. */
+/* The same checks without keeping the stream, for a library that opens by name. 0, 1 (a directory under
+ * AR_INFILE_DIR) or -AR_EINVAL. */
 int ar_infile_check(const char *path, const char *what, unsigned flags, char *err, size_t len);
 
 /* Reads the whole of PATH (checked as above) into a NUL-terminated buffer; 0, or -AR_EINVAL with err. */

@@ -2,6 +2,7 @@
  * their collection_meta.yaml; a file or a folder) as results, labelled as its reference box with its method. */
 #include "aic/aic.h"
 #include "ar.h"
+#include "infile.h"
 #include "results.h"
 #include <getopt.h>
 #include <stdio.h>
@@ -144,13 +145,17 @@ int ar_aic_import(int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   const char *path = argv[optind];
-  struct stat st;
-  if (stat(path, &st) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
-    fprintf(stderr, "arbench import aiconfigurator: '%s' %s (expected a .parquet file or a folder)\n", path,
-            access(path, F_OK) ? "does not exist" : "is neither a file nor a folder");
+  char err[AR_ERRLEN];
+  if (access(path, F_OK)) {
+    fprintf(stderr, "arbench import aiconfigurator: '%s' does not exist (expected a .parquet file or a folder)\n", path);
     return AR_EXIT_USAGE;
   }
-  char err[AR_ERRLEN];
+  /* the checks every command makes of a file it is given (a device, FIFO, /proc file, over 4 GiB: one line) */
+  if (ar_infile_check(path, "comm table (aiconfigurator's .parquet)", AR_INFILE_DIR | AR_INFILE_BINARY, err,
+                      sizeof err) < 0) { /* 1: a folder, taken */
+    fprintf(stderr, "arbench import aiconfigurator: %s\n", err);
+    return AR_EXIT_USAGE;
+  }
   json_t *doc;
   char *args[] = {"read", (char *)path, NULL};
   int rc = ar_aic_run(args, &doc, err, sizeof err);

@@ -75,6 +75,9 @@ check_eq "table's 16K row has NCCL's time from the parquet" 1 "$(grep '^| 16K |'
 check_eq "a file: NCCL's 63 allreduce rows in half" 63 "$(jq -c 'select(.type == "result")' "$TMP/one.jsonl" | wc -l)"
 # Bad paths: one line, exit 2.
 check_bad "missing path" "'/nonexistent' does not exist" "$ARBENCH" import aiconfigurator /nonexistent
+mkfifo "$TMP/fifo" # the checks every file argument gets (bench/infile.c), before the Parquet reader is spawned
+check_bad "a FIFO, without blocking" "'$TMP/fifo' is a FIFO (named pipe), not a comm table" timeout 10 "$ARBENCH" import aiconfigurator "$TMP/fifo"
+check_bad "a /proc file" "'/proc/self/status' is a /proc file" "$ARBENCH" import aiconfigurator /proc/self/status
 mkdir "$TMP/empty"
 check_bad "a folder without tables" "no nccl_perf.parquet or custom_allreduce_perf.parquet under" "$ARBENCH" import aiconfigurator "$TMP/empty"
 echo "not parquet" >"$TMP/empty/nccl_perf.parquet"
