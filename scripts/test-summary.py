@@ -2,7 +2,8 @@
 """test-summary.py [--step NAME=STATUS]... [--exit STATUS] BUILD_DIR... — over the meson test logs of one
 or more build directories (each line of testlog.json is one test's result) and the steps that run tests
 outside meson (each --step one test: exit status 0 passed, else failed; e.g. a fuzzing harness): every
-skipped test with its reason (the test's last 'skipped: REASON' line), every failed test, then one
+skipped test with its reason (the test's last 'skipped: REASON' line), every failed test with why (its
+first 'FAIL: ...' line, else its last line; CI shows only the tail of its log), then one
 closing line 'N passed, N failed, N skipped'. --exit is the caller's own status: when it is not 0 and
 nothing above failed, one more failure says so, so the closing line never reads 0 failed then."""
 import json
@@ -11,6 +12,8 @@ import re
 import sys
 
 SKIP_LINE = re.compile(r"^.*?\bskipped: *(.*?)\s*$", re.M)
+FAIL_LINE = re.compile(r"^.*?\bFAIL: *(.*?)\s*$", re.M)
+WHY_MAX = 300  # characters of a failed test's reason: a line that names the value, not a dump
 
 
 def skip_reason(result):
@@ -20,6 +23,19 @@ def skip_reason(result):
         if found and found[-1]:
             return found[-1]
     return "no reason printed (exit status 77 without a 'skipped: REASON' line)"
+
+
+def fail_reason(result):
+    """The first 'FAIL: ...' line a failed test printed (stderr, then stdout), else its last non-empty line."""
+    for stream in ("stderr", "stdout"):
+        found = FAIL_LINE.findall(result.get(stream) or "")
+        if found and found[0]:
+            return found[0][:WHY_MAX]
+    for stream in ("stderr", "stdout"):
+        lines = [x.strip() for x in (result.get(stream) or "").splitlines() if x.strip()]
+        if lines:
+            return lines[-1][:WHY_MAX]
+    return "nothing printed"
 
 
 def main(args):
@@ -67,7 +83,7 @@ def main(args):
                 skips.append(f"  {where}{name}: {skip_reason(r)}")
             else:
                 failed += 1
-                fails.append(f"  {where}{name}: {result}")
+                fails.append(f"  {where}{name}: {result}: {fail_reason(r)}")
     if exit_status and not failed:
         failed += 1
         fails.append(f"  the run itself: exit status {exit_status} with no failed test or step above (see its log)")

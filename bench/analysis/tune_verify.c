@@ -103,7 +103,10 @@ static int read_tuner(struct verify *v) {
   char abs[PATH_MAX], err[512];
   struct ar_tuner_decisions d;
   if (!realpath(v->tuner, abs)) return bad(strerror(errno), v->tuner);
-  if (ar_tuner_load(abs, &d, err, sizeof err)) return fprintf(stderr, "arbench tune --verify: %s\n", err), -AR_EINVAL;
+  if (ar_tuner_load(v->tuner, &d, err, sizeof err)) { /* the path as the user gave it; the plugin's own prefix dropped */
+    const char *m = strncmp(err, "arbench tuner: ", 15) ? err : err + 15;
+    return fprintf(stderr, "arbench tune --verify: %s\n", m), -AR_EINVAL;
+  }
   snprintf(v->tuner, sizeof v->tuner, "%s", abs);
   int best = 0;
   for (int i = 0; i < d.ngroups; i++)

@@ -21,7 +21,7 @@ const char ar_page_css[] =
   "code,pre{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.9em}\n"
   "pre{background:var(--head);padding:8px;overflow-x:auto;border-radius:4px}\n"
   ".meta{color:var(--muted);font-size:.9em}\n"
-  "header p,p,li{overflow-wrap:anywhere}\n"
+  "header p,p,li,h2,h3,h4,summary,figcaption,caption,dt,dd{overflow-wrap:anywhere}\n" /* a path is one long word */
   "nav#toc{border:1px solid var(--line);border-radius:6px;padding:4px 14px;margin:1em 0;background:var(--head)}\n"
   "nav#toc h2{border:0;margin:.4em 0;font-size:1.05em}\n"
   "nav#toc ol{margin:.2em 0;padding-left:1.4em}\n"

@@ -45,14 +45,22 @@ for f in /dev/zero /dev/urandom "$TMP/fifo" /proc/self/mem "$TMP/sparse" "$TMP/d
 done
 echo "ok: $n hostile-file cases, one line and exit 2 each"
 
-# A file that keeps growing while read: the reader stops at the size it had when opened.
-grow() { # grow FILE LINE... : append the lines to FILE for ever (until killed)
+# A file that keeps growing while read: the reader stops at the size it had when opened. The writer appends
+# a line every 10 ms, as a live job's log grows: a writer flat out fills the disk at 50 MB/s, and on a loaded
+# CI machine the reader, started late, then had hundreds of MB to read before the hang bound (CI failed so).
+grow() { # grow FILE LINE... : append the lines to FILE every 10 ms for ever (until killed)
   local f=$1; shift
-  while :; do printf '%s\n' "$@"; done >>"$f" 2>/dev/null
+  while :; do printf '%s\n' "$@"; sleep 0.01; done >>"$f" 2>/dev/null
+}
+grown() { # grown FILE SIZE: wait (up to the hang bound) until FILE is larger than SIZE: growing before it is read
+  local i
+  for ((i = 0; i < BOUND * 100; i++)); do [ "$(stat -c %s "$1")" -gt "$2" ] && return 0; sleep 0.01; done
+  fail "$1 did not grow in ${BOUND}s"
 }
 cp "$EX" "$TMP/grow.jsonl"
 grow "$TMP/grow.jsonl" "$(grep -m1 '"type": *"result"' "$EX")" &
 GP=$!
+grown "$TMP/grow.jsonl" "$(stat -c %s "$EX")"
 got=0
 timeout -s KILL "$BOUND" "$ARBENCH" table "$TMP/grow.jsonl" >"$TMP/out" 2>"$TMP/err" || got=$?
 kill "$GP"; wait "$GP" 2>/dev/null || true
@@ -63,6 +71,7 @@ echo "ok: a results file appended to while table reads it: read to its size at o
 cp "$LOG" "$TMP/grow.log"
 grow "$TMP/grow.log" "$(grep -m1 -E '^ +[0-9]+ +[0-9]+ +float' "$LOG")" &
 GP=$!
+grown "$TMP/grow.log" "$(stat -c %s "$LOG")"
 got=0
 timeout -s KILL "$BOUND" "$ARBENCH" import nccl-tests "$TMP/grow.log" -J "$TMP/g.jsonl" >"$TMP/out" 2>"$TMP/err" || got=$?
 kill "$GP"; wait "$GP" 2>/dev/null || true

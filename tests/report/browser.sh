@@ -27,8 +27,18 @@ fi
 echo "chromium: $("$CHROME" --version 2>/dev/null | head -1)"
 OUT=${ARBENCH_REPORT_SHOTS:-$TMP/shots}
 mkdir -p "$OUT"
-RUN=$ARBENCH_SRC/tests/fixtures/analysis/runsh-host.jsonl
-F=$ARBENCH_SRC/tests/fixtures/report
+# The pages name their files, and a user's paths are long (a cluster's scratch folder): the fixtures are read
+# from a folder whose path is over 200 characters wherever the test runs, so a path that does not wrap fails
+# here, not only in a checkout deeper than the developer's (CI's did).
+LONG=$TMP/$(printf 'results_folder_as_deep_as_a_cluster_scratch_path_%.0s' 1 2 3 4) # no hyphen: no break
+mkdir -p "$LONG/report" "$LONG/nccl-tests"
+cp "$ARBENCH_SRC/tests/fixtures/analysis/runsh-host.jsonl" "$LONG/"
+cp "$ARBENCH_SRC"/tests/fixtures/report/*.jsonl "$LONG/report/"
+cp "$ARBENCH_SRC"/tests/fixtures/nccl-tests/*.log "$LONG/nccl-tests/"
+cp "$ARBENCH_SRC/tests/fixtures/topo/2s8g.xml" "$LONG/"
+[ ${#LONG} -gt 200 ] || fail "the long fixture folder is only ${#LONG} characters"
+RUN=$LONG/runsh-host.jsonl
+F=$LONG/report
 "$ARBENCH" doctor --sysfs-root "$ARBENCH_SRC/tests/fixtures/sysfs/switch-bad" --format json >"$TMP/doctor.json" 2>/dev/null \
   || true # exit 1: the tree has FAIL findings
 jq -e .findings "$TMP/doctor.json" >/dev/null || fail "doctor --format json printed no findings"
@@ -61,13 +71,13 @@ if [ "$SET" != core ]; then
   # issue 51's pages: the README's first steps (run, sweep, links: one shm-oneshot across run and sweep, serving has no GPU
   # result) and three nccl-tests logs as three stacks (a 16-rank one matches neither 8-rank stack)
   page firststeps "$F/firststeps-run.jsonl" "$F/firststeps-sweep.jsonl" "$F/firststeps-links.jsonl" \
-    --topo-xml "$ARBENCH_SRC/tests/fixtures/topo/2s8g.xml" # a topology picture wherever the test runs
-  NT=$ARBENCH_SRC/tests/fixtures/nccl-tests
+    --topo-xml "$LONG/2s8g.xml" # a topology picture wherever the test runs
+  NT=$LONG/nccl-tests
   for l in superbench-allreduce-8xA100:a100 aws-batch-tagged-8xH100:h100 a3mega-stripped-16xH100:h100x16; do
-    "$ARBENCH" import nccl-tests "$NT/${l%%:*}.log" --stack "${l##*:}" -J "$TMP/imp-${l##*:}.jsonl" >/dev/null 2>&1 \
+    "$ARBENCH" import nccl-tests "$NT/${l%%:*}.log" --stack "${l##*:}" -J "$LONG/imp-${l##*:}.jsonl" >/dev/null 2>&1 \
       || fail "import ${l%%:*}.log failed"
   done
-  page imports "$TMP/imp-a100.jsonl" "$TMP/imp-h100.jsonl" "$TMP/imp-h100x16.jsonl"
+  page imports "$LONG/imp-a100.jsonl" "$LONG/imp-h100.jsonl" "$LONG/imp-h100x16.jsonl"
   text() { sed 's/<[^>]*>//g' "$OUT/$1.html" >"$TMP/$1.txt"; echo "$TMP/$1.txt"; } # a file: grep -q would cut a pipe
   grep -q 'Every match (0)' "$OUT/imports.html" && fail "imports: an empty comparison is shown"
   grep -q '^A comparison: h100x16 against a100: no configuration measured in both' "$(text imports)" \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_summary.sh — scripts/test-summary.py names every skipped test with the reason it printed
-# ('skipped: REASON', stdout or stderr, the last one), every failed test, and counts them (issue 24).
+# ('skipped: REASON', stdout or stderr, the last one), every failed test with its first FAIL line (else its
+# last line), and counts them (issue 24).
 source "$(dirname "$0")/../lib/common.sh"
 S=$ARBENCH_SRC/scripts/test-summary.py
 mkdir -p "$TMP/a/meson-logs" "$TMP/b/meson-logs"
@@ -12,6 +13,8 @@ a = [
     {"name": "arbench:topo / topo-nccl", "result": "SKIP", "stdout": "", "stderr": "x.sh: skipped: ../shared/topologies/nccl not found\n"},
     {"name": "arbench:shm / shm-bare", "result": "SKIP", "stdout": "", "stderr": ""},
     {"name": "arbench:unit / unit-bad", "result": "FAIL", "stdout": "boom\n", "stderr": ""},
+    {"name": "arbench:unit / unit-why", "result": "FAIL", "stdout": "ok: first\nFAIL: x.html: width 394\n",
+     "stderr": "FAIL: 'table /dev/zero': exit 0, expected 2\nmore\n"},
 ]
 b = [{"name": "arbench:gpu / gpu-run", "result": "SKIP", "stdout": "skipped: built without CUDA\n", "stderr": ""},
      {"name": "arbench:unit / unit-opts", "result": "EXPECTEDFAIL", "stdout": "", "stderr": ""}]
@@ -26,9 +29,10 @@ skipped (4):
   a: arbench:topo / topo-nccl: ../shared/topologies/nccl not found
   a: arbench:shm / shm-bare: no reason printed (exit status 77 without a 'skipped: REASON' line)
   b: arbench:gpu / gpu-run: built without CUDA
-failed (1):
-  a: arbench:unit / unit-bad: FAIL
-2 passed, 1 failed, 4 skipped
+failed (2):
+  a: arbench:unit / unit-bad: FAIL: boom
+  a: arbench:unit / unit-why: FAIL: 'table /dev/zero': exit 0, expected 2
+2 passed, 2 failed, 4 skipped
 W
 diff -u "$TMP/want" "$TMP/out" || fail "test-summary output differs"
 # one build dir: no prefix; all passed or skipped: exit 0
