@@ -61,19 +61,28 @@ cudaError_t cudaEventDestroy(cudaEvent_t h) {
   return cudaSuccess;
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t h, cudaStream_t stream) {
+/* A record on a stream being captured: a plain one (cudaEventRecord, flags cudaEventRecordDefault) only marks the
+ * event as captured (cross-stream order inside the capture) and is no node of the graph, so the graph's launches
+ * never record it and a query of it is cudaErrorCapturedEvent; cudaEventRecordExternal makes it an event-record
+ * node that each launch records (cuda_runtime_api.h, cudaEventRecordWithFlags; driver_types.h:128-129). */
+static cudaError_t record(cudaEvent_t h, cudaStream_t stream, unsigned flags, const char *call) {
   sa_init();
-  struct sa_stream *s = sa_stream_of(stream, "cudaEventRecord");
+  struct sa_stream *s = sa_stream_of(stream, call);
   pthread_mutex_lock(&sa.mu);
-  struct sa_event *ev = event_of(h, "cudaEventRecord");
+  struct sa_event *ev = event_of(h, call);
   if (ev->device != s->device) {
     pthread_mutex_unlock(&sa.mu);
     ar_standin_violation("cudaEventRecord of an event of device %d on a stream of device %d (CUDA: "
                          "cudaErrorInvalidResourceHandle; the event must be created on the stream's device)",
                          ev->device, s->device);
   }
+  if (s->capturing && !(flags & cudaEventRecordExternal)) { /* capture state only: no node, nothing replayed */
+    ev->captured = 1;
+    pthread_mutex_unlock(&sa.mu);
+    return cudaSuccess;
+  }
   pthread_mutex_unlock(&sa.mu);
-  struct sa_op *op = sa_op_new(SA_EVENT, "cudaEventRecord");
+  struct sa_op *op = sa_op_new(SA_EVENT, call);
   if (!op) return sa_error(cudaErrorMemoryAllocation);
   op->u.e.ev = ev;
   pthread_mutex_lock(&sa.mu);
@@ -91,6 +100,15 @@ cudaError_t cudaEventRecord(cudaEvent_t h, cudaStream_t stream) {
     pthread_mutex_unlock(&sa.mu);
   }
   return e;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t h, cudaStream_t stream) {
+  return record(h, stream, cudaEventRecordDefault, "cudaEventRecord");
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t h, cudaStream_t stream, unsigned int flags) {
+  if (flags & ~(unsigned)cudaEventRecordExternal) return sa_error(cudaErrorInvalidValue);
+  return record(h, stream, flags, "cudaEventRecordWithFlags");
 }
 
 /* Under sa.mu: has the latest record completed? A never recorded event is complete (CUDA's rule). */

@@ -220,6 +220,34 @@ static void c_kernels(void) {
   free(hb);
 }
 
+/* Event records inside a capture (cuda_runtime_api.h, cudaEventRecordWithFlags): a plain record is capture state, no
+ * node, so the graph's launches never record it and a query after them is cudaErrorCapturedEvent (captured-plain);
+ * cudaEventRecordExternal is a node each launch records (captured-external); other flags are cudaErrorInvalidValue. */
+static void capture_record(unsigned flags) {
+  int *p;
+  dev_alloc((void **)&p, 64 * sizeof *p);
+  cudaStream_t s;
+  cudaEvent_t ev;
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  OK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  add_one<<<1, 64, 0, s>>>(p, 64);
+  OK(flags ? cudaEventRecordWithFlags(ev, s, flags) : cudaEventRecord(ev, s));
+  OK(cudaStreamEndCapture(s, &g));
+  OK(cudaGraphInstantiate(&x, g, 0));
+  OK(cudaGraphLaunch(x, s));
+  OK(cudaStreamSynchronize(s));
+  CHECK(cudaEventQuery(ev) == cudaSuccess, "the external record was not replayed by the launch");
+  CHECK(cudaEventRecordWithFlags(ev, s, 0x4) == cudaErrorInvalidValue, "flags 0x4 accepted");
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue, "no last error");
+  OK(cudaGraphExecDestroy(x));
+  OK(cudaGraphDestroy(g));
+}
+static void c_captured_plain(void) { capture_record(cudaEventRecordDefault); }
+static void c_captured_external(void) { capture_record(cudaEventRecordExternal); }
+
 /* ---- IPC across two processes ---- */
 static void put(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
 static void get(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
@@ -369,6 +397,8 @@ int main(int argc, char **argv) {
   run("events", c_events, 0, NULL);
   run("order", c_order, 0, NULL);
   run("kernels", c_kernels, 0, NULL);
+  run("captured-external", c_captured_external, 0, NULL);
+  run("captured-plain", c_captured_plain, 70, "cudaEventQuery of an event last recorded in a stream capture");
   run("ipc", c_ipc_ok, 0, NULL);
   run("ipc-fail-hook", c_ipc_fail, 0, NULL);
   run("launch-other-device", c_launch_other_device, 0, NULL);

@@ -73,6 +73,8 @@ typedef void (*cudaHostFn_t)(void *userData);
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
 #define cudaEventInterprocess 0x04
+#define cudaEventRecordDefault 0x00  /* driver_types.h:128 */
+#define cudaEventRecordExternal 0x01 /* driver_types.h:129: an event-record node when captured */
 #define cudaIpcMemLazyEnablePeerAccess 0x01
 #define cudaEnableDefault 0x0
 
@@ -217,6 +219,7 @@ cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
