@@ -74,6 +74,16 @@ double ar_watchdog_allowed(double limit, double allow_s) {
   return allow_s + grace > limit ? allow_s + grace : limit;
 }
 
+/* The bound of the phase d is in now, under d->lock. A status exchange, after a failed call or a good one, waits on
+ * peers that may still be in the same call and give up on a stopped rank at 0.9 x -T (the p2p and GPU bounds), then
+ * report it in this exchange: it has the call's bound plus the grace of ar_watchdog_limit, so the rank that gave up
+ * writes its error record before a rank that finished early ends the job (on a loaded box the 0.1 x -T left was
+ * not enough: the stalled push run lost its record 2 times in 3). */
+double ar_watchdog_bound(const struct ar_watchdog *d) {
+  int per = d->per_unit > 1 ? d->per_unit : 1;
+  return ar_watchdog_allowed(ar_watchdog_limit(d->timeout, per, d->after_failure || d->exchange), d->allow_s);
+}
+
 static void *watch(void *arg) {
   struct ar_watchdog *d = arg;
   uint64_t last_hb = __atomic_load_n(&d->heartbeat, __ATOMIC_RELAXED), last_seq = 0;
@@ -82,8 +92,8 @@ static void *watch(void *arg) {
   for (;;) {
     nap_ms(50);
     pthread_mutex_lock(&d->lock);
-    int stop = d->stop, per = d->per_unit > 1 ? d->per_unit : 1, failed = d->after_failure;
-    double allow = d->allow_s;
+    int stop = d->stop;
+    double limit = ar_watchdog_bound(d);
     uint64_t seq = d->seq;
     memcpy(phase, d->phase, sizeof phase);
     pthread_mutex_unlock(&d->lock);
@@ -95,7 +105,6 @@ static void *watch(void *arg) {
       since = now_s();
       continue;
     }
-    double limit = ar_watchdog_allowed(ar_watchdog_limit(d->timeout, per, failed), allow);
     if (now_s() - since > limit) fire(d, phase, limit);
   }
 }

@@ -48,6 +48,9 @@ void ar_watchdog_exchange(struct ar_watchdog *d, int on);
  * gave up on it ends the job about -T after the call began, not -T after the exchange began. */
 void ar_watchdog_settle(struct ar_watchdog *d, int rc);
 double ar_watchdog_limit(double timeout, int per, int after_failure);
+/* The bound of d's current phase (call under d->lock, or with no thread): a status exchange, after a failure or
+ * not, gets ar_watchdog_limit's grace, since its peers may still be giving up on a stopped rank. */
+double ar_watchdog_bound(const struct ar_watchdog *d);
 void ar_watchdog_stop(struct ar_watchdog *d);
 
 #endif

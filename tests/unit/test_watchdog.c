@@ -47,10 +47,15 @@ static void test_settle_ok_is_progress(void **st) {
   assert_int_equal(d.seq, seq + 1);
   assert_string_equal(d.phase, "");
   assert_int_equal(d.after_failure, 0);
+  d.timeout = 4; /* the bounds the thread would use at -T 4 */
+  assert_true(ar_watchdog_bound(&d) == 4.0);
   ar_watchdog_exchange(&d, 1); /* an exchange in an idle phase: its own clock */
   assert_string_equal(d.phase, "status exchange after backend mpi checked call 1");
   assert_int_equal(d.after_failure, 0);
+  /* a peer still in the call gives up at 0.9 x -T and reports here: the exchange waits -T plus the grace */
+  assert_true(ar_watchdog_bound(&d) == 5.0);
   ar_watchdog_exchange(&d, 0);
+  assert_true(ar_watchdog_bound(&d) == 4.0);
   ar_watchdog_stop(&d);
 }
 
