@@ -8,6 +8,10 @@ set -euo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 TMP=$(mktemp -d /tmp/arbench-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# A command that stops the script through set -e says so in a FAIL line (file, line, command, status): CI shows
+# only the tail of its log and the first FAIL line of each failed test (scripts/test-summary.py); a silent stop
+# there could not be told from any other.
+trap 'ar_err=$?; echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $ar_err (set -e stopped the test)" >&2' ERR
 PY=${PYTHON:-python3}
 
 ar_mpirun() { # ar_mpirun NP args... : arbench under mpirun (-q: only arbench's own messages)
