@@ -10,17 +10,17 @@
  * conditions of the GPUs and their driver (no library version decides). Read 2026-12-06 from the threads
  * named; "verified" says what of each was read there and what was not. */
 static const struct ar_knownbad table[] = {
-  {"nccl-2418-rtxpro6000-512k", "nccl", "2.26.2", "2.31.2", "RTX PRO 6000", 2, AR_KB_CRASH,
+  {"nccl-2418-rtxpro6000-512k", "nccl", "2.26.2", "2.26.3", "RTX PRO 6000", 2, AR_KB_CRASH,
    "collectives of 512 KiB and more, two or more GPUs, no NVLink",
    "illegal memory access in collectives of 512 KiB and more (all_reduce_perf fails at 524288 bytes)",
    "use NCCL 2.31.2 or newer (e.g. the nvidia-nccl-cu12/-cu13 wheel, or LD_LIBRARY_PATH to a newer libnccl); "
-   "PyTorch 2.7 cu128 ships 2.26.2",
+   "the report's PyTorch 2.7.0+cu128 loaded 2.26.2",
    "https://github.com/NVIDIA/nccl/issues/2418",
    "closed issue: 2x RTX PRO 6000 Blackwell Workstation Edition, driver 580.173.02, PyTorch 2.7.0+cu128, one node, "
    "no NVLink (topo NODE); NCCL 2.26.2+cuda12.2 fails reproducibly from 524288 bytes in all_reduce_perf -g 2; "
    "NCCL 2.31.2+cuda12.9 does not reproduce it",
-   "2.26.2 failing and 2.31.2 working are in the report; versions between them were not tested there (the range "
-   "assumes they fail); versions before 2.26.2 and other RTX PRO 6000 editions were not reported"},
+   "2.26.2 failing and 2.31.2 working are in the report; the versions between them were not tested there, so the "
+   "range is 2.26.2 alone (not flagged: 2.26.3 to 2.31.1, unknown); other RTX PRO 6000 editions were not reported"},
   {"nccl-2094-small-allreduce-2.29", "nccl", "2.29.0", NULL, NULL, 1, AR_KB_SLOW,
    "small messages (latency-bound sizes)",
    "all-reduce of small messages slower than with NCCL 2.28",
@@ -159,7 +159,9 @@ int ar_knownbad_match(const char *library, const char *version, const char *cons
 
 void ar_knownbad_scope(const struct ar_knownbad *e, char *buf, size_t len) {
   char ver[96] = "", gpu[160] = "";
-  if (e->library && e->min && e->max)
+  if (e->library && e->min && e->max && ar_knownbad_version(e->max) == ar_knownbad_version(e->min) + 1)
+    snprintf(ver, sizeof ver, "NCCL %s", e->min); /* one version */
+  else if (e->library && e->min && e->max)
     snprintf(ver, sizeof ver, "%s %s to before %s", "NCCL", e->min, e->max);
   else if (e->library && e->min) snprintf(ver, sizeof ver, "NCCL %s and newer", e->min);
   else if (e->library && e->max) snprintf(ver, sizeof ver, "NCCL before %s", e->max);

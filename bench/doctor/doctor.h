@@ -38,8 +38,13 @@ void ar_doctor_env(struct ar_doc *d, char **envp);                         /* en
 void ar_doctor_ranks(struct ar_doc *d, const struct ar_doc_gpu *g, int n, struct ar_doc_rank *r, int nr,
                      const char *none);                             /* ranks.c */
 void ar_doctor_stack(struct ar_doc *d, const struct ar_doc_gpu *g, int n); /* stack.c */
+/* Known-bad stacks (bench/knownbad.c) for this NCCL version (NULL: the loaded one, when this build has NCCL;
+ * from names where it came from) and these GPUs. */
+void ar_doctor_knownbad(struct ar_doc *d, const struct ar_doc_gpu *g, int n, const char *nccl, const char *from); /* knownbad.c */
 
 /* Compute capability (e.g. 120) of an NVIDIA PCI device id from the table in stack.c, 0 unknown. */
 int ar_doc_cc_of_device(unsigned device);
+/* Its marketing name ("RTX PRO 6000 Blackwell Server") from the same table, NULL unknown. */
+const char *ar_doc_name_of_device(unsigned device);
 
 #endif
