@@ -177,16 +177,35 @@ void ar_knownbad_scope(const struct ar_knownbad *e, char *buf, size_t len) {
   snprintf(buf, len, "%s%s", ver, gpu);
 }
 
+/* The host of a gpus[] entry that names its rank (an import: rank_map gives the host), "" otherwise. */
+static const char *host_of(json_t *run, json_t *g) {
+  json_t *r = json_object_get(g, "rank"), *m;
+  size_t i;
+  if (!json_is_integer(r)) return "";
+  json_array_foreach(json_object_get(run, "rank_map"), i, m)
+    if (json_integer_value(json_object_get(m, "rank")) == json_integer_value(r)) {
+      const char *h = json_string_value(json_object_get(m, "host"));
+      return h ? h : "";
+    }
+  return "";
+}
+
 int ar_knownbad_record(json_t *run, char *line, size_t len) {
   json_t *st = json_object_get(run, "stack"), *g, *ids = json_array();
   const char *lib = json_string_value(json_object_get(st, "library"));
   const char *ver = json_string_value(json_object_get(st, "nccl_loaded"));
   const char *names[256];
+  char seen[256][96];
   int ng = 0;
   size_t i;
-  json_array_foreach(json_object_get(run, "gpus"), i, g) {
-    const char *nm = json_string_value(json_object_get(g, "name"));
-    if (nm && ng < 256) names[ng++] = nm;
+  json_array_foreach(json_object_get(run, "gpus"), i, g) { /* one per physical GPU: ranks sharing one count once */
+    const char *nm = json_string_value(json_object_get(g, "name")), *bus = json_string_value(json_object_get(g, "busid"));
+    if (!nm || ng >= 256) continue;
+    *seen[ng] = 0;
+    if (bus) snprintf(seen[ng], sizeof seen[ng], "%.40s@%.50s", bus, host_of(run, g));
+    int dup = 0;
+    for (int k = 0; k < ng && *seen[ng]; k++) dup |= !strcmp(seen[k], seen[ng]);
+    if (!dup) names[ng++] = nm;
   }
   const struct ar_knownbad *hit[16];
   int n = ar_knownbad_match(lib ? lib : "nccl", ver, names, ng, hit, 16);
