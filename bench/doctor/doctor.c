@@ -29,7 +29,8 @@ static void usage(FILE *f) {
     "  --sysfs-root DIR  read sys/, proc/, usr/local/ and run/ under DIR instead of / (fixture trees)\n"
     "  --format F        text (default) or json (one object with every finding)\n"
     "  --nccl-version V  the NCCL the known-bad check compares (2.26.2, 2.26.2+cuda12.8 or NCCL_VERSION_CODE\n"
-    "                    22602); default: the NCCL this binary loads (none in a build without NCCL)\n"
+    "                    22602) with this box's GPUs; default: with --results, the NCCL and GPUs its last run\n"
+    "                    record names; else the NCCL this binary loads (none in a build without NCCL)\n"
     "NUMA locality of ranks: each rank's CPU affinity against the NUMA node of its GPU (sysfs numa_node, else\n"
     "its local_cpulist). Local rank i uses CUDA device i mod N (live, under mpirun), else GPU i mod N in\n"
     "PCI bus id order. Where ranks run:\n"
@@ -153,7 +154,10 @@ static int doctor(const struct doc_opts *o) {
   ar_doctor_links_smoke(&d);
   ar_doctor_env(&d, environ);
   ar_doctor_stack(&d, g, n);
-  ar_doctor_knownbad(&d, g, n, o->nccl, o->nccl ? "--nccl-version" : NULL);
+  char err[512];
+  json_t *rec = o->results && !o->nccl ? ar_doc_last_run(o->results, err, sizeof err) : NULL; /* read above */
+  ar_doctor_knownbad(&d, g, n, rec, o->nccl, o->nccl ? "--nccl-version" : NULL);
+  json_decref(rec);
   if (o->json) {
     json_t *j = json_pack("{s:s,s:i,s:O}", "root", *root ? root : "/", "gpus", n, "findings", d.items);
     json_dumpf(j, stdout, JSON_INDENT(2));

@@ -117,6 +117,13 @@ for f in "$TMP"/g5090/sys/bus/pci/devices/*/device; do if grep -qx 0x2bb5 "$f"; 
 "$ARBENCH" doctor --sysfs-root "$TMP/g5090" >"$TMP/kb5.txt" 2>&1
 has "known-bad: RTX 5090 pair, CUDA IPC" "$TMP/kb5.txt" "[warn] known-bad: trtllm-16899-pcie-ipc: 2 GeForce RTX 5090 GPUs matches 2 or more GPUs named RTX 6000D or RTX 5090 (fails): cudaIpcOpenMemHandle fails (cudaErrorInvalidDevice, 101): custom all-reduce over CUDA IPC cannot start (TensorRT-LLM crashes at engine init) [reported with: PCIe only, no NVLink]; source https://github.com/NVIDIA/TensorRT-LLM/issues/16899"
 check_eq "known-bad: RTX 5090 pair, P2P GNS" 1 "$(grep -c '^\[info\] known-bad: gpu-rtx5090-p2p-gns: 2 GeForce RTX 5090 GPUs' "$TMP/kb5.txt")"
+# --results: the stack and GPUs of its last run record (here an import of the edited nccl-tests log of
+# tests/fixtures/nccl-tests/edited/: NCCL 2.26.2 on 2 RTX PRO 6000 Workstation).
+"$ARBENCH" import nccl-tests "$ARBENCH_SRC/tests/fixtures/nccl-tests/edited/knownbad-2xrtxpro6000-nccl2.26.2.log" -J "$TMP/kbimp.jsonl" >/dev/null 2>&1
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/kbimp.jsonl" >"$TMP/kb6.txt" 2>&1
+check_eq "known-bad from --results: 2418 on the record's GPUs" 1 "$(grep -c '^\[warn\] known-bad: nccl-2418-rtxpro6000-512k: NCCL 2.26.2 with 2 NVIDIA RTX PRO 6000 Blackwell Workstation Edition GPUs matches NCCL 2.26.2 on 2 or more GPUs named RTX PRO 6000 (crash)' "$TMP/kb6.txt")"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/runs.jsonl" >"$TMP/kb7.txt" 2>&1
+has "known-bad from --results without NCCL" "$TMP/kb7.txt" "[skip] NCCL: NCCL version unknown (the --results run record names none): only the table's GPU and driver entries checked"
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --nccl-version 2.26.2 --format json >"$TMP/kb.json"
 check_eq "known-bad: json finding" "warn nccl-2418-rtxpro6000-512k" "$(python3 -c "import json;d=json.load(open('$TMP/kb.json'));f=[f for f in d['findings'] if f['check']=='known-bad'];print(f[0]['level'],f[0]['found'].split(':')[0])")"
 
