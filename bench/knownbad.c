@@ -209,14 +209,24 @@ int ar_knownbad_record(json_t *run, char *line, size_t len) {
   }
   const struct ar_knownbad *hit[16];
   int n = ar_knownbad_match(lib ? lib : "nccl", ver, names, ng, hit, 16);
-  if (line && len) *line = 0;
-  for (int k = 0; k < n; k++) {
-    json_array_append_new(ids, json_string(hit[k]->id));
-    if (!line || !len) continue;
-    size_t at = strlen(line);
-    snprintf(line + at, len - at, "%s%s (%s: %s; %s)", k ? "; " : "known-bad stack: ", hit[k]->id,
-             ar_knownbad_severity_name(hit[k]->severity), hit[k]->symptom, hit[k]->source);
-  }
+  for (int k = 0; k < n; k++) json_array_append_new(ids, json_string(hit[k]->id));
   json_object_set_new(run, "known_bad", ids);
+  if (line && len) ar_knownbad_line(run, line, len);
+  return n;
+}
+
+int ar_knownbad_line(json_t *run, char *line, size_t len) {
+  json_t *x;
+  size_t i;
+  int n = 0;
+  *line = 0;
+  json_array_foreach(json_object_get(run, "known_bad"), i, x) {
+    const struct ar_knownbad *e = ar_knownbad_find(json_string_value(x));
+    size_t at = strlen(line);
+    if (e) snprintf(line + at, len - at, "%s%s (%s: %s; %s)", n ? "; " : "known-bad stack: ", e->id,
+                    ar_knownbad_severity_name(e->severity), e->symptom, e->source);
+    else if (json_is_string(x)) snprintf(line + at, len - at, "%s%s", n ? "; " : "known-bad stack: ", json_string_value(x));
+    n++;
+  }
   return n;
 }

@@ -38,6 +38,8 @@ int ar_knownbad_match(const char *library, const char *version, const char *cons
 /* A run record ({"stack": {"nccl_loaded", "library"}, "gpus": [{"name"}]}): sets its "known_bad" (array of
  * entry ids, [] when none) and writes into line (when len) one line naming them, "" when none. The count. */
 int ar_knownbad_record(json_t *run, char *line, size_t len);
+/* The line of a record's known_bad as it stands ("" when none, or no such field); the count. */
+int ar_knownbad_line(json_t *run, char *line, size_t len);
 /* "NCCL 2.26.2 on 2 GPUs named RTX PRO 6000": what an entry matches, in words. */
 void ar_knownbad_scope(const struct ar_knownbad *e, char *buf, size_t len);
 const char *ar_knownbad_severity_name(enum ar_kb_severity s);

@@ -146,6 +146,12 @@ static void test_record(void **st) {
   assert_string_equal(json_string_value(json_array_get(ids, 0)), "nccl-2418-rtxpro6000-512k");
   assert_non_null(strstr(line, "known-bad stack: nccl-2418-rtxpro6000-512k (crash: illegal memory access"));
   assert_non_null(strstr(line, "https://github.com/NVIDIA/nccl/issues/2418"));
+  char again[1024];
+  assert_int_equal(ar_knownbad_line(run, again, sizeof again), 1); /* run's line: from the record as written */
+  assert_string_equal(again, line);
+  json_object_set_new(run, "known_bad", json_pack("[s,s]", "nccl-2418-rtxpro6000-512k", "from-a-newer-table"));
+  assert_int_equal(ar_knownbad_line(run, again, sizeof again), 2);
+  assert_non_null(strstr(again, "/issues/2418); from-a-newer-table"));
   json_decref(run);
   run = json_pack("{s:{s:s, s:s}, s:[{s:s},{s:s}]}", "stack", "nccl_loaded", "2.26.2", "library", "rccl", "gpus",
                   "name", PRO, "name", PRO);
