@@ -2,7 +2,7 @@
 # standin_knownbad.sh — `run`'s known-bad line and record end to end on the CUDA stand-in (docs/doctor.md "Known-bad
 # stacks"): two devices named as RTX 5090s (ARBENCH_STANDIN_NAME) match the table's GPU-only entries, so the run
 # prints one warning line at start naming them and its run record's known_bad lists them; named RTX PRO 6000 with the
-# NCCL stand-in's 2.28.9 (not 2.26.2) nothing matches, no line. Elsewhere: skipped.
+# NCCL stand-in's 2.28.9 (not 2.26.2) nothing matches, no line; doctor reads the same names and the loaded NCCL. Elsewhere: skipped.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 need_standin
@@ -24,3 +24,12 @@ run2 "NVIDIA RTX PRO 6000 Blackwell Workstation Edition" "$TMP/b"
 [ "$(grep -c 'known-bad' "$TMP/b.err")" = 0 ] || { cat "$TMP/b.err"; fail "a known-bad line for NCCL 2.28.9 on RTX PRO 6000"; }
 [ "$(jq -r 'select(.type=="run") | .known_bad | length' "$TMP/b.jsonl")" = 0 ] || fail "known_bad not empty on RTX PRO 6000, 2.28.9"
 echo "ok: RTX PRO 6000 with NCCL 2.28.9: nothing known bad, no line"
+# doctor on the live (stand-in) system: CUDA's GPU names and the NCCL this binary loads (the NCCL stand-in, 2.28.9).
+ARBENCH_STANDIN_NAME="NVIDIA GeForce RTX 5090" "$ARBENCH" doctor >"$TMP/d.txt" 2>&1 || true # exit 1: a warning
+grep -q '^\[warn\] known-bad: trtllm-16899-pcie-ipc: 2 NVIDIA GeForce RTX 5090 (CPU stand-in of a CUDA device, arbench -Dcuda-emu) GPUs matches 2 or more GPUs named RTX 6000D or RTX 5090 (fails)' "$TMP/d.txt" \
+  || { cat "$TMP/d.txt"; fail "doctor: no known-bad finding from CUDA's GPU names"; }
+echo "ok: doctor names the CUDA IPC entry from CUDA's device names"
+"$ARBENCH" doctor >"$TMP/d2.txt" 2>&1 || true
+grep -qxF '[ok  ] known-bad: none of the 6 known-bad entries matches NCCL 2.28.9 (loaded by this binary) with 2 CPU stand-in of a CUDA device (arbench -Dcuda-emu) GPUs' "$TMP/d2.txt" \
+  || { cat "$TMP/d2.txt"; fail "doctor: the loaded NCCL not compared"; }
+echo "ok: doctor compares the NCCL this binary loads"
