@@ -3,6 +3,7 @@
 #include "doctor/doctor.h"
 #include "ar.h"
 #include "commands.h"
+#include "knownbad.h"
 #include <dirent.h>
 #include <getopt.h>
 #include <mpi.h>
@@ -17,14 +18,19 @@ extern char **environ;
 static void usage(FILE *f) {
   fprintf(f,
     "usage: arbench doctor [--sysfs-root DIR] [--format text|json] [--rank-cpus LISTS | --results FILE]\n"
+    "                      [--nccl-version V]\n"
     "       mpirun -np N [binding options] arbench doctor\n"
     "Checks that explain bad allreduce numbers, each with what it found and what to do: PCIe link speed\n"
     "and width of every GPU and bridge on its path (current vs maximum), ACS P2P redirect bits on those\n"
     "bridges, the IOMMU mode, NUMA locality, persistence mode, P2P access per GPU pair (needs CUDA), NCCL\n"
     "environment that disables P2P or forces unsafe protocols, and the CUDA stack: driver vs this\n"
-    "binary's runtime vs the toolkits under /usr/local/cuda*, GPU compute capability vs archs compiled.\n"
+    "binary's runtime vs the toolkits under /usr/local/cuda*, GPU compute capability vs archs compiled, and\n"
+    "known-bad stacks: the NCCL version and GPUs against arbench's table of reported failures (docs/doctor.md).\n"
     "  --sysfs-root DIR  read sys/, proc/, usr/local/ and run/ under DIR instead of / (fixture trees)\n"
     "  --format F        text (default) or json (one object with every finding)\n"
+    "  --nccl-version V  the NCCL the known-bad check compares (2.26.2, 2.26.2+cuda12.8 or NCCL_VERSION_CODE\n"
+    "                    22602) with this box's GPUs; default: with --results, the NCCL and GPUs its last run\n"
+    "                    record names; else the NCCL this binary loads (none in a build without NCCL)\n"
     "NUMA locality of ranks: each rank's CPU affinity against the NUMA node of its GPU (sysfs numa_node, else\n"
     "its local_cpulist). Local rank i uses CUDA device i mod N (live, under mpirun), else GPU i mod N in\n"
     "PCI bus id order. Where ranks run:\n"
@@ -52,7 +58,7 @@ static void print_text(const struct ar_doc *d) {
 }
 
 struct doc_opts {
-  const char *root, *rank_cpus, *results;
+  const char *root, *rank_cpus, *results, *nccl;
   int json;
 };
 
@@ -60,6 +66,7 @@ static int parse(int argc, char **argv, struct doc_opts *o) {
   static const struct option lo[] = {{"sysfs-root", required_argument, 0, 'r'},
                                      {"format", required_argument, 0, 'f'}, {"rank-cpus", required_argument, 0, 'c'},
                                      {"results", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'},
+                                     {"nccl-version", required_argument, 0, 'n'},
                                      {0, 0, 0, 0}};
   int c;
   struct stat st;
@@ -82,6 +89,13 @@ static int parse(int argc, char **argv, struct doc_opts *o) {
       o->rank_cpus = optarg;
     } else if (c == 'R') {
       o->results = optarg;
+    } else if (c == 'n') {
+      if (ar_knownbad_version(optarg) < 0) {
+        fprintf(stderr, "arbench doctor: --nccl-version %s: allowed an NCCL version such as 2.26.2, 2.26.2+cuda12.8 "
+                        "or its NCCL_VERSION_CODE 22602\n", optarg);
+        return -AR_EINVAL;
+      }
+      o->nccl = optarg;
     } else if (c == 'h') {
       usage(stdout);
       return 1;
@@ -140,6 +154,10 @@ static int doctor(const struct doc_opts *o) {
   ar_doctor_links_smoke(&d);
   ar_doctor_env(&d, environ);
   ar_doctor_stack(&d, g, n);
+  char err[512];
+  json_t *rec = o->results && !o->nccl ? ar_doc_last_run(o->results, err, sizeof err) : NULL; /* read above */
+  ar_doctor_knownbad(&d, g, n, rec, o->nccl, o->nccl ? "--nccl-version" : NULL);
+  json_decref(rec);
   if (o->json) {
     json_t *j = json_pack("{s:s,s:i,s:O}", "root", *root ? root : "/", "gpus", n, "findings", d.items);
     json_dumpf(j, stdout, JSON_INDENT(2));

@@ -27,6 +27,8 @@ int ar_doc_ranks_inject(const char *arg, struct ar_doc_rank *r, int max, char *e
 int ar_doc_ranks_results(const char *file, int live, struct ar_doc_rank *r, int max, char *err,
                          size_t len);                                      /* count, -1 */
 int ar_doc_under_mpirun(void);
+/* The last run record of a results file (new ref); NULL with err set. */
+json_t *ar_doc_last_run(const char *file, char *err, size_t len);
 int ar_doc_ranks_mpi(struct ar_doc_rank *r, int max, int *me, int live); /* collective; count at rank 0 */
 
 /* Check groups. */
@@ -38,8 +40,14 @@ void ar_doctor_env(struct ar_doc *d, char **envp);                         /* en
 void ar_doctor_ranks(struct ar_doc *d, const struct ar_doc_gpu *g, int n, struct ar_doc_rank *r, int nr,
                      const char *none);                             /* ranks.c */
 void ar_doctor_stack(struct ar_doc *d, const struct ar_doc_gpu *g, int n); /* stack.c */
+/* Known-bad stacks (bench/knownbad.c): a run record's stack and GPUs (rec, from --results), else this NCCL
+ * version (NULL: the loaded one, when this build has NCCL; from names where it came from) and these GPUs. */
+void ar_doctor_knownbad(struct ar_doc *d, const struct ar_doc_gpu *g, int n, json_t *rec, const char *nccl,
+                        const char *from); /* knownbad.c */
 
 /* Compute capability (e.g. 120) of an NVIDIA PCI device id from the table in stack.c, 0 unknown. */
 int ar_doc_cc_of_device(unsigned device);
+/* Its marketing name ("RTX PRO 6000 Blackwell Server") from the same table, NULL unknown. */
+const char *ar_doc_name_of_device(unsigned device);
 
 #endif

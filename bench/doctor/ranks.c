@@ -223,7 +223,7 @@ static void gpu_of_device(json_t *run, json_t *dev, char *buf, size_t len) {
   }
 }
 
-static json_t *last_run(const char *file, char *err, size_t len) {
+json_t *ar_doc_last_run(const char *file, char *err, size_t len) {
   FILE *f;
   char line[1 << 16];
   json_t *run = NULL;
@@ -245,7 +245,7 @@ static json_t *last_run(const char *file, char *err, size_t len) {
 int ar_doc_ranks_results(const char *file, int live, struct ar_doc_rank *r, int max, char *err, size_t len) {
   char host[64] = "";
   gethostname(host, sizeof host - 1);
-  json_t *run = last_run(file, err, len), *map, *bind, *it;
+  json_t *run = ar_doc_last_run(file, err, len), *map, *bind, *it;
   size_t i;
   int n = 0;
   if (!run) return -1;

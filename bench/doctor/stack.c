@@ -40,6 +40,12 @@ int ar_doc_cc_of_device(unsigned device) {
   return 0;
 }
 
+const char *ar_doc_name_of_device(unsigned device) {
+  for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+    if (gpus[i].dev == device) return gpus[i].name;
+  return NULL;
+}
+
 /* Lowest CUDA (x100 + minor x10) whose nvcc builds sm_cc; and the last that still does (CUDA 13 dropped
  * Maxwell, Pascal and Volta). From each release's notes. */
 static int cuda_min_for(int cc) { return cc >= 100 ? 1280 : cc >= 89 ? 1180 : cc >= 86 ? 1110 : cc >= 80 ? 1100 : 1000; }

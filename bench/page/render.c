@@ -2,6 +2,7 @@
  * sections in order, skips and warnings, the inline script; and the pieces every section shares. */
 #include "page/page.h"
 #include "analysis/analysis.h"
+#include "knownbad.h"
 #include "opts.h"
 #include <math.h>
 #include <stdio.h>
@@ -311,6 +312,23 @@ static void skips(struct ar_render *r) {
     fputs("</li>\n", f);
     n++;
   }
+  json_object_foreach(r->p->runs, id, run) json_array_foreach(json_object_get(run, "known_bad"), j, x) {
+      const struct ar_knownbad *e = ar_knownbad_find(json_string_value(x));
+      fputs("<li><span class=\"tag bad\">known-bad stack</span> ", f);
+      ar_html_printf(f, "run %s (stack %s): %s", id, ar_pj_str(json_object_get(run, "stack"), "name"),
+                     json_is_string(x) ? json_string_value(x) : "?");
+      if (e) {
+        ar_html_printf(f, " (%s): %s; what to do: %s; source ", ar_knownbad_severity_name(e->severity), e->symptom, e->todo);
+        fputs("<a href=\"", f);
+        ar_html_text(f, e->source);
+        fputs("\">", f);
+        ar_html_text(f, e->source);
+        fputs("</a>", f);
+      } else
+        ar_html_printf(f, " (an entry this arbench's table does not hold)");
+      fputs("</li>\n", f);
+      n++;
+    }
   json_array_foreach(r->p->doctor, i, x) {
     int fails = 0, warns = 0;
     json_t *it;

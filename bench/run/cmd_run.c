@@ -8,6 +8,7 @@
 #include "run/orphan.h"
 #include "run/pernode.h"
 #include "device/gpu.h"
+#include "knownbad.h"
 #include "opts.h"
 #include "run/provenance.h"
 #include "run/table.h"
@@ -249,6 +250,8 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
   e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  char kb[2048]; /* the record's known_bad (ar_run_record: the loaded NCCL and these GPUs): one line at start */
+  if (env.rank == 0 && ar_knownbad_line(runrec, kb, sizeof kb)) fprintf(stderr, "arbench: warning: %s\n", kb);
   if (*o->as) json_object_set_new(runrec, "as_env", ar_runas_json(ar_runas_find(o->as)));
   e.as = o->as;
   struct ar_nt_run ntrun = {0};

@@ -4,6 +4,7 @@
 #include "ar_config.h"
 #include "ar_git.h"
 #include "device/gpu.h"
+#include "knownbad.h"
 #include "opts.h"
 #include "run/pernode.h"
 #include "topo.h"
@@ -235,6 +236,7 @@ json_t *ar_run_record(const struct ar_env *env, int argc, char **argv, const cha
   json_object_set_new(rec, "binding", bindings ? json_incref(bindings) : json_null());
   json_object_set_new(rec, "options", options_object(env->opts));
   json_object_set_new(rec, "env", env_object());
+  ar_knownbad_record(rec, NULL, 0); /* known_bad: entries of bench/knownbad.c this stack and these GPUs match */
   json_t *slurm = ar_slurm_describe(environ); /* the job, step and node, under Slurm */
   if (slurm) json_object_set_new(rec, "slurm", slurm);
   (void)run_id;

@@ -28,7 +28,7 @@ has "driver CUDA" "$TMP/bad.txt" "[ok  ] driver: driver 590.44.01 supports CUDA 
 has "old toolkit" "$TMP/bad.txt" "[warn] toolkits: cuda-12.6: CUDA 12.6.3, nvcc missing; cannot build sm_120"
 has "linked toolkit" "$TMP/bad.txt" "[ok  ] toolkits: cuda-12.8: CUDA 12.8.1 (the cuda link points here), nvcc present"
 has "stack verdict" "$TMP/bad.txt" "[info] verdict: driver supports CUDA 13.1, toolkit 12.8.1: a CUDA 13 stack runs here without a driver change"
-check_eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 4 skipped$' "$TMP/bad.txt")"
+check_eq "switch-bad: 9 warnings" 1 "$(grep -c ' 9 warnings, 0 failures, 5 skipped$' "$TMP/bad.txt")"
 
 "$ARBENCH" doctor --sysfs-root "$FX/direct-ok" >"$TMP/ok.txt" 2>&1
 check_eq "direct-ok: exit 1 (driver too old for the toolkit)" 1 $?
@@ -99,6 +99,34 @@ NCCL_P2P_LEVEL=SYS NCCL_PROTO=^LL128 "$ARBENCH" doctor --sysfs-root "$FX/direct-
 has "P2P level SYS is fine" "$TMP/env2.txt" "[ok  ] NCCL_P2P_LEVEL: NCCL_P2P_LEVEL=SYS"
 check_eq "LL128 excluded is not a warning" 0 "$(grep -c '^\[warn\] NCCL_PROTO' "$TMP/env2.txt")"
 
+# Known-bad stacks (bench/knownbad.c): the NCCL of --nccl-version and the fixture's GPUs (2 RTX PRO 6000
+# Server, PCI id 10de:2bb5) name NVIDIA/nccl#2418; a fixed NCCL, none; no version, the GPU-only entries alone.
+KB="[warn] known-bad: nccl-2418-rtxpro6000-512k: NCCL 2.26.2+cuda12.8 with 2 RTX PRO 6000 Blackwell Server GPUs matches NCCL 2.26.2 on 2 or more GPUs named RTX PRO 6000 (crash): illegal memory access in collectives of 512 KiB and more (all_reduce_perf fails at 524288 bytes) [reported with: collectives of 512 KiB and more, two or more GPUs, no NVLink]; source https://github.com/NVIDIA/nccl/issues/2418"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --nccl-version 2.26.2+cuda12.8 >"$TMP/kb.txt" 2>&1
+check_eq "known-bad NCCL: exit 1" 1 $?
+has "known-bad: NCCL 2.26.2 on 2 RTX PRO 6000" "$TMP/kb.txt" "$KB"
+has "known-bad: what to do" "$TMP/kb.txt" "       -> use NCCL 2.31.2 or newer (e.g. the nvidia-nccl-cu12/-cu13 wheel, or LD_LIBRARY_PATH to a newer libnccl); the report's PyTorch 2.7.0+cu128 loaded 2.26.2"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --nccl-version 23102 >"$TMP/kb2.txt" 2>&1
+has "known-bad: 2.31.2 (as NCCL_VERSION_CODE) is fixed" "$TMP/kb2.txt" "[info] known-bad: nccl-2094-small-allreduce-2.29: NCCL 23102 with 2 RTX PRO 6000 Blackwell Server GPUs matches NCCL 2.29.0 and newer (slow): all-reduce of small messages slower than with NCCL 2.28 [reported with: small messages (latency-bound sizes)]; source https://github.com/NVIDIA/nccl/issues/2094"
+check_eq "known-bad: no 2418 at 2.31.2" 0 "$(grep -c 'nccl-2418' "$TMP/kb2.txt")"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --nccl-version 2.28.9 >"$TMP/kb3.txt" 2>&1
+has "known-bad: none at 2.28.9" "$TMP/kb3.txt" "[ok  ] known-bad: none of the 6 known-bad entries matches NCCL 2.28.9 (--nccl-version) with 2 RTX PRO 6000 Blackwell Server GPUs"
+has "known-bad: no version, a fixture" "$TMP/ok.txt" "[skip] NCCL: NCCL version unknown (a fixture root): only the table's GPU and driver entries checked"
+cp -a "$FX/direct-ok" "$TMP/g5090"
+for f in "$TMP"/g5090/sys/bus/pci/devices/*/device; do if grep -qx 0x2bb5 "$f"; then echo 0x2b85 >"$f"; fi; done
+"$ARBENCH" doctor --sysfs-root "$TMP/g5090" >"$TMP/kb5.txt" 2>&1
+has "known-bad: RTX 5090 pair, CUDA IPC" "$TMP/kb5.txt" "[warn] known-bad: trtllm-16899-pcie-ipc: 2 GeForce RTX 5090 GPUs matches 2 or more GPUs named RTX 6000D or RTX 5090 (fails): cudaIpcOpenMemHandle fails (cudaErrorInvalidDevice, 101): custom all-reduce over CUDA IPC cannot start (TensorRT-LLM crashes at engine init) [reported with: PCIe only, no NVLink]; source https://github.com/NVIDIA/TensorRT-LLM/issues/16899"
+check_eq "known-bad: RTX 5090 pair, P2P GNS" 1 "$(grep -c '^\[info\] known-bad: gpu-rtx5090-p2p-gns: 2 GeForce RTX 5090 GPUs' "$TMP/kb5.txt")"
+# --results: the stack and GPUs of its last run record (here an import of the edited nccl-tests log of
+# tests/fixtures/nccl-tests/edited/: NCCL 2.26.2 on 2 RTX PRO 6000 Workstation).
+"$ARBENCH" import nccl-tests "$ARBENCH_SRC/tests/fixtures/nccl-tests/edited/knownbad-2xrtxpro6000-nccl2.26.2.log" -J "$TMP/kbimp.jsonl" >/dev/null 2>&1
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/kbimp.jsonl" >"$TMP/kb6.txt" 2>&1
+check_eq "known-bad from --results: 2418 on the record's GPUs" 1 "$(grep -c '^\[warn\] known-bad: nccl-2418-rtxpro6000-512k: NCCL 2.26.2 with 2 NVIDIA RTX PRO 6000 Blackwell Workstation Edition GPUs matches NCCL 2.26.2 on 2 or more GPUs named RTX PRO 6000 (crash)' "$TMP/kb6.txt")"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --results "$TMP/runs.jsonl" >"$TMP/kb7.txt" 2>&1
+has "known-bad from --results without NCCL" "$TMP/kb7.txt" "[skip] NCCL: NCCL version unknown (the --results run record names none): only the table's GPU and driver entries checked"
+"$ARBENCH" doctor --sysfs-root "$FX/direct-ok" --nccl-version 2.26.2 --format json >"$TMP/kb.json"
+check_eq "known-bad: json finding" "warn nccl-2418-rtxpro6000-512k" "$(python3 -c "import json;d=json.load(open('$TMP/kb.json'));f=[f for f in d['findings'] if f['check']=='known-bad'];print(f[0]['level'],f[0]['found'].split(':')[0])")"
+
 # JSON: every finding with group, check, level, found, todo.
 "$ARBENCH" doctor --sysfs-root "$FX/switch-bad" --format json >"$TMP/bad.json"
 check_eq "json: gpus and warnings" "2 9" "$(python3 -c "import json;d=json.load(open('$TMP/bad.json'));print(d['gpus'],sum(f['level']=='warn' for f in d['findings']))")"
@@ -110,6 +138,7 @@ check_eq "empty root: exit 0" 0 $?
 has "empty root: PCI skipped" "$TMP/empty.txt" "[skip] GPUs: no NVIDIA GPU under $TMP/empty/sys/bus/pci/devices: PCI checks skipped"
 
 check_bad "--sysfs-root missing" "--sysfs-root $TMP/none: not a directory" "$ARBENCH" doctor --sysfs-root "$TMP/none"
+check_bad "--nccl-version bad" "--nccl-version 2.x: allowed an NCCL version such as 2.26.2, 2.26.2+cuda12.8 or its NCCL_VERSION_CODE 22602" "$ARBENCH" doctor --nccl-version 2.x
 check_bad "--format bad" "--format xml: allowed text or json" "$ARBENCH" doctor --format xml
 check_bad "unknown option" "unknown option '--bogus'" "$ARBENCH" doctor --bogus
 check_bad "extra argument" "unexpected argument 'extra'" "$ARBENCH" doctor extra

@@ -18,6 +18,10 @@ run = runs[0]
 for key in ("schema", "arbench", "command", "hosts", "ranks", "stack", "mpi", "hwloc", "env", "options", "start"):
     assert key in run, f"run record lacks {key}"
 assert run["ranks"] == np_, run["ranks"]
+# known_bad (bench/knownbad.c): always an array; nothing can match without an NCCL and a GPU (host-only build).
+assert isinstance(run["known_bad"], list) and all(isinstance(k, str) for k in run["known_bad"]), run["known_bad"]
+if run["stack"].get("nccl_loaded") is None and not run.get("gpus"):
+    assert run["known_bad"] == [], run["known_bad"]
 assert len(res) == nsizes * ndtypes * nplace, f"{len(res)} results, expected {nsizes * ndtypes * nplace}"
 esize = {"float": 4, "half": 2, "bfloat16": 2, "int32": 4}
 for r in res:
