@@ -38,6 +38,7 @@ struct nt {
   char cmd[8192];       /* a command line continued with '\' */
   int in_cmd;
   int table_line;       /* on_line's last line was a row or a '#' line of nccl-tests */
+  json_t *cmd_opts;     /* nccl-tests 2.19 options of the last command line (-I -K -z -R -D -V), by long name */
 };
 
 static void usage(FILE *f) {
@@ -115,6 +116,8 @@ static struct ar_nt_test *test_new(struct nt *p) {
     else json_object_set(t->run, key, v);
   }
   json_object_clear(p->pending);
+  json_t *opts = json_object_get(t->run, "options");
+  json_object_foreach(p->cmd_opts, key, v) if (!json_object_get(opts, key)) json_object_set(opts, key, v);
   t->rows = json_array();
   t->ranks_seen = json_object();
   t->line = p->c.line;
@@ -145,10 +148,16 @@ static const char *average_name(int a) {
 static void method_of(struct nt *p, struct ar_nt_test *t, const char **buf, const char **tim, const char **avg) {
   json_t *w = json_object_get(t->run, "written_by");
   *buf = ar_rec_str(w, "buffers", "hot");
-  *tim = ar_rec_str(w, "timing", "loop");
+  /* -z 3 (2.19.2+, src/common.cu BenchTime): each iteration waited for and timed alone, barrier excluded, the time
+   * their mean: arbench's --timing iter, not one interval around the loop. */
+  int z3 = !w && ar_rec_num(json_object_get(t->run, "options"), "blocking_mode", 0) == 3;
+  *tim = ar_rec_str(w, "timing", z3 ? "iter" : "loop");
   *avg = ar_rec_str(w, "average", average_name(p->average));
-  const char *from = w ? "the arbench header of the log" : p->average >= 0 ? "nccl-tests, with -a of its command line"
-                                                                           : "nccl-tests' defaults (-a 1)";
+  const char *from = w ? "the arbench header of the log"
+                     : z3 ? (p->average >= 0 ? "nccl-tests -z 3 (each iteration timed alone), with -a of its command line"
+                                             : "nccl-tests -z 3 (each iteration timed alone), -a 1")
+                     : p->average >= 0 ? "nccl-tests, with -a of its command line"
+                                       : "nccl-tests' defaults (-a 1)";
   json_object_set_new(t->run, "method", json_pack("{s:s, s:s, s:s, s:s}", "buffers", *buf, "timing", *tim,
                                                   "average", *avg, "from", from));
 }
@@ -389,6 +398,23 @@ static void on_footer(struct nt *p, char **tok, int n, int avg) {
   p->t->done = 1;
 }
 
+/* nccl-tests' "# Blocking Enabled: ..." line: -z 1, 2 or 3, told apart by its words in every version (2.19.2+,
+ * src/util.cu writeDeviceReport: "... after each outer iteration (-n); time excludes barrier" for 3, "..., no
+ * barrier" for 2; before: "... after each collective (no barrier)" for 2, "... and barrier ..." for 1). */
+static int blocking_mode(const char *body) {
+  if (strstr(body, "outer iteration")) return 3;
+  return strstr(body, "no barrier") ? 2 : 1;
+}
+
+/* "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows[; summary skips first K
+ * iterations]" (nccl-tests 2.19.2+ -I 1, -K K since 2.19.6). */
+static void on_per_iter(struct nt *p, const char *body) {
+  json_t *opts = json_object_get(p->t->run, "options");
+  json_object_set_new(opts, "per_iter_timing", json_integer(1));
+  const char *k = strstr(body, "skips first ");
+  if (k) json_object_set_new(opts, "per_iter_skip", json_integer(atoll(k + 12)));
+}
+
 /* A header line, '#' or not (docs strip it): 1 when it was one, 0 when not, -AR_EINVAL on bad input. */
 static int header_line(struct nt *p, int hashed, char *body, char **tok, int n) {
   int rc = 0;
@@ -412,6 +438,9 @@ static int header_line(struct nt *p, int hashed, char *body, char **tok, int n) 
     on_footer(p, tok, n, 1);
   } else if (n > 1 && !strcmp(tok[0], "Blocking") && p->t) {
     json_object_set_new(json_object_get(p->t->run, "options"), "blocking", json_true());
+    json_object_set_new(json_object_get(p->t->run, "options"), "blocking_mode", json_integer(blocking_mode(body)));
+  } else if (n > 1 && !strcmp(tok[0], "Per-Iteration") && p->t) {
+    on_per_iter(p, body);
   } else if (n > 1 && !strcmp(tok[0], "rccl-tests:")) {
     set_fact(p, NULL, "tool", json_string("rccl-tests"));
     set_fact(p, NULL, "rccl_tests_version", json_string(tok[n - 1]));
@@ -433,6 +462,7 @@ static void command_done(struct nt *p) {
   int r = ar_nt_launcher_ranks(p->cmd);
   if (r) p->launcher = r;
   p->average = ar_nt_command_average(p->cmd);
+  ar_nt_command_options(p->cmd, p->cmd_opts);
   if (*prog) snprintf(p->hint, sizeof p->hint, "%s", prog);
 }
 
@@ -652,6 +682,7 @@ int ar_cmd_import(int argc, char **argv) {
   p.skipped = json_array();
   p.warnings = json_array();
   p.pending = json_object();
+  p.cmd_opts = json_object();
   int status = parse_log(&p) ? (fprintf(stderr, "arbench import: %s\n", p.c.err), AR_EXIT_USAGE) : AR_EXIT_OK;
   if (status == AR_EXIT_OK) {
     report(&p);
@@ -662,5 +693,6 @@ int ar_cmd_import(int argc, char **argv) {
   json_decref(p.skipped);
   json_decref(p.warnings);
   json_decref(p.pending);
+  json_decref(p.cmd_opts);
   return status;
 }

@@ -13,6 +13,7 @@ struct ar_nt_layout {
   int ncols;        /* tokens of a row */
   int redop, root;  /* column index, -1 when the table has none */
   int col[2][4];    /* [half][time, algbw, busbw, wrong]; -1 when that half is not printed */
+  int iter[2][4];   /* [half][i_min, i_max, i_p99, i_cv%] of nccl-tests >= 2.19.2 -I 1; -1 when not printed */
   int error_col;    /* old logs: the wrong column is 'error' (max abs error), not '#wrong' */
   int timestamp;    /* a trailing timestamp column (nccl-tests -T): two tokens in a row */
   int cputime;      /* 'cputime' columns (nccl-tests -C): launch time, not the collective's */
