@@ -129,7 +129,7 @@ check_bad "several configurations without --nccl-tests-dir" \
   ar_mpirun 2 run --backend mpi,shm-oneshot --format nccl-tests --sizes 8
 check_bad "an existing log is never overwritten" "$D/mpi-float.log exists" \
   ar_mpirun 2 run --backend mpi --nccl-tests-dir "$D" --sizes 8
-check_bad "--format bogus" "bad value 'bogus' for --format (expected arbench or nccl-tests)" \
+check_bad "--format bogus" "bad value 'bogus' for --format (expected arbench, nccl-tests (2.18.5's layout), nccl-tests-2.18 or nccl-tests-2.19)" \
   ar_mpirun 2 run --backend mpi --format bogus --sizes 8
 check_bad "--format arbench with --nccl-tests-dir" "--nccl-tests-dir writes nccl-tests logs: not with --format arbench" \
   ar_mpirun 2 run --backend mpi --format arbench --nccl-tests-dir "$TMP/x" --sizes 8
