@@ -668,10 +668,11 @@ int ar_cmd_import(int argc, char **argv) {
       return AR_EXIT_USAGE;
     }
   }
-  if (argc - optind != 2 || strcmp(argv[optind], "nccl-tests")) {
-    if (argc - optind >= 1 && strcmp(argv[optind], "nccl-tests"))
-      fprintf(stderr, "arbench import: unknown format '%s' (the only format imported is nccl-tests: arbench import "
-                      "nccl-tests LOG)\n", argv[optind]);
+  int as_json = argc - optind == 2 && !strcmp(argv[optind], "nccl-tests-json"); /* -J files: import_json.c */
+  if (argc - optind != 2 || (strcmp(argv[optind], "nccl-tests") && !as_json)) {
+    if (argc - optind >= 1 && strcmp(argv[optind], "nccl-tests") && strcmp(argv[optind], "nccl-tests-json"))
+      fprintf(stderr, "arbench import: unknown format '%s' (formats imported: nccl-tests LOG, nccl-tests-json FILE "
+                      "(all_reduce_perf -J), aiconfigurator)\n", argv[optind]);
     else
       fprintf(stderr, "arbench import: expected 'nccl-tests LOG' (one log), e.g. arbench import nccl-tests "
                       "all_reduce.log -J results.jsonl\n");
@@ -683,7 +684,10 @@ int ar_cmd_import(int argc, char **argv) {
   p.warnings = json_array();
   p.pending = json_object();
   p.cmd_opts = json_object();
-  int status = parse_log(&p) ? (fprintf(stderr, "arbench import: %s\n", p.c.err), AR_EXIT_USAGE) : AR_EXIT_OK;
+  int status = (as_json ? ar_nt_import_json(p.c.path, p.stack, p.forced_ranks, p.out, p.c.err, sizeof p.c.err)
+                        : parse_log(&p))
+                   ? (fprintf(stderr, "arbench import: %s\n", p.c.err), AR_EXIT_USAGE)
+                   : AR_EXIT_OK;
   if (status == AR_EXIT_OK) {
     report(&p);
     status = write_out(&p, json);

@@ -70,4 +70,32 @@ awk '$1 == 16 && NF == 21 { $10 = "99.00" } { print }' "$A" >"$TMP/order.log"
 check_bad "i_min above i_max" "i_min, i_p99 and i_max out of order (99.00 .. 14.03): not per-iteration statistics" imp "$TMP/order.log"
 awk '$1 == 32 && NF == 21 { $12 = "-1.00" } { print }' "$A" >"$TMP/neg.log"
 check_bad "a negative i_p99" "negative value '-1.00' in the i_p99 column" imp "$TMP/neg.log"
+# The -J file of the same run (constructed from v2.19.6's writer): import nccl-tests-json gives the same records,
+# its numbers rounding to the log's printed ones, with the p50/p95 and raw times only the file holds.
+AJ="$D/constructed-2.19.6-I1-K2-z3-4gpu.json"
+"$ARBENCH" import nccl-tests-json "$AJ" >"$TMP/j.jsonl" 2>"$TMP/j.err" || check_fail "json: import exited $?: $(cat "$TMP/j.err")"
+j() { jq -rc "$1" "$TMP/j.jsonl"; }
+check_eq "json: one run, 36 results; ranks from its 4 devices; version 3; -I -K -z 3 (config and args)" \
+  "1 36|4 devices 1 3|1 2 3|iter mean|2.28.9" \
+  "$(j 'select(.type=="run") | 1' | wc -l) $(j 'select(.type=="result") | 1' | wc -l)|$(j 'select(.type=="run") | "\(.ranks) \(.ranks_from) \(.nodes) \(.json_version)|\(.options.per_iter_timing) \(.options.per_iter_skip) \(.options.blocking_mode)|\(.method.timing) \(.method.average)|\(.stack.nccl_loaded)"')"
+jq -r 'select(.type=="result") | [.size, .placement, .time_us.mean, .busbw_gbs, .time_us.min, .time_us.max, .time_us.p99, .per_iter.cv_pct] | @tsv' \
+  "$TMP/j.jsonl" | awk '{ printf "%s %s %.2f %.2f %.2f %.2f %.2f %.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }' >"$TMP/jr.txt"
+jq -r 'select(.type=="result") | [.size, .placement, .time_us.mean, .busbw_gbs, .time_us.min, .time_us.max, .time_us.p99, .per_iter.cv_pct] | @tsv' \
+  "$TMP/a.jsonl" | awk '{ printf "%s %s %.2f %.2f %.2f %.2f %.2f %.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }' >"$TMP/ar.txt"
+check_eq "json: every record's time, busbw, min, max, p99, cv round to the log's printed columns" "36|" \
+  "$(wc -l <"$TMP/jr.txt")|$(diff "$TMP/ar.txt" "$TMP/jr.txt")"
+check_eq "json: 8 B out of place: p50 and p95 (not printed), 20 raw times, 4 processes' rows, 18 in the summary" \
+  "7.856792 14.029777 20 4x20 18 2" \
+  "$(j 'select(.type=="result" and .size==8 and .placement=="out") | .per_iter | "\(.p50_us) \(.p95_us) \(.times_us | length) \(.per_process_max_times_us | length)x\(.per_process_max_times_us[0] | length) \(.n) \(.skipped)"')"
+check_bad "json: a log is no JSON file" "real-2.19.4-8xA100-g8.log:1: not JSON" "$ARBENCH" import nccl-tests-json "$R"
+jq -c '.args[0] = "./build/all_gather_perf"' "$AJ" >"$TMP/ag.json"
+check_bad "json: another collective's file" "written by all_gather_perf, not all_reduce_perf" "$ARBENCH" import nccl-tests-json "$TMP/ag.json"
+jq -c 'del(.results[3].in_place_per_iter.p99_us)' "$AJ" >"$TMP/nop99.json"
+check_bad "json: a per-iteration object without p99_us" "results[3]: in_place_per_iter of 64 bytes without a number 'p99_us'" \
+  "$ARBENCH" import nccl-tests-json "$TMP/nop99.json"
+jq -c '.results[5].out_of_place_per_iter.min_us = 1000' "$AJ" >"$TMP/order.json"
+check_bad "json: min_us above max_us" "results[5]: out_of_place_per_iter of 256 bytes: min_us, p99_us and max_us out of order" \
+  "$ARBENCH" import nccl-tests-json "$TMP/order.json"
+jq -c 'del(.config.devices)' "$AJ" >"$TMP/nodev.json"
+check_bad "json: no devices" "not an nccl-tests -J file" "$ARBENCH" import nccl-tests-json "$TMP/nodev.json"
 finish
