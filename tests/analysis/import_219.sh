@@ -78,12 +78,18 @@ j() { jq -rc "$1" "$TMP/j.jsonl"; }
 check_eq "json: one run, 36 results; ranks from its 4 devices; version 3; -I -K -z 3 (config and args)" \
   "1 36|4 devices 1 3|1 2 3|iter mean|2.28.9" \
   "$(j 'select(.type=="run") | 1' | wc -l) $(j 'select(.type=="result") | 1' | wc -l)|$(j 'select(.type=="run") | "\(.ranks) \(.ranks_from) \(.nodes) \(.json_version)|\(.options.per_iter_timing) \(.options.per_iter_skip) \(.options.blocking_mode)|\(.method.timing) \(.method.average)|\(.stack.nccl_loaded)"')"
-jq -r 'select(.type=="result") | [.size, .placement, .time_us.mean, .busbw_gbs, .time_us.min, .time_us.max, .time_us.p99, .per_iter.cv_pct] | @tsv' \
-  "$TMP/j.jsonl" | awk '{ printf "%s %s %.2f %.2f %.2f %.2f %.2f %.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }' >"$TMP/jr.txt"
-jq -r 'select(.type=="result") | [.size, .placement, .time_us.mean, .busbw_gbs, .time_us.min, .time_us.max, .time_us.p99, .per_iter.cv_pct] | @tsv' \
-  "$TMP/a.jsonl" | awk '{ printf "%s %s %.2f %.2f %.2f %.2f %.2f %.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }' >"$TMP/ar.txt"
-check_eq "json: every record's time, busbw, min, max, p99, cv round to the log's printed columns" "36|" \
-  "$(wc -l <"$TMP/jr.txt")|$(diff "$TMP/ar.txt" "$TMP/jr.txt")"
+cols() { jq -r 'select(.type=="result") | [.size, .placement, .time_us.mean, .busbw_gbs, .time_us.min, .time_us.max,
+  .time_us.p99, .per_iter.cv_pct] | @tsv' "$1" | awk '{ printf "%s %s %.2f %.2f %.2f %.2f %.2f %.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }'; }
+same_as_log() { # same_as_log JSON LOG N: the file's records round to the log's printed columns
+  "$ARBENCH" import nccl-tests-json "$1" >"$TMP/sj.jsonl" || check_fail "$(basename "$1"): import exited $?"
+  imp "$2" >"$TMP/sl.jsonl"
+  cols "$TMP/sj.jsonl" >"$TMP/jr.txt"
+  cols "$TMP/sl.jsonl" >"$TMP/ar.txt"
+  check_eq "$(basename "$1"): every record's time, busbw, min, max, p99, cv round to the log's printed columns" "$3|" \
+    "$(wc -l <"$TMP/jr.txt")|$(diff "$TMP/ar.txt" "$TMP/jr.txt")"
+}
+same_as_log "$AJ" "$A" 36
+same_as_log "$D/constructed-2.19.6-I1-R2-D1-2gpu.json" "$B" 14
 check_eq "json: 8 B out of place: p50 and p95 (not printed), 20 raw times, 4 processes' rows, 18 in the summary" \
   "7.856792 14.029777 20 4x20 18 2" \
   "$(j 'select(.type=="result" and .size==8 and .placement=="out") | .per_iter | "\(.p50_us) \(.p95_us) \(.times_us | length) \(.per_process_max_times_us | length)x\(.per_process_max_times_us[0] | length) \(.n) \(.skipped)"')"
