@@ -38,6 +38,9 @@ check_eq "A: 4096 B in place" '{"mean":11.63,"p50":11.63,"min":7.87,"max":14.57,
 check_eq "A: 1 MiB out of place" '{"mean":69.34,"p50":69.34,"min":57.94,"max":106.53,"p99":106.53} 24.94 22.68' \
   "$(j 'select(.type=="result" and .size==1048576 and .placement=="out") | "\(.time_us) \(.per_iter.cv_pct) \(.busbw_gbs)"')"
 every_row "$A"
+sed 1d "$A" >"$TMP/nocmd.log" # without its command line: -K and -z from the header lines alone
+check_eq "A without its command line: -K 2 and -z 3 from the Per-Iteration and Blocking lines" "2 3 iter|18 2" \
+  "$(imp "$TMP/nocmd.log" | jq -r 'if .type=="run" then "\(.options.per_iter_skip) \(.options.blocking_mode) \(.method.timing)" else empty end, (select(.type=="result" and .size==8 and .placement=="out") | "\(.per_iter.n) \(.per_iter.skipped)")' | paste -sd'|')"
 
 B="$D/constructed-2.19.6-I1-R2-D1-2gpu.log"
 imp "$B" >"$TMP/b.jsonl" || check_fail "B: import exited $?"
