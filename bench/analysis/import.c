@@ -44,6 +44,7 @@ struct nt {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench import nccl-tests LOG [-J FILE] [--stack NAME] [--ranks N]\n"
+          "       arbench import nccl-tests-json FILE [-J FILE] [--stack NAME] [--ranks N]   (all_reduce_perf -J)\n"
           "Reads all_reduce_perf output as published: nccl-tests 2.0 to 2.19 (the old 'error' column, 'root' and\n"
           "'#wrong'), rccl-tests, arbench run --format nccl-tests; lines prefixed by mpirun --tag-output or srun -l,\n"
           "indented or quoted, with their '#' stripped, NCCL INFO lines and elisions ('...') among them. Every\n"
@@ -51,7 +52,8 @@ static void usage(FILE *f) {
           "records per row (out-of-place, in-place); tests of other collectives are left out and named.\n"
           "Results have backend \"nccl-tests\" (a log arbench wrote: its configuration), source \"nccl-tests\", no\n"
           "samples (time_us.mean = time_us.p50 = the time printed) and nccl-tests' method: buffers hot, timing\n"
-          "loop, average mean (-a 1, or the -a of the log's command line). The rank count is the one busbw/algbw\n"
+          "loop, average mean (-a 1, or the -a of the log's command line; -z 3: timing iter). nccl-tests 2.19's -I\n"
+          "columns (i_min i_max i_p99 i_cv%%) become time_us.min/max/p99 and per_iter. The rank count is the one busbw/algbw\n"
           "= 2(n-1)/n allows, cross-checked with the Rank lines and a launcher line (one warning when they differ).\n"
           "  -J, --json FILE   append the records to FILE (default: stdout)\n"
           "  --stack NAME      the runs' stack.name (default from the log: nccl-<version>+cuda<version>, or\n"
