@@ -161,6 +161,10 @@ check_bad "an existing log is never overwritten" "$D/mpi-float.log exists" \
 check_bad "-I 1 in 2.18.5's layout" "-I 1: nccl-tests 2.18.5's layout (--format nccl-tests) has no per-iteration columns" \
   ar_mpirun 2 run --backend mpi --format nccl-tests -I 1 --sizes 8
 check_bad "-z 1" "-z/--blocking 1 is an nccl-tests mode arbench does not take" ar_mpirun 2 run --backend mpi -z 1 --sizes 8
+for f in "-K 2|-K/--per_iter_skip is an nccl-tests option" "-D 1|-D/--device_implementation is an nccl-tests option" \
+  "-V 16|-V/--device_cta_count is an nccl-tests option"; do
+  check_bad "${f%%|*}" "${f#*|}" ar_mpirun 2 run --backend mpi ${f%%|*} --sizes 8
+done
 check_bad "--format bogus" "bad value 'bogus' for --format (expected arbench, nccl-tests (2.18.5's layout), nccl-tests-2.18 or nccl-tests-2.19)" \
   ar_mpirun 2 run --backend mpi --format bogus --sizes 8
 check_bad "--format arbench with --nccl-tests-dir" "--nccl-tests-dir writes nccl-tests logs: not with --format arbench" \
