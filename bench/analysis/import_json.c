@@ -217,6 +217,11 @@ int ar_nt_import_json(const char *path, const char *stack, int forced_ranks, jso
   json_t *recs = json_array(), *res;
   json_array_foreach(results, i, res) {
     static const char *const places[] = {"out", "in"};
+    if (!json_is_object(res)) {
+      snprintf(err, len, "%.200s: results[%zu] is not an object: not what all_reduce_perf -J writes", path, i);
+      rc = -AR_EINVAL;
+      break;
+    }
     for (int k = 0; k < 2 && !rc; k++) {
       json_t *r;
       char what[200];
