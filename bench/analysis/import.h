@@ -55,6 +55,8 @@ int ar_nt_import_header(struct ar_nt_ctx *c, struct ar_nt_layout *l, char **tok,
 int ar_nt_import_row(struct ar_nt_ctx *c, struct ar_nt_test *t, char **tok, int n);
 /* Is name an all_reduce_perf program ("all_reduce_perf", "all_reduce_perf_mpi")? */
 int ar_nt_is_allreduce(const char *name);
+/* nccl-tests' type name ("float", "int", "bfloat16", ...) -> arbench's dtype and its bytes; -1 when unknown. */
+int ar_nt_type(const char *name, const char **dtype, int *bytes);
 /* `import nccl-tests-json FILE` (import_json.c): the -J file of one all_reduce_perf run -> its run record and
  * results appended to out; -AR_EINVAL with one line in err. */
 int ar_nt_import_json(const char *path, const char *stack, int forced_ranks, json_t *out, char *err, size_t len);

@@ -66,10 +66,14 @@ static int result_rec(json_t *res, const char *place, json_t *run, const char *t
   if (num(res, "size", &size) || num(res, "count", &count) || num(g, "time", &t) || num(g, "alg_bw", &alg) ||
       num(g, "bus_bw", &bus))
     return snprintf(what, wl, "a result without a size, count, time, alg_bw or bus_bw number"), -1;
-  const char *type = ar_rec_str(res, "type", ""), *op = ar_rec_str(res, "redop", "");
+  const char *type = ar_rec_str(res, "type", ""), *op = ar_rec_str(res, "redop", ""), *dtype;
+  int bytes;
+  if (ar_nt_type(type, &dtype, &bytes))
+    return snprintf(what, wl, "unknown data type '%.40s' (nccl-tests writes int8 ... f8e5m2)", type), -1;
+  if (count * bytes != size) /* as the log reader: reduce_scatter's and all_gather's counts are not the size */
+    return snprintf(what, wl, "%.0f elements of %s are not %.0f bytes: not allreduce output", count, type, size), -1;
   json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "type", "result", "run_id", ar_rec_str(run, "run_id", ""),
-                        "dtype", !strcmp(type, "float") ? "float" : type, "op", op, "placement", place, "size",
-                        (json_int_t)size, "count", (json_int_t)count);
+                        "dtype", dtype, "op", op, "placement", place, "size", (json_int_t)size, "count", (json_int_t)count);
   json_object_set_new(r, "iters", json_integer((json_int_t)ar_rec_num(opts, "iters", 0)));
   json_object_set_new(r, "warmup", json_integer((json_int_t)ar_rec_num(opts, "warmup", 0)));
   json_object_set_new(r, "graph", json_integer((json_int_t)ar_rec_num(opts, "graph", 0)));

@@ -116,6 +116,14 @@ static int type_of(const char *t) {
   return -1;
 }
 
+int ar_nt_type(const char *name, const char **dtype, int *bytes) {
+  int i = type_of(name);
+  if (i < 0) return -1;
+  *dtype = types[i].dtype;
+  *bytes = types[i].bytes;
+  return 0;
+}
+
 static int allreduce_op(const char *op) {
   static const char *const ops[] = {"sum", "prod", "max", "min", "avg", "mulsum"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)

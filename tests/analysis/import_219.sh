@@ -105,6 +105,9 @@ check_bad "json: a per-iteration object without p99_us" "results[3]: in_place_pe
 jq -c '.results[5].out_of_place_per_iter.min_us = 1000' "$AJ" >"$TMP/order.json"
 check_bad "json: min_us above max_us" "results[5]: out_of_place_per_iter of 256 bytes: min_us, p99_us and max_us out of order" \
   "$ARBENCH" import nccl-tests-json "$TMP/order.json"
+jq -c '.results[4].count = 8' "$AJ" >"$TMP/count.json"
+check_bad "json: a count that is not size / 4 (reduce_scatter's)" "results[4]: 8 elements of float are not 128 bytes: not allreduce output" \
+  "$ARBENCH" import nccl-tests-json "$TMP/count.json"
 jq -c '.results[2] = 7' "$AJ" >"$TMP/notobj.json"
 check_bad "json: a result that is no object" "results[2] is not an object" "$ARBENCH" import nccl-tests-json "$TMP/notobj.json"
 jq -c 'del(.config.devices)' "$AJ" >"$TMP/nodev.json"
