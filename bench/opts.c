@@ -27,6 +27,7 @@ void ar_opts_defaults(struct ar_opts *o) {
   o->timing = AR_TIME_ITER;
   o->average = AR_AVG_MAX;
   o->repeat = 1;
+  o->nt_layout = 218;
 }
 
 const char *ar_buffers_name(int b) { return b == AR_BUF_COLD ? "cold" : "hot"; }
@@ -318,6 +319,8 @@ static const struct option long_opts[] = {
   {"format", required_argument, 0, OPT_FORMAT},
   {"nccl-tests-dir", required_argument, 0, OPT_NT_DIR},
   {"per-node", no_argument, 0, OPT_PER_NODE},
+  {"per_iter_timing", required_argument, 0, 'I'}, /* nccl-tests 2.19's -I and -z, mapped (nccl_tests_timing) */
+  {"blocking", required_argument, 0, 'z'},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -366,6 +369,11 @@ void ar_opts_usage(FILE *f) {
     "  --format arbench|nccl-tests  stdout as arbench's table (default) or as nccl-tests 2.18.5's\n"
     "                        all_reduce_perf output for one backend and dtype; its method is nccl-tests'\n"
     "                        unless given: --buffers hot --timing loop -a 1 --inplace both\n"
+    "  --format nccl-tests-2.19  the same in nccl-tests 2.19.6's layout; with --timing iter (or -I 1) its\n"
+    "                        per-iteration columns i_min i_max i_p99 i_cv%% (nccl-tests-2.18: 2.18.5's)\n"
+    "  -I, --per_iter_timing 0|1  nccl-tests 2.19's -I: 1 is --timing iter (every iteration timed), 0 the default\n"
+    "  -z, --blocking 0|3    nccl-tests' -z: 3 (each iteration waited for and timed alone) is --timing iter,\n"
+    "                        0 the default; 1 and 2 (a wait after each call) are not measured\n"
     "  --nccl-tests-dir DIR  one nccl-tests log per backend x dtype in DIR (implies --format nccl-tests;\n"
     "                        stdout keeps arbench's table)\n"
     "  --per-node            launched over many nodes: every node measures its own ranks alone, all nodes\n"
@@ -443,8 +451,13 @@ static const struct { char letter; const char *name, *mapping; } foreign_flags[]
   {'t', "nthreads", "ranks are processes here, one per GPU, never threads: launch N ranks with mpirun -np N (or --np N)"},
   {'R', "local_register", "-R 1 (registered buffers) is --backend nccl:reg=1; -R 2 (symmetric memory) is "
                           "--backend nccl:symm=1, or the symm backend for arbench's own kernel"},
-  {'z', "blocking", "there is no blocking mode: calls are queued back to back as in nccl-tests' default; "
-                    "--timing iter times each call, --timing loop one interval around -n calls, -a combines ranks"},
+  {'K', "per_iter_skip", "-K N leaves the first N timed iterations out of -I's summary; arbench never times its "
+                         "warm-up, so add N to -w (and -I 1 is --timing iter)"},
+  {'D', "device_implementation", "-D N runs nccl-tests' own device-API (ncclDevComm) kernels, which arbench does not "
+                                 "have: the nearest are --backend nccl:symm=1 (NCCL's symmetric kernels) and --backend "
+                                 "symm (arbench's kernel over symmetric memory)"},
+  {'V', "device_cta_count", "-V N sets the CTAs of nccl-tests' -D device-API kernels, which arbench does not run; "
+                            "NCCL's own CTA count is --backend nccl:ctas=N"},
   {'N', "run_cycles", "use --repeat N (each repeat a fresh warm-up and timed loop over every size)"},
   {'m', "agg_iters", "aggregated collectives per group are not measured: arbench times one allreduce per call"},
 };
@@ -465,11 +478,44 @@ static void unknown_option(int letter, const char *arg, char *err, size_t errlen
   else snprintf(err, errlen, "unknown option '%s' (see arbench run --help)", arg);
 }
 
+/* --format arbench | nccl-tests (2.18.5's layout) | nccl-tests-2.18 | nccl-tests-2.19 (2.19.6's). */
+static int parse_format(const char *s, struct ar_opts *o, char *err, size_t errlen) {
+  static const struct { const char *name; int format, layout; } f[] = {
+    {"arbench", AR_FMT_TABLE, 218}, {"nccl-tests", AR_FMT_NCCL_TESTS, 218}, {"nccl-tests-2.18", AR_FMT_NCCL_TESTS, 218},
+    {"nccl-tests-2.19", AR_FMT_NCCL_TESTS, 219},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (!strcmp(s, f[i].name)) {
+      o->format = f[i].format;
+      o->nt_layout = f[i].layout;
+      return 0;
+    }
+  snprintf(err, errlen, "bad value '%s' for --format (expected arbench, nccl-tests (2.18.5's layout), nccl-tests-2.18 "
+                        "or nccl-tests-2.19)", s);
+  return -AR_EINVAL;
+}
+
+/* nccl-tests 2.19's -I 0|1 and -z 0..3 (src/common.cu at v2.19.6): -I 1 and -z 3 time every iteration alone,
+ * arbench's --timing iter (iter_by names the flag); -I 0 and -z 0 are nccl-tests' defaults, nothing to do;
+ * -z 1 and -z 2 (a wait after every call inside the timed loop) have no arbench equivalent: one line. */
+static int nccl_tests_timing(int c, const char *v, char *iter_by, size_t len, char *err, size_t errlen) {
+  int x;
+  if (parse_int(v, c == 'I' ? "-I" : "-z", 0, c == 'I' ? 1 : 3, &x, err, errlen)) return -AR_EINVAL;
+  if (c == 'z' && (x == 1 || x == 2)) {
+    snprintf(err, errlen, "-z/--blocking %d is an nccl-tests mode arbench does not take: there is no blocking mode "
+                          "that waits%s after each call; -z 3 (each -n iteration waited for and timed alone, barrier "
+                          "excluded) is --timing iter, -z 0 the default", x, x == 1 ? " and barriers" : "");
+    return -AR_EINVAL;
+  }
+  if (x && !*iter_by) snprintf(iter_by, len, "-%c %d", c, x);
+  return 0;
+}
+
 /* Options that take one value: a second one would silently replace the first, so it is refused. Flags
  * and --backend (a list that grows) may repeat. */
 static int once(int c, unsigned char *seen, char *err, size_t errlen) {
   if (c == OPT_BACKEND || c <= 0 || c >= OPT_LAST) return 0;
-  static const char with_value[] = "befidonwcGTJa";
+  static const char with_value[] = "befidonwcGTJaIz";
   if (c < 256 && !strchr(with_value, c)) return 0;
   if (c >= 1000 && (c == OPT_QUIET || c == OPT_SHARED_GPU || c == OPT_NOBIND || c == OPT_NO_LAUNCH)) return 0;
   if (!seen[c]++) return 0;
@@ -489,7 +535,8 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
   int rc = 0, c;
   opterr = 0;
   optind = 0; /* glibc: 0 also forgets a half-read "-xyz" cluster of an earlier parse (fuzz_opts) */
-  while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:a:h", long_opts, NULL)) != -1) {
+  char iter_by[32] = ""; /* -I 1 or -z 3: nccl-tests 2.19's ways of asking for --timing iter */
+  while ((c = getopt_long(argc, argv, ":b:e:f:i:d:o:n:w:c:G:T:J:a:I:z:h", long_opts, NULL)) != -1) {
     if (c != ':' && c != '?' && (rc = once(c, seen, err, errlen))) return rc;
     switch (c) {
     case 'b': rc = ar_size_parse(optarg, &minb, err, errlen); have_range = true; break;
@@ -552,7 +599,9 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
       if (!rc) snprintf(o->as, sizeof o->as, "%s", a->engine);
       break;
     }
-    case OPT_FORMAT: rc = parse_word2(optarg, "--format", "arbench", "nccl-tests", &o->format, err, errlen); break;
+    case OPT_FORMAT: rc = parse_format(optarg, o, err, errlen); break;
+    case 'I':
+    case 'z': rc = nccl_tests_timing(c, optarg, iter_by, sizeof iter_by, err, errlen); break;
     case OPT_NT_DIR: rc = copy_str(o->nt_dir, sizeof o->nt_dir, optarg, "--nccl-tests-dir", err, errlen); break;
     case OPT_PER_NODE: o->per_node = true; break;
     case 'h': return 1;
@@ -575,6 +624,21 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     return -AR_EINVAL;
   }
   if (*o->nt_dir) o->format = AR_FMT_NCCL_TESTS;
+  if (*iter_by && ((seen[OPT_TIMING] && o->timing == AR_TIME_LOOP) || o->graph)) {
+    snprintf(err, errlen, "%s times every iteration (arbench's --timing iter), which %s: drop one", iter_by,
+             o->graph ? "nccl-tests turns off under CUDA graphs (-G; arbench's --timing iter with -G times each graph "
+                        "replay)" : "--timing loop (one interval around -n calls) contradicts");
+    return -AR_EINVAL;
+  }
+  if (*iter_by) {
+    o->timing = AR_TIME_ITER;
+    seen[OPT_TIMING] = 1;
+  }
+  if (*iter_by && o->format == AR_FMT_NCCL_TESTS && o->nt_layout != 219) {
+    snprintf(err, errlen, "%s: nccl-tests 2.18.5's layout (--format nccl-tests) has no per-iteration columns: give "
+                          "--format nccl-tests-2.19", iter_by);
+    return -AR_EINVAL;
+  }
   if (o->format == AR_FMT_NCCL_TESTS) { /* nccl-tests' method, unless given */
     if (!seen[OPT_TIMING]) o->timing = AR_TIME_LOOP;
     if (!seen['a']) o->average = AR_AVG_MEAN;
@@ -596,8 +660,8 @@ int ar_opts_canon(const struct ar_opts *o, char *buf, size_t len) {
       (int)o->op, o->iters, o->warmup, o->check, o->graph, o->timeout, o->placement,
       (int)o->shared_gpu, o->islands, o->max_samples, (int)o->bind);
   PUT(";xml=%s;devices=%s;point=%s;as=%s", o->xml, o->devices, o->point, o->as);
-  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d;per_node=%d", o->buffers, o->timing, o->average, o->repeat,
-      o->format, (int)o->per_node);
+  PUT(";buffers=%d;timing=%d;a=%d;repeat=%d;format=%d;per_node=%d;nt_layout=%d", o->buffers, o->timing, o->average,
+      o->repeat, o->format, (int)o->per_node, o->nt_layout);
 #undef PUT
   return n < len ? 0 : -AR_EINVAL;
 }

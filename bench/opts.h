@@ -55,6 +55,8 @@ struct ar_opts {
   int format;               /* enum ar_format; nccl-tests sets its method as defaults: --buffers hot
                                --timing loop -a 1 --inplace both */
   char nt_dir[AR_NAMELEN];  /* --nccl-tests-dir: one nccl-tests log per configuration there */
+  int nt_layout;            /* the nccl-tests release whose layout the logs follow: 218 (2.18.5, --format
+                               nccl-tests) or 219 (2.19.6, --format nccl-tests-2.19: -I's columns with --timing iter) */
   bool per_node;            /* --per-node: every node measures alone and at once (bench/run/pernode.h) */
 };
 

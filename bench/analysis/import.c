@@ -39,11 +39,13 @@ struct nt {
   char cmd[8192];       /* a command line continued with '\' */
   int in_cmd;
   int table_line;       /* on_line's last line was a row or a '#' line of nccl-tests */
+  json_t *cmd_opts;     /* nccl-tests 2.19 options of the last command line (-I -K -z -R -D -V), by long name */
 };
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: arbench import nccl-tests LOG [-J FILE] [--stack NAME] [--ranks N]\n"
+          "       arbench import nccl-tests-json FILE [-J FILE] [--stack NAME] [--ranks N]   (all_reduce_perf -J)\n"
           "Reads all_reduce_perf output as published: nccl-tests 2.0 to 2.19 (the old 'error' column, 'root' and\n"
           "'#wrong'), rccl-tests, arbench run --format nccl-tests; lines prefixed by mpirun --tag-output or srun -l,\n"
           "indented or quoted, with their '#' stripped, NCCL INFO lines and elisions ('...') among them. Every\n"
@@ -51,7 +53,8 @@ static void usage(FILE *f) {
           "records per row (out-of-place, in-place); tests of other collectives are left out and named.\n"
           "Results have backend \"nccl-tests\" (a log arbench wrote: its configuration), source \"nccl-tests\", no\n"
           "samples (time_us.mean = time_us.p50 = the time printed) and nccl-tests' method: buffers hot, timing\n"
-          "loop, average mean (-a 1, or the -a of the log's command line). The rank count is the one busbw/algbw\n"
+          "loop, average mean (-a 1, or the -a of the log's command line; -z 3: timing iter). nccl-tests 2.19's -I\n"
+          "columns (i_min i_max i_p99 i_cv%%) become time_us.min/max/p99 and per_iter. The rank count is the one busbw/algbw\n"
           "= 2(n-1)/n allows, cross-checked with the Rank lines and a launcher line (one warning when they differ).\n"
           "  -J, --json FILE   append the records to FILE (default: stdout)\n"
           "  --stack NAME      the runs' stack.name (default from the log: nccl-<version>+cuda<version>, or\n"
@@ -116,6 +119,8 @@ static struct ar_nt_test *test_new(struct nt *p) {
     else json_object_set(t->run, key, v);
   }
   json_object_clear(p->pending);
+  json_t *opts = json_object_get(t->run, "options");
+  json_object_foreach(p->cmd_opts, key, v) if (!json_object_get(opts, key)) json_object_set(opts, key, v);
   t->rows = json_array();
   t->ranks_seen = json_object();
   t->line = p->c.line;
@@ -146,10 +151,16 @@ static const char *average_name(int a) {
 static void method_of(struct nt *p, struct ar_nt_test *t, const char **buf, const char **tim, const char **avg) {
   json_t *w = json_object_get(t->run, "written_by");
   *buf = ar_rec_str(w, "buffers", "hot");
-  *tim = ar_rec_str(w, "timing", "loop");
+  /* -z 3 (2.19.2+, src/common.cu BenchTime): each iteration waited for and timed alone, barrier excluded, the time
+   * their mean: arbench's --timing iter, not one interval around the loop. */
+  int z3 = !w && ar_rec_num(json_object_get(t->run, "options"), "blocking_mode", 0) == 3;
+  *tim = ar_rec_str(w, "timing", z3 ? "iter" : "loop");
   *avg = ar_rec_str(w, "average", average_name(p->average));
-  const char *from = w ? "the arbench header of the log" : p->average >= 0 ? "nccl-tests, with -a of its command line"
-                                                                           : "nccl-tests' defaults (-a 1)";
+  const char *from = w ? "the arbench header of the log"
+                     : z3 ? (p->average >= 0 ? "nccl-tests -z 3 (each iteration timed alone), with -a of its command line"
+                                             : "nccl-tests -z 3 (each iteration timed alone), -a 1")
+                     : p->average >= 0 ? "nccl-tests, with -a of its command line"
+                                       : "nccl-tests' defaults (-a 1)";
   json_object_set_new(t->run, "method", json_pack("{s:s, s:s, s:s, s:s}", "buffers", *buf, "timing", *tim,
                                                   "average", *avg, "from", from));
 }
@@ -392,6 +403,23 @@ static void on_footer(struct nt *p, char **tok, int n, int avg) {
   p->t->done = 1;
 }
 
+/* nccl-tests' "# Blocking Enabled: ..." line: -z 1, 2 or 3, told apart by its words in every version (2.19.2+,
+ * src/util.cu writeDeviceReport: "... after each outer iteration (-n); time excludes barrier" for 3, "..., no
+ * barrier" for 2; before: "... after each collective (no barrier)" for 2, "... and barrier ..." for 1). */
+static int blocking_mode(const char *body) {
+  if (strstr(body, "outer iteration")) return 3;
+  return strstr(body, "no barrier") ? 2 : 1;
+}
+
+/* "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows[; summary skips first K
+ * iterations]" (nccl-tests 2.19.2+ -I 1, -K K since 2.19.6). */
+static void on_per_iter(struct nt *p, const char *body) {
+  json_t *opts = json_object_get(p->t->run, "options");
+  json_object_set_new(opts, "per_iter_timing", json_integer(1));
+  const char *k = strstr(body, "skips first ");
+  if (k) json_object_set_new(opts, "per_iter_skip", json_integer(atoll(k + 12)));
+}
+
 /* A header line, '#' or not (docs strip it): 1 when it was one, 0 when not, -AR_EINVAL on bad input. */
 static int header_line(struct nt *p, int hashed, char *body, char **tok, int n) {
   int rc = 0;
@@ -415,6 +443,9 @@ static int header_line(struct nt *p, int hashed, char *body, char **tok, int n) 
     on_footer(p, tok, n, 1);
   } else if (n > 1 && !strcmp(tok[0], "Blocking") && p->t) {
     json_object_set_new(json_object_get(p->t->run, "options"), "blocking", json_true());
+    json_object_set_new(json_object_get(p->t->run, "options"), "blocking_mode", json_integer(blocking_mode(body)));
+  } else if (n > 1 && !strcmp(tok[0], "Per-Iteration") && p->t) {
+    on_per_iter(p, body);
   } else if (n > 1 && !strcmp(tok[0], "rccl-tests:")) {
     set_fact(p, NULL, "tool", json_string("rccl-tests"));
     set_fact(p, NULL, "rccl_tests_version", json_string(tok[n - 1]));
@@ -436,6 +467,7 @@ static void command_done(struct nt *p) {
   int r = ar_nt_launcher_ranks(p->cmd);
   if (r) p->launcher = r;
   p->average = ar_nt_command_average(p->cmd);
+  ar_nt_command_options(p->cmd, p->cmd_opts);
   if (*prog) snprintf(p->hint, sizeof p->hint, "%s", prog);
 }
 
@@ -641,10 +673,11 @@ int ar_cmd_import(int argc, char **argv) {
       return AR_EXIT_USAGE;
     }
   }
-  if (argc - optind != 2 || strcmp(argv[optind], "nccl-tests")) {
-    if (argc - optind >= 1 && strcmp(argv[optind], "nccl-tests"))
-      fprintf(stderr, "arbench import: unknown format '%s' (the only format imported is nccl-tests: arbench import "
-                      "nccl-tests LOG)\n", argv[optind]);
+  int as_json = argc - optind == 2 && !strcmp(argv[optind], "nccl-tests-json"); /* -J files: import_json.c */
+  if (argc - optind != 2 || (strcmp(argv[optind], "nccl-tests") && !as_json)) {
+    if (argc - optind >= 1 && strcmp(argv[optind], "nccl-tests") && strcmp(argv[optind], "nccl-tests-json"))
+      fprintf(stderr, "arbench import: unknown format '%s' (formats imported: nccl-tests LOG, nccl-tests-json FILE "
+                      "(all_reduce_perf -J), aiconfigurator)\n", argv[optind]);
     else
       fprintf(stderr, "arbench import: expected 'nccl-tests LOG' (one log), e.g. arbench import nccl-tests "
                       "all_reduce.log -J results.jsonl\n");
@@ -655,7 +688,11 @@ int ar_cmd_import(int argc, char **argv) {
   p.skipped = json_array();
   p.warnings = json_array();
   p.pending = json_object();
-  int status = parse_log(&p) ? (fprintf(stderr, "arbench import: %s\n", p.c.err), AR_EXIT_USAGE) : AR_EXIT_OK;
+  p.cmd_opts = json_object();
+  int status = (as_json ? ar_nt_import_json(p.c.path, p.stack, p.forced_ranks, p.out, p.c.err, sizeof p.c.err)
+                        : parse_log(&p))
+                   ? (fprintf(stderr, "arbench import: %s\n", p.c.err), AR_EXIT_USAGE)
+                   : AR_EXIT_OK;
   if (status == AR_EXIT_OK) {
     report(&p);
     status = write_out(&p, json);
@@ -665,5 +702,6 @@ int ar_cmd_import(int argc, char **argv) {
   json_decref(p.skipped);
   json_decref(p.warnings);
   json_decref(p.pending);
+  json_decref(p.cmd_opts);
   return status;
 }

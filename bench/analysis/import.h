@@ -13,6 +13,7 @@ struct ar_nt_layout {
   int ncols;        /* tokens of a row */
   int redop, root;  /* column index, -1 when the table has none */
   int col[2][4];    /* [half][time, algbw, busbw, wrong]; -1 when that half is not printed */
+  int iter[2][4];   /* [half][i_min, i_max, i_p99, i_cv%] of nccl-tests >= 2.19.2 -I 1; -1 when not printed */
   int error_col;    /* old logs: the wrong column is 'error' (max abs error), not '#wrong' */
   int timestamp;    /* a trailing timestamp column (nccl-tests -T): two tokens in a row */
   int cputime;      /* 'cputime' columns (nccl-tests -C): launch time, not the collective's */
@@ -54,5 +55,10 @@ int ar_nt_import_header(struct ar_nt_ctx *c, struct ar_nt_layout *l, char **tok,
 int ar_nt_import_row(struct ar_nt_ctx *c, struct ar_nt_test *t, char **tok, int n);
 /* Is name an all_reduce_perf program ("all_reduce_perf", "all_reduce_perf_mpi")? */
 int ar_nt_is_allreduce(const char *name);
+/* nccl-tests' type name ("float", "int", "bfloat16", ...) -> arbench's dtype and its bytes; -1 when unknown. */
+int ar_nt_type(const char *name, const char **dtype, int *bytes);
+/* `import nccl-tests-json FILE` (import_json.c): the -J file of one all_reduce_perf run -> its run record and
+ * results appended to out; -AR_EINVAL with one line in err. */
+int ar_nt_import_json(const char *path, const char *stack, int forced_ranks, json_t *out, char *err, size_t len);
 
 #endif

@@ -212,6 +212,29 @@ int ar_nt_command_average(const char *cmd) {
   return -1;
 }
 
+void ar_nt_command_options(const char *cmd, json_t *opts) {
+  static const struct { const char *letter, *name, *key; } flags[] = {
+    {"-I", "--per_iter_timing", "per_iter_timing"}, {"-K", "--per_iter_skip", "per_iter_skip"},
+    {"-z", "--blocking", "blocking_mode"},         {"-R", "--local_register", "local_register"},
+    {"-D", "--device_implementation", "device_implementation"}, {"-V", "--device_cta_count", "device_cta_count"},
+  };
+  char buf[8192], *tok[512];
+  json_object_clear(opts);
+  int n = split_cmd(cmd, buf, sizeof buf, tok, 512), i = 0;
+  while (i < n && !is_perf(tok[i])) i++;
+  for (i++; i < n && strcmp(tok[i], ":"); i++)
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+      size_t ln = strlen(flags[f].name);
+      const char *v = !strcmp(tok[i], flags[f].letter) || !strcmp(tok[i], flags[f].name) ? (i + 1 < n ? tok[i + 1] : "")
+                      : !strncmp(tok[i], flags[f].letter, 2) && tok[i][2] && tok[i][1] != '-' ? tok[i] + 2
+                      : !strncmp(tok[i], flags[f].name, ln) && tok[i][ln] == '=' ? tok[i] + ln + 1 : NULL;
+      if (!v) continue;
+      char *end;
+      long x = strtol(v, &end, 0); /* nccl-tests reads them with strtol(optarg, NULL, 0) */
+      if (end != v && !*end && x >= -1000000 && x <= 1000000) json_object_set_new(opts, flags[f].key, json_integer(x));
+    }
+}
+
 int ar_nt_launcher_ranks(const char *cmd) {
   char buf[8192], *tok[512];
   int n = split_cmd(cmd, buf, sizeof buf, tok, 512);

@@ -3,6 +3,8 @@
 #ifndef AR_IMPORT_RANKS_H
 #define AR_IMPORT_RANKS_H
 
+#include <jansson.h>
+
 #include <stddef.h>
 
 /* busbw/algbw = 2(n-1)/n, kept as the interval of n every printed row allows (its last digit is
@@ -43,5 +45,9 @@ int ar_nt_launcher_ranks(const char *cmd);
 int ar_nt_command_program(const char *cmd, char *prog, size_t len);
 /* The -a N (--average N) given to the *_perf program of cmd, -1 when none. */
 int ar_nt_command_average(const char *cmd);
+/* The nccl-tests 2.19 options of a command line's *_perf program into opts (cleared first), by nccl-tests' long
+ * name: per_iter_timing (-I), per_iter_skip (-K), blocking_mode (-z), local_register (-R),
+ * device_implementation (-D), device_cta_count (-V); an option whose value is no integer is left out. */
+void ar_nt_command_options(const char *cmd, json_t *opts);
 
 #endif

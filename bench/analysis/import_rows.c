@@ -49,7 +49,10 @@ int ar_nt_import_header(struct ar_nt_ctx *c, struct ar_nt_layout *l, char **tok,
     int from = starts[h], to = h == 0 && g1 >= 0 ? g1 : n;
     l->col[h][0] = from;
     for (int k = 1; k < 4; k++) l->col[h][k] = -1;
+    for (int k = 0; k < 4; k++) l->iter[h][k] = -1;
     if (from < 0) continue;
+    static const char *const inames[] = {"i_min", "i_max", "i_p99", "i_cv%"}; /* 2.19.2+ -I 1 (src/util.cu) */
+    for (int k = 0; k < 4; k++) l->iter[h][k] = find(tok, n, from, to, inames[k], NULL);
     l->col[h][1] = find(tok, n, from, to, "algbw", NULL);
     l->col[h][2] = find(tok, n, from, to, "busbw", NULL);
     l->col[h][3] = find(tok, n, from, to, "#wrong", "wrong");
@@ -66,11 +69,26 @@ int ar_nt_import_header(struct ar_nt_ctx *c, struct ar_nt_layout *l, char **tok,
   return 0;
 }
 
-/* A headerless fragment: the layout its first row's token count implies (nccl-tests 2.x prints 13). */
+/* A headerless fragment: the layout its first row's token count implies (nccl-tests 2.x prints 13; 2.19.2+
+ * with -I 1 prints 21: each group's time, algbw, busbw, #wrong, then i_min, i_max, i_p99, i_cv%). */
 static void layout_infer(struct ar_nt_layout *l, char **tok, int rn) {
   double scale = l->time_scale;
   memset(l, 0, sizeof *l);
   l->time_scale = scale ? scale : 1;
+  for (int h = 0; h < 2; h++)
+    for (int k = 0; k < 4; k++) l->iter[h][k] = -1;
+  if (rn == 21) {
+    l->ncols = 21;
+    l->redop = 3;
+    l->root = 4;
+    for (int h = 0; h < 2; h++)
+      for (int k = 0; k < 4; k++) {
+        l->col[h][k] = 5 + 8 * h + k;
+        l->iter[h][k] = 9 + 8 * h + k;
+      }
+    l->known = 1;
+    return;
+  }
   int n = rn < 11 || rn > 13 ? 13 : rn; /* no layout of that width: read as today's, so the row is refused */
   l->ncols = n;
   l->redop = n >= 12 && isalpha((unsigned char)tok[3][0]) ? 3 : -1;
@@ -96,6 +114,14 @@ static int type_of(const char *t) {
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (!strcmp(t, types[i].name)) return (int)i;
   return -1;
+}
+
+int ar_nt_type(const char *name, const char **dtype, int *bytes) {
+  int i = type_of(name);
+  if (i < 0) return -1;
+  *dtype = types[i].dtype;
+  *bytes = types[i].bytes;
+  return 0;
 }
 
 static int allreduce_op(const char *op) {
@@ -125,7 +151,23 @@ static const char *other_collective(const struct ar_nt_layout *l, char **tok, in
 struct half {
   double time, algbw, busbw, err;
   int err_na;
+  int has_iter;   /* the -I columns were printed */
+  double iter[4]; /* i_min, i_max, i_p99 (us, scaled as time), i_cv% */
 };
+
+/* nccl-tests -I 1's columns of one group: min, max and p99 of the per-iteration times, their CV in %. */
+static int parse_iter(struct ar_nt_ctx *c, const struct ar_nt_layout *l, char **tok, const int *icol, struct half *h) {
+  static const char *const names[] = {"i_min", "i_max", "i_p99", "i_cv%"};
+  h->has_iter = icol[0] >= 0 && icol[1] >= 0 && icol[2] >= 0 && icol[3] >= 0;
+  for (int k = 0; h->has_iter && k < 4; k++) {
+    if (number(tok[icol[k]], &h->iter[k])) return fail(c, "bad number '%s' in the %s column", tok[icol[k]], names[k]);
+    if (h->iter[k] < 0) return fail(c, "negative value '%s' in the %s column: no measurement has one", tok[icol[k]], names[k]);
+    if (k < 3) h->iter[k] *= l->time_scale;
+  }
+  if (h->has_iter && !(h->iter[0] <= h->iter[2] && h->iter[2] <= h->iter[1]))
+    return fail(c, "i_min, i_p99 and i_max out of order (%s .. %s): not per-iteration statistics", tok[icol[0]], tok[icol[1]]);
+  return 0;
+}
 
 static int parse_half(struct ar_nt_ctx *c, const struct ar_nt_layout *l, char **tok, const int *col, struct half *h) {
   static const char *const names[] = {"time", "algbw", "busbw"};
@@ -171,6 +213,20 @@ static json_t *result_rec(struct ar_nt_ctx *c, struct ar_nt_test *t, char **tok,
     json_object_set_new(r, "max_error", h->err_na ? json_null() : json_real(h->err));
   }
   json_object_set_new(r, "time_us", json_pack("{s:f, s:f}", "mean", h->time, "p50", h->time));
+  if (h->has_iter) { /* -I 1: the per-iteration spread, as nccl-tests computed it (docs/nccl-tests.md) */
+    json_t *tu = json_object_get(r, "time_us");
+    json_object_set_new(tu, "min", json_real(h->iter[0]));
+    json_object_set_new(tu, "max", json_real(h->iter[1]));
+    json_object_set_new(tu, "p99", json_real(h->iter[2]));
+    json_int_t iters = (json_int_t)ar_rec_num(opts, "iters", 0), skip = (json_int_t)ar_rec_num(opts, "per_iter_skip", 0);
+    json_t *w = json_object_get(t->run, "written_by");
+    json_object_set_new(r, "per_iter", json_pack("{s:f, s:f, s:f, s:f, s:I, s:o, s:s}", "min_us", h->iter[0], "max_us",
+                                                 h->iter[1], "p99_us", h->iter[2], "cv_pct", h->iter[3], "skipped", skip,
+                                                 "n", iters > skip ? json_integer(iters - skip) : json_null(), "from",
+                                                 w ? "arbench's per-iteration samples (its header's method)"
+                                                   : "nccl-tests -I 1: CUDA events per iteration, max over GPUs and "
+                                                     "processes, nearest-rank p99, population CV"));
+  }
   json_object_set_new(r, "algbw_gbs", json_real(h->algbw));
   json_object_set_new(r, "busbw_gbs", json_real(h->busbw));
   json_object_set_new(r, "algbw_p50_gbs", json_real(h->algbw));
@@ -234,8 +290,9 @@ int ar_nt_import_row(struct ar_nt_ctx *c, struct ar_nt_test *t, char **tok, int 
   if (t->other) return mark_other(c, t, t->why);
   struct half hv[2];
   int only_in = halves == 1 && t->placements != 1; /* nccl-tests leaves out-of-place blank; arbench the other */
-  for (int h = 0; h < halves; h++)
-    if (parse_half(c, &t->lay, tok, t->lay.col[h], &hv[h])) return -AR_EINVAL;
+  for (int h = 0; h < halves; h++) /* one group printed: its columns are the first group's */
+    if (parse_half(c, &t->lay, tok, t->lay.col[h], &hv[h]) || parse_iter(c, &t->lay, tok, t->lay.iter[h], &hv[h]))
+      return -AR_EINVAL;
   unsigned long long size = strtoull(tok[0], NULL, 10);
   if (size && t->last_size && size <= t->last_size) t->cycle++; /* sizes start over: the next cycle (-N) */
   if (size) t->last_size = size;

@@ -266,6 +266,9 @@ static void to_cell(const struct measured *m, size_t bytes, int nranks, struct a
   c->time_us = m->st.mean;
   c->p50_us = m->st.p50;
   c->p99_us = m->st.p99;
+  c->min_us = m->st.min;
+  c->max_us = m->st.max;
+  c->cv_pct = m->st.mean > 0 && m->st.n > 1 ? m->st.stddev / m->st.mean * 100.0 : 0.0;
   c->algbw = ar_algbw_gbs(bytes, m->st.mean);
   c->busbw = c->algbw * ar_busbw_factor(nranks);
 }

@@ -1,5 +1,5 @@
-/* nt_log.c — arbench results in nccl-tests 2.18.5's all_reduce_perf layout: header lines (version, the
- * nThread line, one "#  Rank" line per rank), both column groups, the footer; one configuration per log. */
+/* nt_log.c — arbench results in nccl-tests 2.18.5's (or 2.19.6's) all_reduce_perf layout: header lines (version,
+ * the nThread line, one "#  Rank" line per rank), both column groups, the footer; one configuration per log. */
 #include "run/nt_log.h"
 #include "device/gpu.h"
 #include "run/table.h"
@@ -21,6 +21,17 @@ void ar_nt_number(double v, int width, char *buf, size_t len) {
   else if (power < width + 1) snprintf(buf, len, "%*.0f", width, v);
   else if (width >= 7) snprintf(buf, len, "%*.1e", width, v);
   else snprintf(buf, len, "%*.0e", width, v);
+}
+
+void ar_nt_number_fit(double v, int width, char *buf, size_t len) {
+  static const char *const fixed[] = {"%*.2f", "%*.1f", "%*.0f"};
+  char t[64];
+  for (int i = 0; i < 3; i++)
+    if (snprintf(t, sizeof t, fixed[i], width, v) <= width) {
+      snprintf(buf, len, "%s", t);
+      return;
+    }
+  snprintf(buf, len, width >= 7 ? "%*.1e" : "%*.0e", width, v);
 }
 
 void ar_nt_file_name(const char *spec, enum ar_dtype dt, char *buf, size_t len) {
@@ -157,12 +168,35 @@ static void size_steps(const struct ar_opts *o, enum ar_dtype dt, size_t *lo, si
   *step = geo ? b[1] / b[0] : ari ? b[1] - b[0] : 0;
 }
 
-static void header(FILE *f, const struct ar_nt_run *nr, const char *spec, enum ar_dtype dt) {
+/* The column header: 2.18.5's (and 2.19.6's without -I) byte for byte, or 2.19.6's with the -I columns
+ * (src/util.cu writeResultHeader at v2.19.6; no timestamp column). */
+static void column_header(FILE *f, int per_iter) {
+  if (!per_iter) {
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "",
+            "", "", "");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size", "count", "type",
+            "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)", "(elements)", "", "", "",
+            "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    return;
+  }
+  fprintf(f, "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                                "
+             "in-place (+ per-iteration)\n", "", "", "", "", "");
+  fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s \n",
+          "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%",
+          "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%");
+  fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s \n",
+          "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", "(us)", "(GB/s)",
+          "(GB/s)", "", "(us)", "(us)", "(us)", "(%)");
+}
+
+static void header(FILE *f, const struct ar_nt_run *nr, const char *spec, enum ar_dtype dt, int per_iter) {
   const struct ar_opts *o = nr->o;
   size_t lo, hi, step;
   const char *kind;
+  const char *ver = o->nt_layout == 219 ? AR_NT_VERSION_219 : AR_NT_VERSION;
   size_steps(o, dt, &lo, &hi, &step, &kind);
-  fprintf(f, "# nccl-tests version %s nccl-headers=%d nccl-library=%d arbench=%s\n", AR_NT_VERSION, nr->nccl_headers,
+  fprintf(f, "# nccl-tests version %s nccl-headers=%d nccl-library=%d arbench=%s\n", ver, nr->nccl_headers,
           nr->nccl_library, AR_VERSION_STRING);
   fprintf(f, "# Collective test starting: all_reduce_perf\n");
   fprintf(f, "# nThread 1 nGpus 1 minBytes %zu maxBytes %zu step: %zu(%s) warmup iters: %d iters: %d agg iters: 1 "
@@ -173,15 +207,14 @@ static void header(FILE *f, const struct ar_nt_run *nr, const char *spec, enum a
           place == AR_PLACE_BOTH ? "out,in" : place == AR_PLACE_IN ? "in" : "out", nr->stack);
   fprintf(f, "# arbench method: buffers=%s timing=%s average=%s (nccl-tests' own: buffers=hot timing=loop average=mean)\n",
           ar_buffers_name(o->buffers), ar_timing_name(o->timing), ar_average_name(o->average));
-  fprintf(f, "# arbench measured this, not nccl-tests: the lines follow nccl-tests %s's layout\n", AR_NT_VERSION);
+  fprintf(f, "# arbench measured this, not nccl-tests: the lines follow nccl-tests %s's layout\n", ver);
+  if (per_iter) /* in place of nccl-tests' "# Per-Iteration Report: CUDA event timing; ..." line, which is not ours */
+    fprintf(f, "# arbench per-iteration: i_* over the %d timed iterations of each size (each combined over ranks as "
+               "average=%s), i_p99 interpolated, i_cv%% from the sample standard deviation\n", o->iters,
+            ar_average_name(o->average));
   fprintf(f, "#\n# Using devices\n%s", nr->rank_lines ? nr->rank_lines : "");
   fprintf(f, "#\n");
-  fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "",
-          "", "");
-  fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size", "count", "type", "redop",
-          "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-  fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)", "(elements)", "", "", "",
-          "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  column_header(f, per_iter);
   fflush(f);
 }
 
@@ -189,6 +222,8 @@ int ar_nt_begin(struct ar_nt_log *l, const struct ar_nt_run *nr, const char *spe
                 size_t len) {
   memset(l, 0, sizeof *l);
   l->f = stdout;
+  l->layout = nr->o->nt_layout == 219 ? 219 : 218;
+  l->per_iter = l->layout == 219 && nr->o->timing == AR_TIME_ITER;
   if (*nr->o->nt_dir) {
     char name[AR_NAMELEN + 32], path[2 * AR_NAMELEN + 40];
     ar_nt_file_name(spec, dt, name, sizeof name);
@@ -199,21 +234,30 @@ int ar_nt_begin(struct ar_nt_log *l, const struct ar_nt_run *nr, const char *spe
     }
     l->owned = 1;
   }
-  header(l->f, nr, spec, dt);
+  header(l->f, nr, spec, dt, l->per_iter);
   return 0;
 }
 
 static void group(struct ar_nt_log *l, const struct ar_cell *c) {
-  if (!c || !c->present) { /* nccl-tests' blank group */
-    fprintf(l->f, "                                ");
+  if (!c || !c->present) { /* nccl-tests' blank group (and its four -I columns' width) */
+    fprintf(l->f, "                                %s", l->per_iter ? "                                    " : "");
     return;
   }
+  void (*num)(double, int, char *, size_t) = l->layout == 219 ? ar_nt_number_fit : ar_nt_number;
   char t[32], a[32], b[32];
-  ar_nt_number(c->time_us, 7, t, sizeof t);
-  ar_nt_number(c->algbw, 6, a, sizeof a);
-  ar_nt_number(c->busbw, 6, b, sizeof b);
+  num(c->time_us, 7, t, sizeof t);
+  num(c->algbw, 6, a, sizeof a);
+  num(c->busbw, 6, b, sizeof b);
   if (c->checked) fprintf(l->f, "  %7s  %6s  %6s  %6g", t, a, b, (double)c->wrong);
   else fprintf(l->f, "  %7s  %6s  %6s    N/A", t, a, b);
+  if (l->per_iter) { /* src/util.cu writePerIterReport at v2.19.6: "  %7s  %7s  %7s  %7s" */
+    char mn[32], mx[32], p99[32], cv[32];
+    num(c->min_us, 7, mn, sizeof mn);
+    num(c->max_us, 7, mx, sizeof mx);
+    num(c->p99_us, 7, p99, sizeof p99);
+    num(c->cv_pct, 7, cv, sizeof cv);
+    fprintf(l->f, "  %7s  %7s  %7s  %7s", mn, mx, p99, cv);
+  }
   l->wrong += c->checked ? c->wrong : 0;
   l->busbw_sum += c->busbw;
   l->busbw_n++;

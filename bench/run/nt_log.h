@@ -1,5 +1,6 @@
 /* nt_log.h — `arbench run --format nccl-tests`: results written as nccl-tests' all_reduce_perf prints them
- * (the layout of nccl-tests 2.18.5), one configuration (backend spec x dtype) per log. */
+ * (the layout of nccl-tests 2.18.5, or 2.19.6's with --format nccl-tests-2.19), one configuration (backend spec x
+ * dtype) per log. */
 #ifndef AR_NT_LOG_H
 #define AR_NT_LOG_H
 
@@ -9,7 +10,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#define AR_NT_VERSION "2.18.5" /* the nccl-tests release whose output layout the logs follow */
+#define AR_NT_VERSION "2.18.5"     /* the nccl-tests release whose output layout the logs follow */
+#define AR_NT_VERSION_219 "2.19.6" /* --format nccl-tests-2.19: the newest 2.19 tag (-I since 2.19.2, -K 2.19.6) */
 
 struct ar_cell;
 
@@ -26,6 +28,8 @@ struct ar_nt_run {
 /* One log being written: a configuration's header, rows and footer. */
 struct ar_nt_log {
   FILE *f;
+  int layout;            /* 218 or 219 (the run's --format) */
+  int per_iter;          /* 2.19's -I columns: the layout is 219 and every iteration was timed */
   int owned;             /* f is a file of --nccl-tests-dir, closed at the end */
   double busbw_sum;
   int busbw_n;
@@ -57,5 +61,9 @@ void ar_nt_end(struct ar_nt_log *l);
 /* A number in width characters as nccl-tests 2.18.5 prints its columns: 2 decimals while they fit, then 1,
  * then none, then exponent form. */
 void ar_nt_number(double v, int width, char *buf, size_t len);
+/* The same as nccl-tests 2.19.6 prints them (src/util.cu getFloatStr, "Fix benchmark output alignment"): the
+ * first of 2, 1, 0 decimals whose text fits in width, then exponent form; 9999.996 is "10000.0", not 2.18's
+ * 8-character "10000.00". */
+void ar_nt_number_fit(double v, int width, char *buf, size_t len);
 
 #endif

@@ -12,6 +12,7 @@ struct ar_cell {
   bool present;  /* measured */
   bool checked;  /* #wrong meaningful */
   double time_us, p50_us, p99_us, algbw, busbw;
+  double min_us, max_us, cv_pct; /* over the samples; cv_pct = stddev / mean x 100 (--format nccl-tests-2.19's i_*) */
   uint64_t wrong;
   const char *skip; /* reason when not measured but expected, else NULL */
 };

@@ -62,7 +62,7 @@ check_bad "all_gather log" "ag.log: no all_reduce_perf test in it, only all_gath
 : >"$TMP/empty.log"
 check_bad "empty log" "empty.log: no all_reduce_perf result rows found" imp "$TMP/empty.log"
 check_bad "missing log" "cannot open nccl-tests log '$TMP/none.log'" imp "$TMP/none.log"
-check_bad "unknown format" "unknown format 'osu-bench' (the only format imported is nccl-tests" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
+check_bad "unknown format" "unknown format 'osu-bench' (formats imported: nccl-tests LOG, nccl-tests-json FILE (all_reduce_perf -J), aiconfigurator)" "$ARBENCH" import osu-bench "$NT/pcie-2x2080ti.log"
 check_bad "no log" "expected 'nccl-tests LOG'" "$ARBENCH" import nccl-tests
 check_bad "unknown option" "unknown option '--bogus'" imp --bogus "$NT/pcie-2x2080ti.log"
 check_bad "bad --ranks" "bad --ranks '0' (expected an integer from 1 to 10000000)" imp --ranks 0 "$NT/pcie-2x2080ti.log"

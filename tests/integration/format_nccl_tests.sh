@@ -123,13 +123,49 @@ check_eq "given -a 3 --timing iter: kept, recorded and stated" "iter max|buffers
   "$(jq -r 'select(.type=="result") | "\(.timing) \(.average)"' "$TMP/m.jsonl" | sort -u)|$(ar_mpirun 2 run --backend mpi \
     --format nccl-tests --sizes 8 -n 5 -a 3 --timing iter 2>/dev/null | grep -o 'buffers=hot timing=iter average=max')"
 
+# --format nccl-tests-2.19 (issue 49): nccl-tests 2.19.6's layout; with -I 1 (--timing iter) its per-iteration
+# columns, whose header lines are those of the log constructed from v2.19.6's source, read back by the importer.
+J2="$TMP/r219.jsonl"
+ar_mpirun 2 run --backend mpi --format nccl-tests-2.19 -I 1 -b 8 -e 64K -n 20 -J "$J2" >"$TMP/log219" 2>"$TMP/err219" ||
+  check_fail "2.19 run exited $?: $(cat "$TMP/err219")"
+A219="$NT/2.19/constructed-2.19.6-I1-K2-z3-4gpu.log"
+check_eq "2.19: the version line names 2.19.6" "# nccl-tests version 2.19.6" "$(head -1 "$TMP/log219" | cut -d' ' -f1-4)"
+check_eq "2.19: column header lines identical to nccl-tests 2.19.6's with -I" "$(sed -n '/out-of-place/,/(B)/p' "$A219")" \
+  "$(sed -n '/out-of-place/,/(B)/p' "$TMP/log219")"
+check_eq "2.19: 14 rows of 21 columns, the columns ending where 2.19.6's do" "14|$(ends "$A219")" \
+  "$(awk '$1 ~ /^[0-9]+$/ && NF == 21' "$TMP/log219" | wc -l)|$(ends "$TMP/log219")"
+"$ARBENCH" import nccl-tests "$TMP/log219" >"$TMP/back219.jsonl" 2>"$TMP/imp219.err" || check_fail "2.19 import exited $?"
+check_eq "2.19 round trip: 28 records, arbench's method back (iter, mean)" "28|iter mean" \
+  "$(jq -r 'select(.type=="result") | 1' "$TMP/back219.jsonl" | wc -l)|$(jq -r 'select(.type=="result") | "\(.timing) \(.average)"' "$TMP/back219.jsonl" | sort -u)"
+check_eq "2.19 round trip: i_min i_max i_p99 i_cv% are the run's min max p99 and stddev/mean to the printed precision" "" \
+  "$(jq -s -r '
+  def half(v; w): if v == 0 then 0.005 else [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000] as $p
+    | ([$p[] | select(. <= v)] | length) as $pw
+    | if $pw < w - 2 then 0.005 elif $pw < w - 1 then 0.05 elif $pw < w + 1 then 0.5 else v * 0.05 end end;
+  def off(a; b): ((a - b) | fabs) > half(a; 7) + 1e-9;
+  (map(select(.type=="result")) | group_by(.size, .placement))[] as $g
+  | ($g[0]) as $a | ($g[1]) as $b | select($g | length != 2 or ($b.per_iter == null)
+    or off($a.time_us.min; $b.time_us.min) or off($a.time_us.max; $b.time_us.max) or off($a.time_us.p99; $b.time_us.p99)
+    or off($a.time_us.stddev / $a.time_us.mean * 100; $b.per_iter.cv_pct)) | "\($a.size) \($a.placement)"' "$J2" "$TMP/back219.jsonl")"
+ar_mpirun 2 run --backend mpi --format nccl-tests-2.19 -b 8 -e 64 -n 5 >"$TMP/log219l" 2>/dev/null || check_fail "2.19 loop run failed"
+check_eq "2.19 without -I: 2.19.6's version, the column header without per-iteration columns" \
+  "# nccl-tests version 2.19.6|$(sed -n '/out-of-place/,/(B)/p' "$real")" \
+  "$(head -1 "$TMP/log219l" | cut -d' ' -f1-4)|$(sed -n '/out-of-place/,/(B)/p' "$TMP/log219l")"
+
 # Bad input: one line, exit 2, nothing on stdout, nothing written.
 check_bad "several configurations without --nccl-tests-dir" \
   "--format nccl-tests writes one configuration per log, and this run has 2 (2 backends x 1 dtype)" \
   ar_mpirun 2 run --backend mpi,shm-oneshot --format nccl-tests --sizes 8
 check_bad "an existing log is never overwritten" "$D/mpi-float.log exists" \
   ar_mpirun 2 run --backend mpi --nccl-tests-dir "$D" --sizes 8
-check_bad "--format bogus" "bad value 'bogus' for --format (expected arbench or nccl-tests)" \
+check_bad "-I 1 in 2.18.5's layout" "-I 1: nccl-tests 2.18.5's layout (--format nccl-tests) has no per-iteration columns" \
+  ar_mpirun 2 run --backend mpi --format nccl-tests -I 1 --sizes 8
+check_bad "-z 1" "-z/--blocking 1 is an nccl-tests mode arbench does not take" ar_mpirun 2 run --backend mpi -z 1 --sizes 8
+for f in "-K 2|-K/--per_iter_skip is an nccl-tests option" "-D 1|-D/--device_implementation is an nccl-tests option" \
+  "-V 16|-V/--device_cta_count is an nccl-tests option"; do
+  check_bad "${f%%|*}" "${f#*|}" ar_mpirun 2 run --backend mpi ${f%%|*} --sizes 8
+done
+check_bad "--format bogus" "bad value 'bogus' for --format (expected arbench, nccl-tests (2.18.5's layout), nccl-tests-2.18 or nccl-tests-2.19)" \
   ar_mpirun 2 run --backend mpi --format bogus --sizes 8
 check_bad "--format arbench with --nccl-tests-dir" "--nccl-tests-dir writes nccl-tests logs: not with --format arbench" \
   ar_mpirun 2 run --backend mpi --format arbench --nccl-tests-dir "$TMP/x" --sizes 8

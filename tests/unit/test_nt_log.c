@@ -31,6 +31,31 @@ static void test_number(void **st) {
   assert_string_equal(num(1000000, 6), " 1e+06"); /* as phase0-1rank-rtx5090.log prints it */
 }
 
+static const char *fit(double v, int width) {
+  static char buf[64];
+  ar_nt_number_fit(v, width, buf, sizeof buf);
+  return buf;
+}
+
+/* nccl-tests 2.19.6's getFloatStr (src/util.cu, "Fix benchmark output alignment"): the first of 2, 1, 0
+ * decimals that fits; where 2.18.5 counted digits and overflowed the column, it does not. */
+static void test_number_fit(void **st) {
+  (void)st;
+  assert_string_equal(fit(9999.996, 7), "10000.0");
+  assert_string_equal(num(9999.996, 7), "10000.00"); /* 2.18.5: 8 characters in a 7-character column */
+  assert_string_equal(fit(999.996, 6), "1000.0");
+  assert_string_equal(num(999.996, 6), "1000.00");
+  assert_string_equal(fit(4366.46, 7), "4366.46");
+  assert_string_equal(fit(14977.1, 7), "14977.1");
+  assert_string_equal(fit(134330, 7), " 134330");
+  assert_string_equal(fit(12.25, 7), "  12.25");
+  assert_string_equal(fit(12345678, 7), "1.2e+07");
+  assert_string_equal(fit(0, 6), "  0.00");
+  assert_string_equal(fit(1191.6, 6), "1191.6");
+  assert_string_equal(fit(1000000, 6), " 1e+06");
+  assert_string_equal(fit(22.13, 7), "  22.13"); /* an i_cv% of constructed-2.19.6-I1-K2-z3-4gpu.log */
+}
+
 static void test_file_name(void **st) {
   (void)st;
   char b[128];
@@ -72,7 +97,8 @@ static void test_check(void **st) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_number), cmocka_unit_test(test_file_name),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_number), cmocka_unit_test(test_number_fit),
+                                     cmocka_unit_test(test_file_name),
                                      cmocka_unit_test(test_check)};
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -290,6 +290,70 @@ static void test_opts_nccl_tests_flags(void **st) {
   }
 }
 
+/* nccl-tests 2.19's flags (src/common.cu at v2.19.6): -I 1 and -z 3 are --timing iter, -I 0 and -z 0 its
+ * defaults (nothing changes), --format nccl-tests-2.19 its layout; -z 1/2, -K, -D, -V, and -I 1 against
+ * --timing loop, 2.18.5's layout or -G get one line each (issue 49). */
+static void test_opts_nccl_tests_219(void **st) {
+  (void)st;
+  struct ar_opts o;
+  char err[512];
+  static const struct { const char *line; int timing, format, layout; } maps[] = {
+    {"-I 1", AR_TIME_ITER, AR_FMT_TABLE, 218},
+    {"--per_iter_timing=1", AR_TIME_ITER, AR_FMT_TABLE, 218},
+    {"-z 3", AR_TIME_ITER, AR_FMT_TABLE, 218},
+    {"--blocking 0", AR_TIME_ITER, AR_FMT_TABLE, 218},
+    {"--format nccl-tests-2.19 -I 1", AR_TIME_ITER, AR_FMT_NCCL_TESTS, 219},
+    {"--format nccl-tests-2.19 -z 3 -I 1", AR_TIME_ITER, AR_FMT_NCCL_TESTS, 219},
+    {"--format nccl-tests-2.19 -I 0", AR_TIME_LOOP, AR_FMT_NCCL_TESTS, 219},
+    {"--format nccl-tests-2.19 -z 0", AR_TIME_LOOP, AR_FMT_NCCL_TESTS, 219},
+    {"--format nccl-tests-2.18", AR_TIME_LOOP, AR_FMT_NCCL_TESTS, 218},
+    {"--format nccl-tests", AR_TIME_LOOP, AR_FMT_NCCL_TESTS, 218},
+    {"-I 1 --timing iter", AR_TIME_ITER, AR_FMT_TABLE, 218},
+  };
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+    err[0] = 0;
+    int rc = parse(&o, maps[i].line, err, sizeof err);
+    if (rc || o.timing != maps[i].timing || o.format != maps[i].format || o.nt_layout != maps[i].layout)
+      fail_msg("'%s': rc %d (%s), timing %d format %d layout %d", maps[i].line, rc, err, o.timing, o.format, o.nt_layout);
+  }
+  static const struct { const char *line, *msg; } bad[] = {
+    {"-z 1", "-z/--blocking 1 is an nccl-tests mode arbench does not take: there is no blocking mode that waits and "
+             "barriers after each call; -z 3 (each -n iteration waited for and timed alone, barrier excluded) is "
+             "--timing iter, -z 0 the default"},
+    {"-z 2", "-z/--blocking 2 is an nccl-tests mode arbench does not take: there is no blocking mode that waits after "
+             "each call;"},
+    {"-z 4", "bad value '4' for -z (expected an integer from 0 to 3)"},
+    {"-I 2", "bad value '2' for -I (expected an integer from 0 to 1)"},
+    {"-K 2", "-K/--per_iter_skip is an nccl-tests option, not an arbench one: -K N leaves the first N timed iterations "
+             "out of -I's summary; arbench never times its warm-up, so add N to -w (and -I 1 is --timing iter)"},
+    {"--per_iter_skip=2", "-K/--per_iter_skip is an nccl-tests option"},
+    {"-D 1", "-D/--device_implementation is an nccl-tests option, not an arbench one: -D N runs nccl-tests' own "
+             "device-API (ncclDevComm) kernels, which arbench does not have: the nearest are --backend nccl:symm=1"},
+    {"--device_implementation 1", "-D/--device_implementation is an nccl-tests option"},
+    {"-V 16", "-V/--device_cta_count is an nccl-tests option, not an arbench one: -V N sets the CTAs of nccl-tests' -D "
+              "device-API kernels, which arbench does not run; NCCL's own CTA count is --backend nccl:ctas=N"},
+    {"--device_cta_count=16", "-V/--device_cta_count is an nccl-tests option"},
+    {"-R 2", "-R 2 (symmetric memory) is --backend nccl:symm=1"},
+    {"-I 1 --timing loop", "-I 1 times every iteration (arbench's --timing iter), which --timing loop (one interval "
+                           "around -n calls) contradicts: drop one"},
+    {"--timing loop -z 3", "-z 3 times every iteration (arbench's --timing iter), which --timing loop"},
+    {"-I 1 -G 4 -n 8", "-I 1 times every iteration (arbench's --timing iter), which nccl-tests turns off under CUDA "
+                       "graphs (-G;"},
+    {"-I 1 --format nccl-tests", "-I 1: nccl-tests 2.18.5's layout (--format nccl-tests) has no per-iteration "
+                                 "columns: give --format nccl-tests-2.19"},
+    {"-z 3 --format nccl-tests-2.18", "-z 3: nccl-tests 2.18.5's layout"},
+    {"--format nccl-tests-2.20", "bad value 'nccl-tests-2.20' for --format (expected arbench, nccl-tests (2.18.5's "
+                                 "layout), nccl-tests-2.18 or nccl-tests-2.19)"},
+    {"-I 1 -I 1", "option -I given twice"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    int rc = parse(&o, bad[i].line, err, sizeof err);
+    if (rc != -AR_EINVAL || !strstr(err, bad[i].msg)) fail_msg("'%s' gave rc %d, message '%s'", bad[i].line, rc, err);
+    assert_null(strchr(err, '\n'));
+  }
+}
+
 /* -G on backends that are never captured in graphs: refused when none of the chosen ones is, a warning naming
  * them when some are; nothing without -G. */
 static void test_opts_graph_backends(void **st) {
@@ -320,7 +384,7 @@ int main(void) {
     cmocka_unit_test(test_opts_good),       cmocka_unit_test(test_opts_variants),
     cmocka_unit_test(test_opts_bad),        cmocka_unit_test(test_series_term_named), cmocka_unit_test(test_given_twice),        cmocka_unit_test(test_hash),
     cmocka_unit_test(test_opts_method),     cmocka_unit_test(test_opts_nccl_tests_flags),
-    cmocka_unit_test(test_opts_graph_backends),
+    cmocka_unit_test(test_opts_graph_backends), cmocka_unit_test(test_opts_nccl_tests_219),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
