@@ -37,6 +37,10 @@ want = [[l[:wc[0]].strip(), l[wc[0]:wc[1]].strip(), l[wc[1]:wc[2]].strip(), l[wc
         for l in wide[1:wide.index("")]]
 got = [[n, w, " ".join(x for x in s if x), " ".join(x for x in t if x)] for n, w, s, t in rows]
 assert got == want, "wrapped rows differ from --wide:\n%r\n%r" % (got, want)
+# the name column fits the longest name; the status column its longest status, at most 30 (longer ones wrap:
+# 'not compiled in: ...' reasons run to 90 characters, and what keeps at least 80 - 12 - 7 - 31 columns)
+assert cols[0] == max(len(w[0]) for w in want) + 1, (cols, want)
+assert cols[2] - cols[1] == min(max(len(w[2]) for w in want), 30) + 1, (cols, want)
 # the notes after the table: wrapped with a two-blank indent, the same words as --wide's lines
 notes = " ".join(l.strip() for l in lines[lines.index("") + 1:])
 assert notes == " ".join(wide[wide.index("") + 1:]), (notes, wide)
