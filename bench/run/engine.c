@@ -424,15 +424,21 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
   b.pool_bytes = ar_pool_bytes(env->opts->buffers == AR_BUF_COLD, b.cache_bytes, maxb);
   rc = b.be->setup ? b.be->setup(b.state, maxb, msg, sizeof msg) : 0;
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
+  /* Host buffers: the node's ranks' pools against MemAvailable and ulimit -v, before any rank allocates (Linux
+   * overcommits: an allocation past the memory succeeds and its first touch ends in the OOM killer). */
+  if (!rc && b.plat == &ar_host_platform && !env->opts->no_mem_check)
+    rc = ar_mem_check_need(b.pool_bytes, maxb, env->opts->buffers == AR_BUF_COLD, spec, env->local_nranks,
+                           "/proc/meminfo", msg, sizeof msg);
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */
   rc = agree(env, rc, msg, sizeof msg);
+  int allocating = !rc;
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
   else if (!rc) { /* local allocation and page touching (can take seconds): not a collective */
     ar_watchdog_phase(e->dog, "%s", "");
     rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
     ar_watchdog_phase(e->dog, "backend %s init", spec);
   }
-  if (rc && rc != -AR_EUNAVAIL) alloc_failed(&b, maxb, msg, sizeof msg);
+  if (allocating && rc && rc != -AR_EUNAVAIL) alloc_failed(&b, maxb, msg, sizeof msg);
   rc = agree(env, rc, msg, sizeof msg);
   ar_watchdog_phase(e->dog, "%s", ""); /* measure() names its own phases */
   if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);

@@ -1,5 +1,6 @@
 /* memcheck.c — the host memory a relaunch's ranks will allocate for their message buffers, checked against
- * the node's MemAvailable and the ranks' address-space limit before mpirun starts them. */
+ * the node's MemAvailable and the ranks' address-space limit before mpirun starts them (and by the ranks, before
+ * they allocate, under any launcher). */
 #include "run/memcheck.h"
 #include "backend.h"
 #include "device/platform.h"
@@ -47,16 +48,14 @@ static size_t mem_available(const char *path, int *ok) {
   return (size_t)kib * 1024;
 }
 
-int ar_mem_check(const struct ar_opts *o, int nranks, const char *meminfo, char *msg, size_t len) {
-  const char *be;
-  size_t need = ar_mem_need_host(o, ar_host_platform.cache_bytes(), &be);
+int ar_mem_check_need(size_t need, size_t maxb, int cold, const char *be, int nranks, const char *meminfo, char *msg,
+                      size_t len) {
   if (!need || nranks < 1) return 0;
   char n1[32], n2[32], n3[32], n4[32];
-  size_t maxb = ar_max_bytes(o);
   ar_human_bytes(need, n1, sizeof n1);
   ar_human_bytes(maxb, n2, sizeof n2);
-  const char *how = o->buffers == AR_BUF_COLD ? "send + receive buffers of the largest size, plus 2 x the cache for --buffers cold"
-                                              : "send + receive buffers of the largest size";
+  const char *how = cold ? "send + receive buffers of the largest size, plus 2 x the cache for --buffers cold"
+                         : "send + receive buffers of the largest size";
   struct rlimit rl;
   if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY && need > (size_t)rl.rlim_cur) {
     ar_human_bytes((size_t)rl.rlim_cur, n3, sizeof n3);
@@ -76,4 +75,10 @@ int ar_mem_check(const struct ar_opts *o, int nranks, const char *meminfo, char 
            "%s in all; this node has %zu bytes (%s) available (MemAvailable); give smaller sizes or fewer ranks, or "
            "--no-mem-check to try anyway", maxb, n2, nranks, need, n1, be, how, n3, avail, n4);
   return -AR_EINVAL;
+}
+
+int ar_mem_check(const struct ar_opts *o, int nranks, const char *meminfo, char *msg, size_t len) {
+  const char *be;
+  size_t need = ar_mem_need_host(o, ar_host_platform.cache_bytes(), &be);
+  return ar_mem_check_need(need, ar_max_bytes(o), o->buffers == AR_BUF_COLD, be, nranks, meminfo, msg, len);
 }

@@ -21,5 +21,9 @@ size_t ar_mem_need_host(const struct ar_opts *o, size_t cache_bytes, const char 
  * largest size, the need and what is available. GPU memory is not checked here: each rank's device has its
  * own (the ranks name a failed cudaMalloc's size). */
 int ar_mem_check(const struct ar_opts *o, int nranks, const char *meminfo, char *msg, size_t len);
+/* The same check of one pool of need bytes per rank (the largest size maxb, cold: --buffers cold, be the backend)
+ * for nranks ranks on this node: the ranks' own, in bench/run/engine.c, before any of them allocates. */
+int ar_mem_check_need(size_t need, size_t maxb, int cold, const char *be, int nranks, const char *meminfo, char *msg,
+                      size_t len);
 
 #endif
