@@ -279,7 +279,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_LAST
+  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_NO_MEMCHECK, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -321,6 +321,7 @@ static const struct option long_opts[] = {
   {"per-node", no_argument, 0, OPT_PER_NODE},
   {"per_iter_timing", required_argument, 0, 'I'}, /* nccl-tests 2.19's -I and -z, mapped (nccl_tests_timing) */
   {"blocking", required_argument, 0, 'z'},
+  {"no-mem-check", no_argument, 0, OPT_NO_MEMCHECK},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -363,6 +364,8 @@ void ar_opts_usage(FILE *f) {
     "  --np N                started outside mpirun: relaunch under mpirun with N ranks (default: one per\n"
     "                        GPU when there are several; as root with Open MPI's allow-run-as-root variables)\n"
     "  --no-launch           started outside mpirun: run as this one process, never relaunch\n"
+    "  --no-mem-check        relaunch even when the ranks' host buffers for the largest size exceed the\n"
+    "                        node's MemAvailable or ulimit -v (checked before mpirun starts by default)\n"
     "  --as ENGINE           run with the NCCL/CUDA environment the engine sets in its own process (sglang:\n"
     "                        NCCL_CUMEM_ENABLE=0, NCCL_NVLS_ENABLE=0 unless set, CUDA_DEVICE_MAX_CONNECTIONS=8;\n"
     "                        vllm: none), applied before MPI and CUDA start; records say \"as\" (docs/serving.md)\n"
@@ -517,7 +520,7 @@ static int once(int c, unsigned char *seen, char *err, size_t errlen) {
   if (c == OPT_BACKEND || c <= 0 || c >= OPT_LAST) return 0;
   static const char with_value[] = "befidonwcGTJaIz";
   if (c < 256 && !strchr(with_value, c)) return 0;
-  if (c >= 1000 && (c == OPT_QUIET || c == OPT_SHARED_GPU || c == OPT_NOBIND || c == OPT_NO_LAUNCH)) return 0;
+  if (c >= 1000 && (c == OPT_QUIET || c == OPT_SHARED_GPU || c == OPT_NOBIND || c == OPT_NO_LAUNCH || c == OPT_NO_MEMCHECK)) return 0;
   if (!seen[c]++) return 0;
   char name[64];
   snprintf(name, sizeof name, "-%c", c);
@@ -593,6 +596,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case OPT_REPEAT: rc = parse_int(optarg, "--repeat", 1, 1000, &o->repeat, err, errlen); break;
     case OPT_NP: rc = parse_int(optarg, "--np", 1, 4096, &o->np, err, errlen); break;
     case OPT_NO_LAUNCH: o->no_launch = true; break;
+    case OPT_NO_MEMCHECK: o->no_mem_check = true; break;
     case OPT_AS: {
       const struct ar_runas *a;
       rc = ar_runas_parse(optarg, &a, err, errlen);

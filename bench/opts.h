@@ -51,6 +51,7 @@ struct ar_opts {
   int repeat;               /* --repeat N: measure every (dtype, size, placement) N times */
   int np;                   /* --np N: ranks when arbench launches mpirun itself (0 = one per GPU) */
   bool no_launch;           /* --no-launch: outside mpirun, run as this one process */
+  bool no_mem_check;        /* --no-mem-check: relaunch without checking the ranks' host memory first */
   char as[32];              /* --as ENGINE: the engine's NCCL/CUDA environment (runas.h), "" = none */
   int format;               /* enum ar_format; nccl-tests sets its method as defaults: --buffers hot
                                --timing loop -a 1 --inplace both */

@@ -222,14 +222,20 @@ int ar_topo_load(struct ar_topo **out, const char *xml, char *err, size_t len) {
   int rc = path ? check_xml(path, origin, err, len) : 0;
   char *nccl = NULL; /* an NCCL topology dump, as hwloc XML */
   size_t nccl_len = 0;
-  if (rc == 1) rc = ar_topo_nccl_to_hwloc(path, &nccl, &nccl_len, err, len);
-  else if (!rc && path) { /* hwloc reads the text as it was when checked: a file that grows is read to there */
-    char why[AR_ERRLEN];
-    if (ar_infile_slurp(path, "topology XML", 0, &nccl, &nccl_len, why, sizeof why)) {
+  if (rc >= 0 && path) { /* hwloc and libxml2 read the text as it was when checked: a file that grows is read to there */
+    char why[AR_ERRLEN], *text = NULL;
+    size_t n = 0;
+    if (ar_infile_slurp(path, "topology XML", 0, &text, &n, why, sizeof why)) {
       with_origin(why, path, origin, err, len);
       return -AR_EINVAL;
     }
-    rc = trial_load(path, origin, nccl, nccl_len, err, len);
+    if (rc == 1) { /* an NCCL topology dump, converted to hwloc XML */
+      rc = ar_topo_nccl_to_hwloc(path, text, n, &nccl, &nccl_len, err, len);
+      free(text);
+    } else {
+      nccl = text, nccl_len = n;
+      rc = trial_load(path, origin, nccl, nccl_len, err, len);
+    }
   }
   if (rc) {
     free(nccl);

@@ -33,9 +33,11 @@ void ar_topo_fill_gpu(struct ar_topo *t, hwloc_obj_t o, struct ar_gpu_info *g);
 void ar_topo_sort_gpus(struct ar_topo *t);
 /* Parse "dddd:bb:dd.f" or "bb:dd.f" (hex, any case, any domain width); 0 or -AR_EINVAL. */
 int ar_topo_parse_busid(const char *s, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn);
-/* NCCL topology dump (<system>) at path as an hwloc XML buffer (malloc'd, *len bytes without the NUL);
- * -AR_EINVAL with one line naming the file and what is wrong. topo_nccl.c */
-int ar_topo_nccl_to_hwloc(const char *path, char **xml, size_t *len, char *err, size_t errlen);
+/* NCCL topology dump (<system>): the n bytes of text read from path (once, bounded: bench/infile.c), as an hwloc
+ * XML buffer (malloc'd, *len bytes without the NUL); -AR_EINVAL with one line naming the file and what is wrong.
+ * topo_nccl.c */
+int ar_topo_nccl_to_hwloc(const char *path, const char *text, size_t n, char **xml, size_t *len, char *err,
+                          size_t errlen);
 /* hwloc's GB/s of a PCIe link from NCCL's link_speed ("16.0 GT/s PCIe") and link_width; 0 unknown. */
 double ar_topo_nccl_link_gbs(const char *speed, const char *width);
 /* `arbench topo` renderers. */

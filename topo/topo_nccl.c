@@ -5,6 +5,7 @@
 #include "ar.h"
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,10 +231,16 @@ static int read_cpus(struct conv *c, xmlNode *sys, hwloc_bitmap_t *sets, int *nu
 
 #define AR_NCCL_MAXCPU 64
 
-int ar_topo_nccl_to_hwloc(const char *path, char **xml, size_t *len, char *err, size_t errlen) {
+int ar_topo_nccl_to_hwloc(const char *path, const char *text, size_t ntext, char **xml, size_t *len, char *err,
+                          size_t errlen) {
   *xml = NULL;
   *len = 0;
-  xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (ntext > (size_t)INT_MAX) { /* libxml2 takes an int size */
+    snprintf(err, errlen, "'%s' is larger than any NCCL topology dump arbench reads (at most 2 GiB)", path);
+    return -AR_EINVAL;
+  }
+  /* from the text read once (bench/infile.c: up to the size the file had when checked), never by name again */
+  xmlDoc *doc = xmlReadMemory(text, (int)ntext, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   xmlNode *sys = doc ? xmlDocGetRootElement(doc) : NULL;
   if (!sys || !is(sys, "system")) {
     snprintf(err, errlen, "'%s' is not a well-formed NCCL topology file (malformed XML or no <system> root)", path);

@@ -13,7 +13,7 @@ static int host_alloc(size_t bytes, void **p, char *err, size_t len) {
   size_t rounded = (bytes + 4095) & ~(size_t)4095;
   *p = aligned_alloc(4096, rounded ? rounded : 4096);
   if (!*p) {
-    snprintf(err, len, "cannot allocate %zu bytes of host memory", bytes);
+    snprintf(err, len, "aligned_alloc of %zu bytes failed", rounded ? rounded : 4096);
     return -AR_ERUNTIME;
   }
   memset(*p, 0, rounded); /* touch every page now, not in the timed loop */

@@ -2,12 +2,11 @@
  * forward pass of a dense decoder-only transformer under tensor parallelism (docs/impact.md#the-rule). */
 #include "impact/impact.h"
 #include "ar.h"
+#include "infile.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define AR_CONFIG_MAX (1L << 20) /* a config.json is a few KiB; 1 MiB is far above any real one */
@@ -63,30 +62,23 @@ static int inline_model(const char *arg, struct ar_impact_model *m, char *err, s
   return 0;
 }
 
-/* The file's text: a regular file of at most AR_CONFIG_MAX bytes, read without blocking on a FIFO. */
+/* The file's text: checked as every file the user names is (bench/infile.c: a regular file, not /proc or /sys,
+ * no NUL in its first block, opened without blocking on a FIFO), and at most AR_CONFIG_MAX bytes of it. */
 static char *read_config(const char *path, size_t *n, char *err, size_t len) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) {
-    snprintf(err, len, "cannot read --model '%s': %s (expected a config.json or hidden=N,layers=N,dtype=D)", path,
-             strerror(errno));
-    return NULL;
-  }
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > AR_CONFIG_MAX) {
+  FILE *f = NULL;
+  if (ar_infile_open(path, "--model config.json", 0, &f, err, len)) return NULL;
+  char *buf = malloc(AR_CONFIG_MAX + 2);
+  size_t got = buf ? fread(buf, 1, AR_CONFIG_MAX + 1, f) : 0;
+  int bad = !buf || ferror(f);
+  fclose(f);
+  if (bad || got > AR_CONFIG_MAX) {
     snprintf(err, len, "bad --model '%s': %s (expected a config.json: a regular file of at most 1 MiB)", path,
-             S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
-    close(fd);
-    return NULL;
-  }
-  char *buf = malloc((size_t)st.st_size + 1);
-  ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
-  close(fd);
-  if (got != (ssize_t)st.st_size) {
-    snprintf(err, len, "cannot read --model '%s'", path);
+             bad ? "cannot read it" : "larger than 1 MiB");
     free(buf);
     return NULL;
   }
-  *n = (size_t)got;
+  buf[got] = 0;
+  *n = got;
   return buf;
 }
 

@@ -74,8 +74,13 @@ int ar_links_initiator(int method, struct ar_flow f);
  * the loaded/isolated ratio per pattern and the findings, from the `link` records of one run. Returns the
  * number of findings. */
 int ar_links_report(FILE *f, json_t *records, int nranks);
-/* The findings alone, one plain line each, appended to out (strings). */
+/* The findings alone, one plain line each, appended to out (strings): only those beyond the spread of their
+ * own repeats (the value's gap to its threshold over 2 x the standard error of its records' samples_gbs; a
+ * record without 2 repeats has no spread and gives none). Returns how many. */
 int ar_links_findings(json_t *records, int nranks, json_t *out);
+/* The findings within their repeats' spread, not reported: how many, and one line in buf naming the first and
+ * the --repeat that would decide them ("" when none). */
+int ar_links_undecided(json_t *records, int nranks, char *buf, size_t len);
 
 /* `table` on link records: one markdown table per (method, direction, pattern): flows x sizes, GB/s (us for
  * the flag latency), the median over the files' records. f NULL: print nothing. Removes the link records from

@@ -165,101 +165,214 @@ static void scores(FILE *f, json_t *recs) {
 
 /* ---- findings ---- */
 
-static void say(json_t *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(json_t *out, const char *fmt, ...) {
+/* Where the findings go: out gets those beyond their repeats' spread; the others are counted (undecided),
+ * the first kept in words, and need is the --repeat that would decide the hardest of them. */
+struct fctx {
+  json_t *out;
+  int undecided, need;
+  char first[512];
+};
+
+/* The repeats of a record's GB/s (samples_gbs): their count, in *se the standard error of their mean
+ * (sd / sqrt(n)) and in *rel that relative to the mean; NAN with fewer than 2 repeats (no spread to judge by). */
+static int spread2(json_t *r, double *rel, double *se) {
+  json_t *a = json_object_get(r, "samples_gbs"), *x;
+  size_t i;
+  int n = 0;
+  double sum = 0, sq = 0;
+  json_array_foreach(a, i, x) if (json_is_number(x)) n++, sum += json_number_value(x);
+  *rel = *se = NAN;
+  if (n < 2 || !(sum > 0)) return n;
+  double mean = sum / n;
+  json_array_foreach(a, i, x) if (json_is_number(x)) sq += (json_number_value(x) - mean) * (json_number_value(x) - mean);
+  *se = sqrt(sq / (n - 1)) / sqrt((double)n);
+  *rel = *se / mean;
+  return n;
+}
+
+static int spread(json_t *r, double *rel) {
+  double se;
+  return spread2(r, rel, &se);
+}
+
+/* A finding whose value sits gap below its threshold (gap > 0), se the standard error of that value from n
+ * repeats: reported when gap > 2 x se (beyond the spread its own repeats show, about a 95% interval), else
+ * counted as undecided with the repeats that would decide it: 2 x sd / sqrt(R) < gap, R = 4 sd^2 / gap^2. */
+static void judge(struct fctx *c, double gap, double se, int n, const char *line) {
+  if (!(gap > 0)) return;
+  if (n >= 2 && isfinite(se) && gap > 2 * se) {
+    json_array_append_new(c->out, json_string(line));
+    return;
+  }
+  int need = 3; /* fewer than 2 repeats: no spread; 3 is the least that shows one well */
+  if (n >= 2 && isfinite(se)) {
+    double sd = se * sqrt((double)n), r = ceil(4 * sd * sd / (gap * gap));
+    need = r > 1e6 ? 1000000 : (int)r;
+    if (need <= n) need = n + 1;
+  }
+  if (!c->undecided++) snprintf(c->first, sizeof c->first, "%s", line);
+  if (need > c->need) c->need = need;
+}
+
+static void say(struct fctx *c, double gap, double se, int n, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void say(struct fctx *c, double gap, double se, int n, const char *fmt, ...) {
   char buf[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  json_array_append_new(out, json_string(buf));
+  judge(c, gap, se, n, buf);
 }
 
 /* Writes against reads per destination (and reads against writes per source), pairs alone, for the read and
- * write methods rd, wr of one transport (read/write, ce-read/ce-write, sm-read/sm-write). */
-static void find_write_read_of(json_t *recs, int n, json_t *out, const char *rd, const char *wr) {
+ * write methods rd, wr of one transport (read/write, ce-read/ce-write, sm-read/sm-write). The median ratio's
+ * standard error: the largest relative one of the ratios it is the median of (each the root of the sum of
+ * its two records' squares), times the ratio; n the fewest repeats among them. */
+static void find_write_read_of(json_t *recs, int n, struct fctx *c, const char *rd, const char *wr) {
   size_t bytes = largest(recs, rd, "uni", "pairs");
   if (!bytes || largest(recs, wr, "uni", "pairs") != bytes) return;
   double *v = malloc(sizeof *v * (size_t)(n + 1));
   for (int side = 0; side < 2 && v; side++)
     for (int x = 0; x < n; x++) {
-      int k = 0;
+      int k = 0, reps = 1 << 30;
+      double rel = 0;
       for (int y = 0; y < n; y++) {
         int s = side ? x : y, d = side ? y : x;
         json_t *r = find(recs, rd, "uni", "pairs", bytes, s, d), *w = find(recs, wr, "uni", "pairs", bytes, s, d);
         if (s == d || !r || !w || !(num(r, "gbs") > 0) || !(num(w, "gbs") > 0)) continue;
         v[k++] = side ? num(r, "gbs") / num(w, "gbs") : num(w, "gbs") / num(r, "gbs");
+        double er, ew;
+        int nr = spread(r, &er), nw = spread(w, &ew);
+        double e = sqrt(er * er + ew * ew); /* NAN when either has no spread */
+        rel = isnan(e) || isnan(rel) ? NAN : e > rel ? e : rel;
+        if (nr < reps) reps = nr;
+        if (nw < reps) reps = nw;
       }
       double q = median(v, k);
-      if (k && q < AR_LINKS_WRITE_SLOW)
-        say(out, side ? "%ss from rank %d run at %.0f%% of %ss (median over its %d peers)"
-                      : "%ss to rank %d run at %.0f%% of %ss (median over its %d peers)", side ? rd : wr, x, 100 * q,
+      if (k)
+        say(c, AR_LINKS_WRITE_SLOW - q, q * rel, reps,
+            side ? "%ss from rank %d run at %.0f%% of %ss (median over its %d peers)"
+                 : "%ss to rank %d run at %.0f%% of %ss (median over its %d peers)", side ? rd : wr, x, 100 * q,
             side ? wr : rd, k);
     }
   free(v);
 }
 
-static void find_write_read(json_t *recs, int n, json_t *out) {
-  find_write_read_of(recs, n, out, "read", "write");
-  find_write_read_of(recs, n, out, "ce-read", "ce-write");
-  find_write_read_of(recs, n, out, "sm-read", "sm-write");
+static void find_write_read(json_t *recs, int n, struct fctx *c) {
+  find_write_read_of(recs, n, c, "read", "write");
+  find_write_read_of(recs, n, c, "ce-read", "ce-write");
+  find_write_read_of(recs, n, c, "sm-read", "sm-write");
 }
 
-/* A pair far below the median pair of its path class; the path classes against each other. */
-static void find_slow_pairs(json_t *recs, int n, json_t *out) {
+/* A pair far below the median pair of its path class; the path classes against each other. A pair's standard
+ * error is its own repeats' (the class median, over many pairs, is taken as known). */
+static void find_slow_pairs(json_t *recs, int n, struct fctx *c) {
   for (int m = 0; m < NMETHODS; m++) {
     size_t bytes = largest(recs, methods[m], "uni", "pairs");
     if (!bytes) continue;
     static const char *const cls[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
     double med[5], *v = malloc(sizeof *v * (size_t)(n * n + 1));
-    for (int c = 0; c < 5 && v; c++) {
+    for (int k5 = 0; k5 < 5 && v; k5++) {
       int k = 0;
       for (int s = 0; s < n; s++)
         for (int d = 0; d < n; d++) {
           json_t *r = s == d ? NULL : find(recs, methods[m], "uni", "pairs", bytes, s, d);
-          if (r && is(r, "path", cls[c]) && num(r, "gbs") > 0) v[k++] = num(r, "gbs");
+          if (r && is(r, "path", cls[k5]) && num(r, "gbs") > 0) v[k++] = num(r, "gbs");
         }
-      med[c] = median(v, k);
+      med[k5] = median(v, k);
     }
     for (int s = 0; s < n && v; s++)
       for (int d = 0; d < n; d++) {
         json_t *r = s == d ? NULL : find(recs, methods[m], "uni", "pairs", bytes, s, d);
         if (!r) continue;
-        for (int c = 0; c < 5; c++)
-          if (is(r, "path", cls[c]) && num(r, "gbs") < AR_LINKS_PAIR_SLOW * med[c])
-            say(out, "rank %d->%d (%s) %ss at %.0f%% of the median %s pair (%.2f vs %.2f GB/s)", s, d, cls[c],
-                methods[m], 100 * num(r, "gbs") / med[c], cls[c], num(r, "gbs"), med[c]);
+        double rel, se, g = num(r, "gbs");
+        int reps = spread2(r, &rel, &se);
+        for (int k5 = 0; k5 < 5; k5++)
+          if (is(r, "path", cls[k5]))
+            say(c, AR_LINKS_PAIR_SLOW * med[k5] - g, se, reps,
+                "rank %d->%d (%s) %ss at %.0f%% of the median %s pair (%.2f vs %.2f GB/s)", s, d, cls[k5], methods[m],
+                100 * g / med[k5], cls[k5], g, med[k5]);
         double sc = num(r, "score");
-        if (sc < AR_LINKS_LINK_SLOW)
-          say(out, is(r, "path", "SYS") ? "rank %d->%d crosses the sockets at %.0f%% of its link (%s)"
-                                        : "rank %d->%d runs at %.0f%% of its link (%s)", s, d, 100 * sc, methods[m]);
+        say(c, AR_LINKS_LINK_SLOW - sc, sc * rel, reps,
+            is(r, "path", "SYS") ? "rank %d->%d crosses the sockets at %.0f%% of its link (%s)"
+                                 : "rank %d->%d runs at %.0f%% of its link (%s)", s, d, 100 * sc, methods[m]);
       }
-    if (!isnan(med[3]) && !isnan(med[4]))
-      say(out, "%ss across NUMA nodes (SYS) run at %.0f%% of %ss within one (NODE) (median pairs)", methods[m],
+    if (!isnan(med[3]) && !isnan(med[4])) /* a comparison, not a finding of a slow link: always said */
+      say(c, 1, 0, 2, "%ss across NUMA nodes (SYS) run at %.0f%% of %ss within one (NODE) (median pairs)", methods[m],
           100 * med[4] / med[3], methods[m]);
     free(v);
   }
 }
 
-static void find_loaded(json_t *recs, json_t *out) {
+/* A pattern's median loaded/isolated ratio: its standard error is the largest relative one among the flows'
+ * ratios (loaded record and the pair's isolated record), times the median; n the fewest repeats among them. */
+static void find_loaded(json_t *recs, struct fctx *c) {
   for (int p = 1; p < 6; p++)
     for (int m = 0; m < NMETHODS; m++) {
       double med, low;
       int ls = -1, ld = -1;
       size_t bytes;
       int k = loaded(recs, methods[m], "uni", pats[p], &med, &low, &ls, &ld, &bytes);
-      if (k && med < AR_LINKS_LOADED_SLOW)
-        say(out, "under %s a %s flow gets %.0f%% of its isolated bandwidth (median of %d flows; lowest %d->%d at %.0f%%)",
-            pattern_words(pats[p]), methods[m], 100 * med, k, ls, ld, 100 * low);
+      if (!k || !(med < AR_LINKS_LOADED_SLOW)) continue;
+      double rel = 0;
+      int reps = 1 << 30;
+      size_t i;
+      json_t *r;
+      json_array_foreach(recs, i, r) {
+        if (!is(r, "method", methods[m]) || !is(r, "direction", "uni") || !is(r, "pattern", pats[p]) ||
+            (size_t)ar_rec_num(r, "bytes", 0) != bytes || isnan(num(r, "loaded_ratio")))
+          continue;
+        json_t *iso = find(recs, methods[m], "uni", "pairs", bytes, (int)ar_rec_num(r, "src", -1),
+                           (int)ar_rec_num(r, "dst", -1));
+        double el, ei = NAN;
+        int nl = spread(r, &el), ni = iso ? spread(iso, &ei) : 0;
+        double e = sqrt(el * el + ei * ei);
+        rel = isnan(e) || isnan(rel) ? NAN : e > rel ? e : rel;
+        if (nl < reps) reps = nl;
+        if (ni < reps) reps = ni;
+      }
+      say(c, AR_LINKS_LOADED_SLOW - med, med * rel, reps,
+          "under %s a %s flow gets %.0f%% of its isolated bandwidth (median of %d flows; lowest %d->%d at %.0f%%)",
+          pattern_words(pats[p]), methods[m], 100 * med, k, ls, ld, 100 * low);
     }
 }
 
-int ar_links_findings(json_t *recs, int nranks, json_t *out) {
+/* Every finding of recs: those beyond their repeats' spread into out, the rest counted in c. */
+static int findings(json_t *recs, int nranks, json_t *out, struct fctx *c) {
   size_t before = json_array_size(out);
-  find_write_read(recs, nranks, out);
-  find_slow_pairs(recs, nranks, out);
-  find_loaded(recs, out);
+  *c = (struct fctx){.out = out};
+  find_write_read(recs, nranks, c);
+  find_slow_pairs(recs, nranks, c);
+  find_loaded(recs, c);
   return (int)(json_array_size(out) - before);
+}
+
+/* The line on the findings within their repeats' spread; "" when none. */
+static void undecided_line(const struct fctx *c, char *buf, size_t len) {
+  if (!c->undecided) {
+    snprintf(buf, len, "%s", "");
+    return;
+  }
+  char rep[96];
+  if (c->need >= 1000) snprintf(rep, sizeof rep, "more than 1000 repeats: the difference is within the noise");
+  else snprintf(rep, sizeof rep, "about --repeat %d would decide %s", c->need, c->undecided > 1 ? "them" : "it");
+  snprintf(buf, len, "not reported, within %s repeats' spread: %d possible finding%s (%.200s%s); %s",
+           c->undecided > 1 ? "their" : "its", c->undecided, c->undecided > 1 ? "s" : "", c->first,
+           c->undecided > 1 ? ", ..." : "", rep);
+}
+
+int ar_links_findings(json_t *recs, int nranks, json_t *out) {
+  struct fctx c;
+  return findings(recs, nranks, out, &c);
+}
+
+int ar_links_undecided(json_t *recs, int nranks, char *buf, size_t len) {
+  struct fctx c;
+  json_t *out = json_array();
+  findings(recs, nranks, out, &c);
+  json_decref(out);
+  undecided_line(&c, buf, len);
+  return c.undecided;
 }
 
 int ar_links_report(FILE *f, json_t *recs, int nranks) {
@@ -273,13 +386,18 @@ int ar_links_report(FILE *f, json_t *recs, int nranks) {
   scores(f, recs);
   loaded_table(f, recs);
   json_t *lines = json_array();
-  int k = ar_links_findings(recs, nranks, lines);
+  struct fctx c;
+  int k = findings(recs, nranks, lines, &c);
   fprintf(f, "\n# findings\n");
   size_t i;
   json_t *s;
   json_array_foreach(lines, i, s) fprintf(f, "  %s\n", json_string_value(s));
   if (!k) fprintf(f, "  none: every pair within %.0f%% of its path class's median, writes and reads alike, loaded "
-                     "flows within %.0f%% of isolated\n", 100 * AR_LINKS_PAIR_SLOW, 100 * AR_LINKS_LOADED_SLOW);
+                     "flows within %.0f%% of isolated%s\n", 100 * AR_LINKS_PAIR_SLOW, 100 * AR_LINKS_LOADED_SLOW,
+                  c.undecided ? ", beyond their repeats' spread" : "");
+  char und[1024];
+  undecided_line(&c, und, sizeof und);
+  if (*und) fprintf(f, "  %s\n", und);
   json_decref(lines);
   fflush(f);
   return k;

@@ -257,7 +257,7 @@ static void finish_plots(struct ar_page *p, const struct ar_page_tools *t, struc
   free(names);
 }
 
-/* The findings of each links run, from ar_links_findings (the lines `arbench links` prints). */
+/* The findings of each links run, from ar_links_findings and ar_links_undecided (the lines `arbench links` prints). */
 static void gather_findings(struct ar_page *p, json_t *notes) {
   json_t *byrun = json_object(), *r, *recs;
   const char *id;
@@ -274,6 +274,8 @@ static void gather_findings(struct ar_page *p, json_t *notes) {
     json_t *run = json_object_get(p->runs, id), *lines = json_array();
     int n = (int)json_integer_value(json_object_get(run, "ranks"));
     ar_links_findings(recs, n, lines);
+    char und[1024]; /* the findings within their repeats' spread, as `arbench links` says them */
+    if (ar_links_undecided(recs, n, und, sizeof und)) json_array_append_new(lines, json_string(und));
     json_array_append_new(p->findings, json_pack("{s:s, s:i, s:o}", "run", id, "ranks", n, "lines", lines));
   }
   json_decref(byrun);

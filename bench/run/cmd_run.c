@@ -4,6 +4,7 @@
 #include "run/engine.h"
 #include "run/fault.h"
 #include "run/launch.h"
+#include "run/memcheck.h"
 #include "run/nt_log.h"
 #include "run/orphan.h"
 #include "run/pernode.h"
@@ -355,9 +356,10 @@ static int run(struct ar_opts *o, struct ar_watchdog *dog, const struct ar_stall
 }
 
 
-/* What a relaunch would meet on every rank, checked here first, without MPI: the named backends and their
- * variants, options the chosen backends cannot use, --point, --xml, -J. 0, or -AR_EINVAL with one line. */
-static int precheck(const struct ar_opts *o, char *msg, size_t len) {
+/* What a relaunch of np ranks would meet on every rank, checked here first, without MPI: the named backends
+ * and their variants, options the chosen backends cannot use, the ranks' host memory for the largest size
+ * (unless --no-mem-check), --point, --xml, -J. 0, or -AR_EINVAL with one line. */
+static int precheck(const struct ar_opts *o, int np, char *msg, size_t len) {
   struct ar_env env = {.opts = o, .device = -1};
   char warn[AR_ERRLEN], why[AR_ERRLEN];
   struct ar_opts *c = malloc(sizeof *c); /* with the default backends this node's GPUs give */
@@ -365,7 +367,8 @@ static int precheck(const struct ar_opts *o, char *msg, size_t len) {
   *c = *o;
   if (!c->nbackends) default_backends(c, ar_gpu_count(why, sizeof why));
   int bad = check_named(c, &env, msg, len) || ar_opts_check_backends(c, warn, sizeof warn, msg, len) ||
-            ar_nt_check(c, msg, len); /* --format nccl-tests: one configuration per log */
+            ar_nt_check(c, msg, len) || /* --format nccl-tests: one configuration per log */
+            (!o->no_mem_check && ar_mem_check(c, np, "/proc/meminfo", msg, len));
   free(c);
   if (bad) return -AR_EINVAL;
   json_t *point = *o->point ? json_loads(o->point, 0, NULL) : NULL;
@@ -394,7 +397,7 @@ static int relaunch(const struct ar_opts *o, int argc, char **argv, char *note, 
   ar_relaunch_plan(o->np, o->no_launch, &l);
   snprintf(note, nlen, "%s", l.note);
   if (l.action != AR_LAUNCH_RELAUNCH) return -1;
-  if (precheck(o, msg, sizeof msg)) {
+  if (precheck(o, l.np, msg, sizeof msg)) {
     fprintf(stderr, "arbench: %s\n", msg);
     return AR_EXIT_USAGE;
   }

@@ -2,6 +2,7 @@
  * fill, checked calls, warm-up and timed loop, max over ranks, statistics, record and table row. */
 #include "agree.h"
 #include "run/engine.h"
+#include "run/memcheck.h"
 #include "dtype.h"
 #include "opts.h"
 #include "device/platform.h"
@@ -374,7 +375,7 @@ static void run_sizes(struct bench *b, enum ar_dtype dt, int rep) {
   }
 }
 
-static size_t max_bytes_of(const struct ar_opts *o) {
+size_t ar_max_bytes(const struct ar_opts *o) {
   size_t mx = 0;
   for (int i = 0; i < o->nsizes; i++)
     for (int d = 0; d < o->ndtypes; d++) {
@@ -383,6 +384,19 @@ static size_t max_bytes_of(const struct ar_opts *o) {
       if (bytes > mx) mx = bytes;
     }
   return mx;
+}
+
+/* The pool could not be allocated: say which buffers, for which size, how many bytes of which memory, and the
+ * allocator's own words (msg on entry). */
+static void alloc_failed(const struct bench *b, size_t maxb, char *msg, size_t len) {
+  char why[AR_ERRLEN], hp[32], hm[32];
+  snprintf(why, sizeof why, "%s", msg);
+  ar_human_bytes(b->pool_bytes, hp, sizeof hp);
+  ar_human_bytes(maxb, hm, sizeof hm);
+  int cold = b->e->env->opts->buffers == AR_BUF_COLD;
+  snprintf(msg, len, "cannot allocate the send and receive buffers%s for the largest size, %zu bytes (%s): %zu bytes (%s) "
+           "of %s memory per rank (%.200s)", cold ? " and the cold rotation's 2 x cache" : "", maxb, hm, b->pool_bytes, hp,
+           b->plat == &ar_host_platform ? "host" : "GPU", why);
 }
 
 int ar_engine_backend(struct ar_engine *e, const char *spec) {
@@ -408,19 +422,26 @@ int ar_engine_backend(struct ar_engine *e, const char *spec) {
     ar_watchdog_phase(e->dog, "%s", "");
     return rc == -AR_EINVAL ? rc : 0;
   }
-  size_t maxb = max_bytes_of(env->opts);
+  size_t maxb = ar_max_bytes(env->opts);
   b.cache_bytes = b.plat->cache_bytes ? b.plat->cache_bytes() : 0;
   b.pool_bytes = ar_pool_bytes(env->opts->buffers == AR_BUF_COLD, b.cache_bytes, maxb);
   rc = b.be->setup ? b.be->setup(b.state, maxb, msg, sizeof msg) : 0;
   if (!rc && b.plat->stream_create) rc = b.plat->stream_create(&b.stream, msg, sizeof msg);
+  /* Host buffers: the node's ranks' pools against MemAvailable and ulimit -v, before any rank allocates (Linux
+   * overcommits: an allocation past the memory succeeds and its first touch ends in the OOM killer). */
+  if (!rc && b.plat == &ar_host_platform && !env->opts->no_mem_check)
+    rc = ar_mem_check_need(b.pool_bytes, maxb, env->opts->buffers == AR_BUF_COLD, spec, env->local_nranks,
+                           "/proc/meminfo", msg, sizeof msg);
   /* alloc may be collective (ncclCommWindowRegister): every rank enters it or none does. */
   rc = agree(env, rc, msg, sizeof msg);
+  int allocating = !rc;
   if (!rc && b.be->alloc) rc = b.be->alloc(b.state, b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
   else if (!rc) { /* local allocation and page touching (can take seconds): not a collective */
     ar_watchdog_phase(e->dog, "%s", "");
     rc = b.plat->alloc(b.pool_bytes, (void **)&b.pool, msg, sizeof msg);
     ar_watchdog_phase(e->dog, "backend %s init", spec);
   }
+  if (allocating && rc && rc != -AR_EUNAVAIL) alloc_failed(&b, maxb, msg, sizeof msg);
   rc = agree(env, rc, msg, sizeof msg);
   ar_watchdog_phase(e->dog, "%s", ""); /* measure() names its own phases */
   if (rc) emit_note(e, rc == -AR_EUNAVAIL ? "skip" : "error", &b, (enum ar_dtype)-1, 0, msg);

@@ -52,6 +52,8 @@ void ar_cold_note(const struct ar_rotation *r, size_t cache_bytes, int inplace, 
 /* The buffer pool for sizes up to max_bytes: one out-of-place set of the largest; cold: plus twice the cache, so
  * the pool never stops a rotation short of 2 x cache (ceil(2 x cache / set) sets fit). */
 size_t ar_pool_bytes(int cold, size_t cache_bytes, size_t max_bytes);
+/* The largest message of O in bytes, over its sizes and dtypes (--counts: count x the element size). */
+size_t ar_max_bytes(const struct ar_opts *o);
 
 /* Run one backend spec ("name" or "name:variant") over all dtypes, sizes and placements.
  * Returns 0, or -AR_EINVAL for an unknown backend or bad variant (all ranks agree). */

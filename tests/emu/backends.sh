@@ -93,7 +93,7 @@ expect_one_line_error "p2p-oneshot variant threads=100: expected a multiple of 3
   ar_mpirun 2 run --backend p2p-oneshot:threads=100 --sizes 8 -n 1
 expect_one_line_error "p2p-oneshot variant mode=push,reg=1" \
   ar_mpirun 2 run --backend p2p-oneshot:mode=push,reg=1 --sizes 8 -n 1
-"$ARBENCH" list >"$TMP/list" 2>&1 || true
+"$ARBENCH" list --wide >"$TMP/list" 2>&1 || true
 for be in p2p-oneshot p2p-twoshot p2p-staged p2p-islands fused; do
   grep -E "^$be +gpu +available \(emulated: CPU stand-in of CUDA\)" "$TMP/list" >/dev/null ||
     { cat "$TMP/list"; fail "list lacks $be, marked emulated"; }

@@ -12,14 +12,14 @@ set -u
 src=${ARBENCH_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 ARBENCH=${ARBENCH:-$src/build/arbench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
+gpus=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
 [ "${gpus:-0}" -gt 0 ] || { echo "skipped: no CUDA device"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' # path classes
 FULL=(-b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3) # the full probe's sizes and counts
-if "$ARBENCH" list | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
+if "$ARBENCH" list --wide | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
   ONE='"?"' MANY='"?"' FULL=(-b 64K -e 256K -f 4 -n 4 -w 1 --repeat 2 --lat-iters 20)
 fi
 
@@ -51,7 +51,7 @@ check() {
 }
 
 M=ce-read,ce-write,sm-read,sm-write
-"$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # an NVRTC stack: no SM kernels
+"$ARBENCH" list --wide | grep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # an NVRTC stack: no SM kernels
 echo "== links on one GPU shared by 2 ranks (methods $M)"
 step one-gpu 0 2 -- --devices 0,0 --shared-gpu --method $M -b 64K -e 1M -f 16 --pattern pairs,all,ring -n 5 -w 1 \
   --repeat 2 --lat-iters 20 --smoke-timeout 10

@@ -9,14 +9,14 @@
 set -u
 : "${ARBENCH:?ARBENCH must point at the arbench binary}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
+gpus=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
 [ "${gpus:-0}" -gt 0 ] || { echo "skipped: no CUDA device"; exit 77; }
-"$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in' && { echo "skipped: p2p-* not compiled in"; exit 77; }
+"$ARBENCH" list --wide | grep -q '^p2p-oneshot .*not compiled in' && { echo "skipped: p2p-* not compiled in"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/device_check_size.sh"
 standin=0 # the CPU stand-in's devices (docs/emu.md): the same host code, kernels on CPU threads
-"$ARBENCH" list | grep -q '^GPUs visible: [0-9]* (CPU stand-in' && standin=1
+"$ARBENCH" list --wide | grep -q '^GPUs visible: [0-9]* (CPU stand-in' && standin=1
 # BIG: a count with several staging pieces per block (256 KiB each) in every dtype; MORE: it in the other steps too;
 # RUN: iterations of the dtypes step. The stand-in (a CPU) runs it in the dtypes step only, and fewer iterations.
 BIG=1048577 MORE=,1048577 BUDGET=180 RUN=(-n 5 -w 1 -c 2)
@@ -98,7 +98,7 @@ if [ $standin = 1 ]; then # the stand-in's device faults (docs/emu.md): an IPC o
 fi
 step np2-fused-stall 1 2 ARBENCH_P2P_STALL=1 -- --backend fused --counts 135168 -d bf16 -n 5 -c 1 -T 4
 # fused:unfused=nccl runs the nccl backend inside: where it is not compiled in (the stand-in build) the note says so.
-nccl_why=$("$ARBENCH" list | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
+nccl_why=$("$ARBENCH" list --wide | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
 FNCCL=";fused:unfused=nccl"
 if [ -n "$nccl_why" ]; then
   echo "fused:unfused=nccl: skipped (np2-fused-nccl, and in gpus-fused): nccl not compiled in: $nccl_why" >>"$tmp/notes"

@@ -8,7 +8,7 @@
 set -u
 : "${ARBENCH:?ARBENCH must point at the arbench binary}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-list=$("$ARBENCH" list 2>/dev/null)
+list=$("$ARBENCH" list --wide 2>/dev/null)
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 [ "${gpus:-0}" -gt 0 ] || { echo "skipped: no CUDA device"; exit 77; }
 line=$(grep '^symm ' <<<"$list")

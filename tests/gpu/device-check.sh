@@ -18,7 +18,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 
 gpus=0
 if [ -n "${ARBENCH:-}" ]; then
-  gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
+  gpus=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
 elif command -v nvidia-smi >/dev/null 2>&1; then
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 fi
@@ -61,8 +61,8 @@ step() {
 }
 
 "$ARBENCH" --version
-"$ARBENCH" list | grep -E '^nccl|GPUs visible'
-nccl_why=$("$ARBENCH" list | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
+"$ARBENCH" list --wide | grep -E '^nccl|GPUs visible'
+nccl_why=$("$ARBENCH" list --wide | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
 nccl_standin=$("$ARBENCH" version 2>/dev/null | grep -c '^NCCL stand-in') # the CPU stand-in of NCCL (standin/nccl)
 multi=$(( gpus > 8 ? 8 : gpus ))
 D=float,half,bf16,int32
@@ -175,7 +175,7 @@ echo
 dead_rc=0
 if [[ $skip == *" dead "* ]]; then
   echo "(dead ranks: a test of their own here, integration-dead_rank-standin)"
-elif ! "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
+elif ! "$ARBENCH" list --wide | grep -q '^p2p-oneshot .*not compiled in'; then
   echo "== dead ranks: p2p-oneshot SIGKILL, p2p-twoshot SIGSTOP (4 ranks on GPU 0)"
   ARBENCH="$ARBENCH" DEAD_RANK_CASES="p2p-oneshot:KILL:2 p2p-twoshot:STOP:1" DEAD_RANK_N=200 \
     DEAD_RANK_ARGS="--devices 0,0,0,0 --shared-gpu" bash "$src/tests/integration/dead_rank.sh" || dead_rc=1

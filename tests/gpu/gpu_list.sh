@@ -3,7 +3,7 @@
 # visible, 'unavailable: no CUDA device' when none (or 'not compiled in' for a build without CUDA); in the CPU
 # stand-in build (-Dcuda-emu) nccl (on the NCCL stand-in) and the custom kernels are available, marked emulated.
 set -u
-out=$("$ARBENCH" list) || { echo "arbench list failed"; exit 1; }
+out=$("$ARBENCH" list --wide) || { echo "arbench list failed"; exit 1; }
 echo "$out"
 line=$(grep -E '^nccl ' <<<"$out") || { echo "FAIL: no nccl line"; exit 1; }
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$out")

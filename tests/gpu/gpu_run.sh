@@ -5,7 +5,7 @@
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-list=$("$ARBENCH" list)
+list=$("$ARBENCH" list --wide)
 gpus=$(sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p' <<<"$list")
 if grep -q '^nccl .*not compiled in' <<<"$list"; then # the reason: no CUDA, or the stand-in build without NCCL
   why=$(sed -n 's/^nccl  *gpu  *\(not compiled in: .*\) ncclAllReduce$/\1/p' <<<"$list")

@@ -3,7 +3,7 @@
 # here, bad variants are one line and exit 2 before anything runs, and a run records a skip naming the
 # reason. On a machine with GPUs the device check runs them for real (device-check.sh).
 source "$(dirname "$0")/../lib/common.sh"
-list=$("$ARBENCH" list)
+list=$("$ARBENCH" list --wide)
 for b in p2p-oneshot p2p-twoshot p2p-staged p2p-islands; do
   line=$(grep -E "^$b " <<<"$list") || fail "no $b line in arbench list"
   grep -Eq "^$b +gpu +(available|available \(emulated: CPU stand-in of CUDA\)|unavailable: .+|not compiled in: .+) +custom" \

@@ -6,7 +6,7 @@
 # Usage: symm_cli.sh [PATH-OF-libnccl_version_shim.so]
 source "$(dirname "$0")/../lib/common.sh"
 SHIM=${1:-}
-list=$("$ARBENCH" list)
+list=$("$ARBENCH" list --wide)
 line=$(grep -E '^symm ' <<<"$list") || fail "no symm line in arbench list"
 grep -Eq '^symm +gpu +(available|unavailable: .+|not compiled in: .+) +custom one-/two-shot kernel' <<<"$line" ||
   fail "bad line: $line"
@@ -19,7 +19,7 @@ if grep -q 'not compiled in' <<<"$line"; then
   exit 0
 fi
 if [ -n "$SHIM" ]; then # the runtime gate: headers >= 2.28 here, the loaded library older
-  old=$(env LD_PRELOAD="$SHIM" "$ARBENCH" list 2>/dev/null | grep -E '^symm ')
+  old=$(env LD_PRELOAD="$SHIM" "$ARBENCH" list --wide 2>/dev/null | grep -E '^symm ')
   grep -Eq '^symm +gpu +unavailable: needs NCCL >= 2.28 \(the loaded libnccl is 2.19.3; built with 2\.[0-9.]+ headers\)' \
     <<<"$old" || fail "loaded NCCL 2.19.3, but: $old"
 fi

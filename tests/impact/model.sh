@@ -34,12 +34,21 @@ printf '{"hidden_size": 8192,' >"$TMP/torn.json"
 check_bad "torn JSON" "not a JSON object" imp "$TMP/torn.json" /x
 printf '[1, 2]' >"$TMP/arr.json"
 check_bad "a JSON array" "not a JSON object" imp "$TMP/arr.json" /x
-check_bad "a directory" "not a regular file" imp "$TMP" /x
+check_bad "a directory" "'$TMP' is a directory, not a --model config.json (give a regular file)" imp "$TMP" /x
 mkfifo "$TMP/fifo"
-check_bad "a FIFO, without blocking" "not a regular file" timeout 10 "$ARBENCH" impact --tp 8 --model "$TMP/fifo" /x
+check_bad "a FIFO, without blocking" "'$TMP/fifo' is a FIFO (named pipe), not a --model config.json" \
+  timeout 10 "$ARBENCH" impact --tp 8 --model "$TMP/fifo" /x
+# bench/infile.c's checks (issue 50): /proc files, devices and binary data are refused by what they are
+check_bad "a /proc file" "'/proc/self/status' is a /proc file (its size is unknown until read, some never end), not a --model config.json" \
+  imp /proc/self/status /x
+check_bad "a character device" "'/dev/zero' is a character device, not a --model config.json" imp /dev/zero /x
+printf '{"hidden_size": 8192}\0' >"$TMP/nul.json"
+check_bad "binary data" "'$TMP/nul.json' has NUL bytes in its first 4096 bytes: binary data, not a --model config.json" \
+  imp "$TMP/nul.json" /x
 head -c 1100000 /dev/zero | tr '\0' ' ' >"$TMP/big.json"
 check_bad "larger than 1 MiB" "larger than 1 MiB" imp "$TMP/big.json" /x
-check_bad "missing file" "cannot read --model '/nonexistent/config.json'" imp /nonexistent/config.json /x
+check_bad "missing file" "cannot open --model config.json '/nonexistent/config.json': No such file or directory" \
+  imp /nonexistent/config.json /x
 check_bad "inline: hidden 0" "hidden=0" imp hidden=0,layers=80,dtype=bf16 /x
 check_bad "inline: dtype missing" "expected a config.json or hidden=N,layers=N,dtype" imp hidden=8192,layers=80 /x
 check_bad "inline: unknown key" "heads=8" imp hidden=8192,layers=80,dtype=bf16,heads=8 /x

@@ -19,7 +19,7 @@ expect_status 0 "${RUN[@]}" --no-launch --np 2 -J "$TMP/one.jsonl"
 # Under mpirun nothing changes: one line of output per rank count, no relaunch.
 expect_status 0 ar_mpirun 2 run --backend mpi -b 8 -e 8 -n 2 -w 0 -J "$TMP/m.jsonl"
 ! grep -q "not started by mpirun" "$TMP/err" || fail "relaunch message under mpirun"
-if "$ARBENCH" list | grep -q '^GPUs visible: 0'; then
+if "$ARBENCH" list --wide | grep -q '^GPUs visible: 0'; then
   expect_status 0 "${RUN[@]}" -J "$TMP/hint.jsonl"
   grep -q "^arbench: not started by mpirun and no GPU here: running 1 rank (busbw is 0 on one rank); for [2-8] CPU ranks on the host backends: arbench run --np [2-8] " "$TMP/err" \
     || { cat "$TMP/err"; fail "no hint for CPU ranks"; }

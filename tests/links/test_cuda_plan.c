@@ -196,9 +196,10 @@ static void test_findings_gpu(void **st) {
     {"ce-read", 0, 1, 52.0}, {"ce-read", 1, 0, 50.0}, {"ce-write", 0, 1, 2.6}, {"ce-write", 1, 0, 49.0},
     {"sm-read", 0, 1, 40.0}, {"sm-read", 1, 0, 40.0}, {"sm-write", 0, 1, 41.0}, {"sm-write", 1, 0, 39.0}};
   for (size_t i = 0; i < sizeof r / sizeof *r; i++)
-    json_array_append_new(recs, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:s}", "method", r[i].m, "direction",
-                                           "uni", "pattern", "pairs", "src", r[i].s, "dst", r[i].d, "bytes", 1 << 20,
-                                           "gbs", r[i].gbs, "path", "PIX"));
+    json_array_append_new(recs, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:[f, f, f]}", "method", r[i].m,
+                                           "direction", "uni", "pattern", "pairs", "src", r[i].s, "dst", r[i].d, "bytes",
+                                           1 << 20, "gbs", r[i].gbs, "path", "PIX", "samples_gbs", r[i].gbs, r[i].gbs,
+                                           r[i].gbs)); /* 3 repeats, no spread */
   json_t *out = json_array();
   ar_links_findings(recs, 2, out);
   int seen = 0;

@@ -27,6 +27,7 @@ CMDS=(
   "doctor --results @F@"
   "tune --verify --tuner @F@ $EX"
   "sweep --np 2 --dry-run --resume -J @F@ -- --backend mpi"
+  "impact --tp 8 --model @F@ $EX"
 )
 n=0
 for f in /dev/zero /dev/urandom "$TMP/fifo" /proc/self/mem "$TMP/sparse" "$TMP/dir"; do

@@ -72,4 +72,21 @@ ARBENCH_PLOT=/nonexistent R "$TMP/doctor.json" -o "$TMP/d.html" >"$TMP/o" 2>"$TM
 check_eq "doctor file alone: exit 0" 0 "$rc"
 check_eq "doctor findings on the page" "$(jq '.findings | length' "$TMP/doctor.json")" \
   "$(sed -n '/<table class="doctor">/,/<\/table>/p' "$TMP/d.html" | grep -c '<td class="l lv-')"
+# links findings on the page are `arbench links`' (issue 50 item 11): the same 4-rank records with one repeat
+# each have no spread, so the page says which findings the repeats could not decide and how many would
+"$PY" - "$ARBENCH_SRC/tests/fixtures/report/links-4r.jsonl" "$TMP/links1.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[2], "w") as out:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        if r.get("type") == "link" and r.get("samples_gbs"):
+            r["samples_gbs"], r["repeats"] = r["samples_gbs"][:1], 1
+        out.write(json.dumps(r) + "\n")
+PY
+rc=0
+ARBENCH_PLOT=/nonexistent R "$TMP/links1.jsonl" -o "$TMP/l1.html" >"$TMP/o" 2>"$TMP/e" || rc=$?
+check_eq "links with one repeat: exit 0" 0 "$rc"
+grep -qF "not reported, within their repeats&#39; spread: 2 possible findings (under all pairs at once a read flow gets 29% of its isolated bandwidth" "$TMP/l1.html" \
+  && grep -qF "about --repeat 3 would decide them" "$TMP/l1.html" && echo "ok: the page says what the repeats cannot decide" \
+  || check_fail "the page lacks the undecided findings' line"
 finish

@@ -29,6 +29,6 @@ done
 expect_one_line_error "shm-twoshot:chunk=SIZE,stream=SIZE" ar_mpirun 2 run --backend shm-twoshot:bogus=1 --sizes 8 -n 1
 expect_one_line_error "bad size 'x' for chunk" ar_mpirun 2 run --backend shm-staged:chunk=x --sizes 8 -n 1
 expect_one_line_error "--islands 3 exceeds the 2 ranks" ar_mpirun 2 run --backend shm-islands --islands 3 --sizes 8 -n 1
-"$ARBENCH" list >"$TMP/list" 2>&1 || true
+"$ARBENCH" list --wide >"$TMP/list" 2>&1 || true
 for be in shm-oneshot shm-twoshot shm-staged shm-islands; do grep -q "$be" "$TMP/list" || fail "list lacks $be"; done
 echo "cli: ok"

@@ -25,7 +25,7 @@ report=$(dirname "$ARBENCH")/kernels/kernels-report.json
 if "$PY" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["compiler"] is not None)' "$report"; then
   echo "skipped: this build compiled no kernels ($(grep '^kernel build' "$TMP/v"))"; exit 77
 fi
-symm=1; "$ARBENCH" list | grep -E '^symm .*not compiled in' >/dev/null && symm=0 # symm: nvcc and NCCL >= 2.28 headers only
+symm=1; "$ARBENCH" list --wide | grep -E '^symm .*not compiled in' >/dev/null && symm=0 # symm: nvcc and NCCL >= 2.28 headers only
 "$PY" - "$report" "$symm" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

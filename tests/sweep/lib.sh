@@ -21,7 +21,7 @@ wait_for() { # wait_for SECONDS CMD... : poll until CMD succeeds
 # shm-oneshot's expected records per run: one result per size when `arbench list` says it is
 # available here, else exactly one skip record.
 shm_expect() { # shm_expect NSIZES
-  if "$ARBENCH" list 2>/dev/null | grep -Eq '^shm-oneshot +host +available'; then echo "shm-oneshot=$1"
+  if "$ARBENCH" list --wide 2>/dev/null | grep -Eq '^shm-oneshot +host +available'; then echo "shm-oneshot=$1"
   else echo "shm-oneshot=skip"; fi
 }
 

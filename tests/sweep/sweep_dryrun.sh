@@ -14,7 +14,7 @@ for np in 2 3; do for a in 1 2 3 4; do
 done; done
 
 # In-process NCCL axes: one launch per (np, NCCL_BUFFSIZE), four nccl variants minus one excluded.
-if "$ARBENCH" list 2>/dev/null | grep -Eq '^nccl +gpu +(available|unavailable)'; then
+if "$ARBENCH" list --wide 2>/dev/null | grep -Eq '^nccl +gpu +(available|unavailable)'; then
   expect_status 0 "$ARBENCH" sweep --dry-run --np 2,4 --env NCCL_ALGO=Ring,Tree --env NCCL_PROTO=LL,Simple \
     --env NCCL_BUFFSIZE=1M,4M --exclude NCCL_ALGO=Tree,NCCL_PROTO=LL -J "$J" -- --backend mpi,nccl -b 8 -e 1K
   [ "$(wc -l <"$TMP/out")" = 4 ] || { cat "$TMP/out"; fail "expected 4 launches for in-process NCCL axes"; }

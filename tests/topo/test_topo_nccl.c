@@ -117,6 +117,34 @@ static void bad(const char *xml, const char *needle) {
     fail_msg("'%s': rc %d, message '%s', want '%s'", xml, rc, err, needle);
 }
 
+/* The dump is parsed from the text read once (issue 50 item 1), never by name again: a path that does not exist
+ * converts from its text; bytes past the length given (what a growing file gained after it was read) are not
+ * parsed; a text cut short is an error naming the path. */
+static void test_from_text(void **st) {
+  (void)st;
+  char path[1400], err[AR_ERRLEN] = "", *xml = NULL;
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/nccl-switch.xml", dir);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  char *text = calloc(1, 1 << 20);
+  size_t n = fread(text, 1, (1 << 20) - 64, f);
+  fclose(f);
+  assert_true(n > 100);
+  memcpy(text + n, "<grown-after-the-read", 21); /* past n: never parsed */
+  assert_int_equal(ar_topo_nccl_to_hwloc("/nonexistent/dump.xml", text, n, &xml, &len, err, sizeof err), 0);
+  assert_non_null(strstr(xml, "<info name=\"Backend\" value=\"NCCL topology dump\"/>"));
+  assert_int_equal(strlen(xml), len);
+  free(xml);
+  xml = NULL;
+  assert_int_equal(ar_topo_nccl_to_hwloc("/nonexistent/dump.xml", text, n / 2, &xml, &len, err, sizeof err),
+                   -AR_EINVAL);
+  assert_string_equal(err, "'/nonexistent/dump.xml' is not a well-formed NCCL topology file (malformed XML or no "
+                           "<system> root)");
+  assert_null(xml);
+  free(text);
+}
+
 static void test_bad_dumps(void **st) {
   (void)st;
   bad("<system version=\"1\"><cpu numaid=\"0\" affinity=\"f\">", "not a well-formed NCCL topology file");
@@ -225,6 +253,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test(test_fixtures),
     cmocka_unit_test(test_link_gbs),
     cmocka_unit_test(test_bad_dumps),
+    cmocka_unit_test(test_from_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

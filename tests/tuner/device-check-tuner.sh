@@ -6,9 +6,9 @@
 # Usage: ARBENCH=path/to/arbench tests/tuner/device-check-tuner.sh    (exit 77 with fewer than 2 GPUs)
 set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-gpus=$("$ARBENCH" list 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
+gpus=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).*/\1/p')
 [ "${gpus:-0}" -ge 2 ] || { echo "skipped: nccl:tuner= needs 2 GPUs (found ${gpus:-0})"; exit 77; }
-why=$("$ARBENCH" list 2>/dev/null | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
+why=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^nccl  *gpu  *not compiled in: \(.*\) ncclAllReduce$/\1/p')
 [ -z "$why" ] || { echo "skipped: nccl:tuner= needs the nccl backend, not compiled in: $why"; exit 77; }
 np=$(( gpus > 8 ? 8 : gpus ))
 tmp=$(mktemp -d)
