@@ -79,11 +79,14 @@ static void size_verdict(const struct ar_grid *g, struct ar_decisions *d, int s)
     a->nopen++;
     const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + c];
     int n1 = ar_runs_needed(log(t->ratio), t->sd, d->margin, d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1));
+    int have = ar_pair_reps(t, 0) < ar_pair_reps(t, 1) ? ar_pair_reps(t, 0) : ar_pair_reps(t, 1);
+    if (t->between) a->launches = a->launches > 1 || have < 2 ? 2 : 1;
+    if (n1 >= 0 && n1 <= have) n1 = have + 1; /* never the replicates already there */
     if (n1 < 0) known = 0;
     else if (n1 > need) need = n1;
   }
   a->verdict = a->nopen ? AR_V_UNDECIDED : a->nequiv > 1 ? AR_V_EQUIVALENT : AR_V_CLEAR;
-  if (known && need <= a->runs_min) need = a->runs_min + 1; /* never the runs already there */
+  if (known && !a->launches && need <= a->runs_min) need = a->runs_min + 1; /* never the runs already there */
   a->runs_needed = !a->nopen ? 0 : known ? need : -1;
 }
 
@@ -146,9 +149,10 @@ static void pick_bound(const struct ar_grid *g, struct ar_decisions *d, int s) {
   double alpha = d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1), se = (log(worst) - log(wlo)) / (2 * 1.959964);
   double df = 1e6; /* the bootstrap's interval: normal quantiles */
   const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + (a->pick == a->fastest ? a->bound_vs : a->pick)];
-  if (!isnan(t->sd) && t->runs_a >= 2 && t->runs_b >= 2) { /* the runs' t test decides: its standard error */
-    se = t->sd * sqrt(1.0 / t->runs_a + 1.0 / t->runs_b);
-    df = t->runs_a + t->runs_b - 2;
+  int na = ar_pair_reps(t, 0), nb = ar_pair_reps(t, 1);
+  if (!isnan(t->sd) && na >= 2 && nb >= 2) { /* the runs' (launches') t test decides: its standard error */
+    se = t->sd * sqrt(1.0 / na + 1.0 / nb);
+    df = na + nb - 2;
   }
   a->detectable = exp(se * (ar_t_quantile(1 - alpha / 2, df) + ar_t_quantile(AR_POWER, df)));
 }
@@ -172,7 +176,7 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
   struct cmp *cm = malloc(sizeof *cm * (cells + 1));
   int m = 0, rc = d->at && d->rel && d->pair && cm ? 0 : -AR_ERUNTIME;
   for (size_t i = 0; !rc && i < cells; i++)
-    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0};
+    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0, 0, 0, 0};
   for (int s = 0; !rc && s < g->nsize; s++) {
     int f = fastest(g, s, use), ex = 0;
     for (int c = 0; c < g->ncfg; c++) /* measured here, in use, not eligible: wrong results or unsafe */
@@ -315,6 +319,9 @@ void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
            "runs a side, a t test on the runs' log p50s (Student's pooled at equal run counts, else Welch's); a side with "
            "one run cannot show drift between runs, so its tests allow --drift %.3g%% more. Records without samples "
            "(nccl-tests logs, -N runs: one value per size per launch) are tested on their runs alone, each one launch. "
+           "Between launches (two configurations not measured in the same launches: files, sweep points) the launch is the "
+           "replicate: each launch one value (the mean of its runs' log p50s), a t test on those alone, 'N launches a side' "
+           "what would decide, and one launch a side decides nothing. "
            "Eligible: a configuration whose correctness check reported wrong elements at a size (in any run) or that is "
            "unsafe is never the pick there; where none is left the size has no valid configuration. Bound: the pick is "
            "at most X%% slower than its best alternative at 95%% (the upper end of the interval of their ratio). "
