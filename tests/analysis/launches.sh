@@ -1,0 +1,40 @@
+#!/bin/bash
+# launches.sh — between launches the launch is the replicate (issue 46 Wanted 2; bench/analysis/noise.c launch_test):
+# make_launches.py pairs whose launches move each backend by its own factor (sd 10%) while the 3 --repeat runs inside a
+# launch agree within 1%. One launch a side (20 A/A pairs): never faster/slower, every row says so. Three interleaved
+# launches a side: 20 A/A pairs with no faster/slower; B's shm-oneshot 2x slower: called slower at all 8 sizes in 17 of
+# 20 tables (85%), nothing else called. No row's verdict contradicts its own interval; a side with three launches
+# against one says what three a side would detect; --shift is gone.
+. "$(dirname "$0")/common.sh"
+MK="$FIX/make_launches.py"
+mkdir -p "$TMP/one" "$TMP/three" "$TMP/power"
+python3 "$MK" "$TMP/one" 20 1 && python3 "$MK" "$TMP/three" 20 3 && python3 "$MK" "$TMP/power" 20 3 2.0 || check_fail "make_launches.py"
+calls() { # pairs with any faster/slower, and the called (backend, verdict) kinds, over the 20 pairs of $1
+  local n=0 k c
+  for k in $(seq 0 19); do
+    "$ARBENCH" compare --format json "$TMP/$1/a$k.jsonl" "$TMP/$1/b$k.jsonl" >"$TMP/$1/c$k.json" 2>/dev/null || check_fail "compare $1 $k"
+    c=$(jq '[.matches[] | select(.verdict == "faster" or .verdict == "slower")] | length' "$TMP/$1/c$k.json")
+    [ "$c" -gt 0 ] && n=$((n + 1))
+  done
+  echo "$n $(jq -rs '[.[].matches[] | select(.verdict == "faster" or .verdict == "slower") | "\(.backend) \(.verdict)"] | unique | join(",")' "$TMP/$1"/c*.json)"
+}
+check_eq "one launch a side (3 runs each): 0 of 20 A/A pairs called" "0 " "$(calls one)"
+check_eq "one launch a side: every row undecided, no interval, unit launch" "16 16 16" \
+  "$(jq -r '"\([.matches[] | select(.verdict == "undecided")] | length) \([.matches[] | select(.lo == null)] | length) \([.matches[] | select(.unit == "launch" and .launches_a == 1 and .runs_a == 3)] | length)"' "$TMP/one/c0.json")"
+check_eq "one launch a side: the text says so on every row" 16 \
+  "$("$ARBENCH" compare "$TMP/one/a0.jsonl" "$TMP/one/b0.jsonl" 2>/dev/null | grep -c '| 3/3 in 1/1 launches | .* | - | undecided (one launch a side: cannot tell a change from launch-to-launch spread; its spread is unmeasured: record 3+ launches a side, A and B interleaved) |$')"
+check_eq "three launches a side: 0 of 20 A/A pairs called" "0 " "$(calls three)"
+check_eq "three launches a side, B's shm-oneshot 2x: 17 of 20 tables call, only shm-oneshot slower" "17 shm-oneshot slower" "$(calls power)"
+check_eq "power: those 17 call all 8 sizes" "8" \
+  "$(jq -s '[.[] | [.matches[] | select(.verdict == "slower")] | length | select(. > 0)] | unique[]' "$TMP/power"/c*.json)"
+check_eq "no verdict contradicts its interval (60 tables)" 0 \
+  "$(jq -s '[.[].matches[] | select((.verdict == "faster" and .hi >= 1) or (.verdict == "slower" and .lo <= 1))] | length' "$TMP"/*/c*.json)"
+check_eq "power: the undecided tables print what they could detect" "true" \
+  "$(jq -s '[.[] | select([.matches[] | select(.verdict == "slower")] | length == 0) | .matches[] | select(.backend == "shm-oneshot") | .detectable_ratio > 2] | all' "$TMP/power"/c*.json)"
+# three launches in A against one in B: what three a side would detect, from A's measured launch spread
+check_eq "one launch in B: 3 launches a side would detect" 16 \
+  "$("$ARBENCH" compare "$TMP/three/a0.jsonl" "$TMP/one/b0.jsonl" 2>/dev/null | grep -c '| 9/3 in 3/1 launches | .* | - | undecided (one launch in B: cannot tell a change from launch-to-launch spread; 3 launches a side would detect [0-9]*%) |$')"
+check_eq "the same launches on both sides: the runs are compared (bootstrap path), unit run" "run" \
+  "$("$ARBENCH" compare --format json "$TMP/three/a0.jsonl" "$TMP/three/a0.jsonl" 2>/dev/null | jq -r '[.matches[].unit] | unique[]')"
+check_bad "--shift is gone" "--shift auto: the launch shift was removed" "$ARBENCH" compare --shift auto "$TMP/one/a0.jsonl" "$TMP/one/b0.jsonl"
+finish
