@@ -31,6 +31,28 @@ check_eq "no verdict contradicts its interval (60 tables)" 0 \
   "$(jq -s '[.[].matches[] | select((.verdict == "faster" and .hi >= 1) or (.verdict == "slower" and .lo <= 1))] | length' "$TMP"/*/c*.json)"
 check_eq "power: the undecided tables print what they could detect" "true" \
   "$(jq -s '[.[] | select([.matches[] | select(.verdict == "slower")] | length == 0) | .matches[] | select(.backend == "shm-oneshot") | .detectable_ratio > 2] | all' "$TMP/power"/c*.json)"
+# the interval of one row, computed here: per launch the mean of its 3 runs' log p50s, Student's pooled t on 3 and 3
+# launch values (df 4, t 0.975 = 2.7764451051977987), exp(d -+ t se); B/A = exp(d)
+check_eq "power pair 0, shm-oneshot 8 B: ratio and interval exact" "ok" "$(python3 - "$TMP/power" <<'PY'
+import json, math, sys
+d = sys.argv[1]
+def launches(path):
+    v = {}
+    for l in open(path):
+        r = json.loads(l)
+        if r.get("type") == "result" and r["backend"] == "shm-oneshot" and r["size"] == 8:
+            v.setdefault(r["run_id"], []).append(math.log(r["time_us"]["p50"]))
+    return [sum(x) / len(x) for x in v.values()]
+a, b = launches(d + "/a0.jsonl"), launches(d + "/b0.jsonl")
+ma, mb = sum(a) / 3, sum(b) / 3
+va, vb = sum((x - ma) ** 2 for x in a) / 2, sum((x - mb) ** 2 for x in b) / 2
+se = math.sqrt((va + vb) / 2 * (2 / 3))
+want = (math.exp(mb - ma), math.exp(mb - ma - 2.7764451051977987 * se), math.exp(mb - ma + 2.7764451051977987 * se))
+m = [x for x in json.load(open(d + "/c0.json"))["matches"] if x["backend"] == "shm-oneshot" and x["size"] == 8][0]
+got = (m["ratio"], m["lo"], m["hi"])
+print("ok" if all(abs(g / w - 1) < 1e-7 for g, w in zip(got, want)) else "want %s got %s" % (want, got))
+PY
+)"
 # three launches in A against one in B: what three a side would detect, from A's measured launch spread
 check_eq "one launch in B: 3 launches a side would detect" 16 \
   "$("$ARBENCH" compare "$TMP/three/a0.jsonl" "$TMP/one/b0.jsonl" 2>/dev/null | grep -c '| 9/3 in 3/1 launches | .* | - | undecided (one launch in B: cannot tell a change from launch-to-launch spread; 3 launches a side would detect [0-9]*%) |$')"
