@@ -375,6 +375,8 @@ struct ar_range {
   int pick;          /* the column */
   int clear, equivalent, undecided; /* sizes of each verdict in the range */
   int runs_needed;   /* the largest over its undecided sizes (-1: one of them unknown; 0: none undecided) */
+  int launches;      /* the largest ar_decision.launches of its undecided sizes: runs_needed counts launches (1), or
+                      * one launch a side decides nothing (2) */
 };
 /* Ranges of the sizes with a pick (sizes without one are skipped, not merged across); count, or -1. out
  * is malloc'd (free it). */

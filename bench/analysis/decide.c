@@ -225,6 +225,7 @@ int ar_decision_ranges(const struct ar_grid *g, const struct ar_decisions *d, st
     cur->clear += a->verdict == AR_V_CLEAR;
     cur->equivalent += a->verdict == AR_V_EQUIVALENT;
     if (a->verdict != AR_V_UNDECIDED) continue;
+    if (a->launches > cur->launches) cur->launches = a->launches;
     if (!cur->undecided++ || cur->runs_needed >= 0)
       cur->runs_needed = a->runs_needed < 0 ? -1 : a->runs_needed > cur->runs_needed ? a->runs_needed : cur->runs_needed;
   }
@@ -277,6 +278,10 @@ json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, 
                    ar_grid_p50(g, s, a->pick), "lead", isnan(l) ? json_null() : json_real(l), "runs", a->runs_min,
                    a->runs_max, "runs_needed", a->runs_needed < 0 ? json_null() : json_integer(a->runs_needed));
   if (!j) return NULL;
+  /* what runs_needed counts: launches a side when an open comparison is between launches ("one launch a side": one
+   * of them has a single launch on a side, so nothing between launches was tested) */
+  json_object_set_new(j, "runs_needed_unit", json_string(a->launches ? "launches" : "runs"));
+  json_object_set_new(j, "one_launch", json_boolean(a->launches == 2));
   json_object_set_new(j, "excluded", excluded_json(g, s));
   json_object_set_new(j, "bound_pct", isnan(a->bound) ? json_null() : json_real(a->bound * 100));
   json_object_set_new(j, "bound_vs", a->bound_vs < 0 ? json_null() : json_string(g->cfg[a->bound_vs]));

@@ -4,7 +4,7 @@
 # launch agree within 1%. One launch a side (20 A/A pairs): never faster/slower, every row says so. Three interleaved
 # launches a side: 20 A/A pairs with no faster/slower; B's shm-oneshot 2x slower: called slower at all 8 sizes in 17 of
 # 20 tables (85%), nothing else called. No row's verdict contradicts its own interval; a side with three launches
-# against one says what three a side would detect; --shift is gone.
+# against one says what three a side would detect; table and tune over points of different launches; --shift is gone.
 . "$(dirname "$0")/common.sh"
 MK="$FIX/make_launches.py"
 mkdir -p "$TMP/one" "$TMP/three" "$TMP/power"
@@ -58,5 +58,22 @@ check_eq "one launch in B: 3 launches a side would detect" 16 \
   "$("$ARBENCH" compare "$TMP/three/a0.jsonl" "$TMP/one/b0.jsonl" 2>/dev/null | grep -c '| 9/3 in 3/1 launches | .* | - | undecided (one launch in B: cannot tell a change from launch-to-launch spread; 3 launches a side would detect [0-9]*%) |$')"
 check_eq "the same launches on both sides: the runs are compared (bootstrap path), unit run" "run" \
   "$("$ARBENCH" compare --format json "$TMP/three/a0.jsonl" "$TMP/three/a0.jsonl" 2>/dev/null | jq -r '[.matches[].unit] | unique[]')"
+# table and tune over sweep points from different launches (point X=a: A's launches, X=b: B's): a column against one
+# of another point is tested on launches. Power pair 1 (3 launches a point): every size clear; one-launch pair 0:
+# every size "one launch a side", json one_launch, tune says what to record.
+sweep_of() { # sweep_of DIR K OUT: A's records as point X=a, B's as X=b, one file
+  jq -c 'if .type == "result" or .type == "run" then .point = {"X": "a"} else . end' "$TMP/$1/a$2.jsonl" >"$3"
+  jq -c 'if .type == "result" or .type == "run" then .point = {"X": "b"} else . end' "$TMP/$1/b$2.jsonl" >>"$3"
+}
+sweep_of power 1 "$TMP/p1.jsonl"
+sweep_of one 0 "$TMP/o0.jsonl"
+check_eq "table, 3 launches a point: 8 clear" "Verdicts: 8 clear, 0 equivalent, 0 undecided." "$("$ARBENCH" table "$TMP/p1.jsonl" | grep '^Verdicts')"
+check_eq "table, one launch a point: every size says so" 8 \
+  "$("$ARBENCH" table "$TMP/o0.jsonl" | grep -c '^| [0-9K]* | .* ? | undecided: one launch a side (between launches) |$')"
+check_eq "table json, one launch a point: one_launch, launches, no bound" "true launches null" \
+  "$("$ARBENCH" table --format json "$TMP/o0.jsonl" | jq -r '[.grids[0].decisions[] | "\(.one_launch) \(.runs_needed_unit) \(.bound_pct)"] | unique[]')"
+"$ARBENCH" tune "$TMP/o0.jsonl" -o "$TMP/tune-o0" >"$TMP/tune-o0.txt" 2>&1
+check_eq "tune, one launch a point: what to record" 1 \
+  "$(grep -c '^| 8 .. 128K | shm-oneshot {X=a} | undecided (one launch a side: record 3+ launches of each) |' "$TMP/tune-o0.txt")"
 check_bad "--shift is gone" "--shift auto: the launch shift was removed" "$ARBENCH" compare --shift auto "$TMP/one/a0.jsonl" "$TMP/one/b0.jsonl"
 finish
