@@ -290,6 +290,8 @@ struct ar_pair {
                        * mean of their log p50s; the t test on those launch values alone decides, lo/hi is its 95%
                        * interval, ratio the ratio of the launches' geometric means and sd the launch-to-launch sd */
   int launches_a, launches_b; /* launches (distinct run ids) with a p50 a side */
+  double level_a, level_b;    /* between launches: each side's geometric mean over its launches of their values (us);
+                               * ratio = level_b / level_a. NAN otherwise */
 };
 /* The replicates a comparison tested a side: its launches between launches, else its runs. */
 static inline int ar_pair_reps(const struct ar_pair *t, int side_b) {

@@ -185,6 +185,9 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
   json_object_set_new(m, "unit", json_string(t->between ? "launch" : "run")); /* the replicate tested */
   json_object_set_new(m, "launches_a", json_integer(t->launches_a));
   json_object_set_new(m, "launches_b", json_integer(t->launches_b));
+  /* between launches: each side's geometric mean over its launches (B/A is their ratio; a/b_p50_us stay the medians) */
+  json_object_set_new(m, "a_launches_us", num_or_null(t->level_a));
+  json_object_set_new(m, "b_launches_us", num_or_null(t->level_b));
   json_object_set_new(m, "p", have ? json_real(t->p_diff) : json_null());
   json_object_set_new(m, "p_equiv", have ? json_real(t->p_equiv) : json_null());
   json_object_set_new(m, "run_spread", num_or_null(t->sd));
@@ -471,8 +474,9 @@ static void print_matches(json_t *matches) {
     snprintf(var, sizeof var, "%s%s%s%s", ar_rec_str(m, "variant", ""), mv ? " (" : "", mv ? ar_rec_str(m, "method", "") : "",
              mv ? ")" : "");
     ar_size_format((size_t)json_integer_value(json_object_get(m, "size")), sz, sizeof sz);
-    ar_fmt_us(json_number_value(json_object_get(m, "a_p50_us")), ua, sizeof ua);
-    ar_fmt_us(json_number_value(json_object_get(m, "b_p50_us")), ub, sizeof ub);
+    int lu = launch_unit(m); /* between launches: the launches' geometric means, whose ratio B/A is */
+    ar_fmt_us(json_number_value(json_object_get(m, lu ? "a_launches_us" : "a_p50_us")), ua, sizeof ua);
+    ar_fmt_us(json_number_value(json_object_get(m, lu ? "b_launches_us" : "b_p50_us")), ub, sizeof ub);
     char runs[80];
     int ra = (int)ar_rec_num(m, "runs_a", 0), rb = (int)ar_rec_num(m, "runs_b", 0);
     int la = (int)ar_rec_num(m, "launches_a", 0), lb = (int)ar_rec_num(m, "launches_b", 0);
@@ -537,7 +541,8 @@ static void print_unit(json_t *matches, const char *who) {
   }
   if (!n) return;
   printf("%s%sBetween launches (%d match%s: the sides' launches differ): the launch is the replicate; each launch is one value "
-         "(the mean of its runs' log p50s), B/A the ratio of the launches' geometric means, the 95%% interval a t test's "
+         "(the mean of its runs' log p50s), the A and B columns the geometric means over a side's launches and B/A "
+         "their ratio, the 95%% interval a t test's "
          "on the launches alone, the one each verdict is judged on.", who, *who ? ": " : "", n, n == 1 ? "" : "es");
   if (one) printf(" %d with one launch on a side: undecided (a change cannot be told from launch-to-launch spread).", one);
   printf("\n");

@@ -176,7 +176,7 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
   struct cmp *cm = malloc(sizeof *cm * (cells + 1));
   int m = 0, rc = d->at && d->rel && d->pair && cm ? 0 : -AR_ERUNTIME;
   for (size_t i = 0; !rc && i < cells; i++)
-    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0, 0, 0, 0};
+    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0, 0, 0, 0, NAN, NAN};
   for (int s = 0; !rc && s < g->nsize; s++) {
     int f = fastest(g, s, use), ex = 0;
     for (int c = 0; c < g->ncfg; c++) /* measured here, in use, not eligible: wrong results or unsafe */

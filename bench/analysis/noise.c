@@ -536,14 +536,14 @@ static int runs_only(const struct tstat *ts, double shift, double m, struct ar_p
  * A side with one launch: nothing tested (-1), the ratio and the other side's launch spread still set. */
 static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la, const struct launches *lb,
                        const struct ar_noise *nz, double shift, struct ar_pair *t) {
-  double a[64], b[64], ma = 0, mb = 0;
+  double a[64] = {0}, b[64] = {0}, ma = 0, mb = 0;
   for (int i = 0; i < la->n; i++) ma += (a[i] = la->sum[i] / la->cnt[i]) / la->n;
   for (int i = 0; i < lb->n; i++) mb += (b[i] = lb->sum[i] / lb->cnt[i]) / lb->n;
   struct tstat ts;
   values_t(a, la->n, b, lb->n, &ts);
   int sa = ar_runs_sampled(runs_a), sb = ar_runs_sampled(runs_b);
   *t = (struct ar_pair){la->n && lb->n ? exp(mb - ma) : NAN, NAN, NAN, NAN, NAN, NAN, ts.sd, shift, sa, sb, 0, 1,
-                        la->n, lb->n};
+                        la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN};
   if (!sa || !sb) { /* sample-less: the runs with a p50 */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);
@@ -567,7 +567,7 @@ int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct a
   if (!same_launches(&la, &lb)) return launch_test(runs_a, runs_b, &la, &lb, nz, shift, t);
   runs_t(runs_a, runs_b, &ts);
   *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
-                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n};
+                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN};
   if (!t->runs_a || !t->runs_b) { /* sample-less: the runs (launches) with a p50 are what is tested */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);

@@ -53,6 +53,13 @@ got = (m["ratio"], m["lo"], m["hi"])
 print("ok" if all(abs(g / w - 1) < 1e-7 for g, w in zip(got, want)) else "want %s got %s" % (want, got))
 PY
 )"
+check_eq "B/A is the ratio of the launches' geometric means (json, 60 tables; 10 digits)" 0 \
+  "$(jq -s '[.[].matches[] | select(.unit == "launch" and ((.ratio - .b_launches_us / .a_launches_us) | fabs) > 1e-8 * .ratio)] | length' "$TMP"/*/c*.json)"
+check_eq "text: the A and B columns are what B/A divides (16 rows)" "16 ok" "$("$ARBENCH" compare "$TMP/power/a1.jsonl" "$TMP/power/b1.jsonl" | python3 -c '
+import sys
+rows = [l.split("|") for l in sys.stdin if "launches |" in l]
+bad = [r for r in rows if abs(float(r[10]) / float(r[9]) / float(r[11]) - 1) > 0.01]
+print(len(rows), "ok" if not bad else bad)')"
 # three launches in A against one in B: what three a side would detect, from A's measured launch spread
 check_eq "one launch in B: 3 launches a side would detect" 16 \
   "$("$ARBENCH" compare "$TMP/three/a0.jsonl" "$TMP/one/b0.jsonl" 2>/dev/null | grep -c '| 9/3 in 3/1 launches | .* | - | undecided (one launch in B: cannot tell a change from launch-to-launch spread; 3 launches a side would detect [0-9]*%) |$')"
