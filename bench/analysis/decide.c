@@ -86,7 +86,6 @@ static void size_verdict(const struct ar_grid *g, struct ar_decisions *d, int s)
     else if (n1 > need) need = n1;
   }
   a->verdict = a->nopen ? AR_V_UNDECIDED : a->nequiv > 1 ? AR_V_EQUIVALENT : AR_V_CLEAR;
-  if (known && !a->launches && need <= a->runs_min) need = a->runs_min + 1; /* never the runs already there */
   a->runs_needed = !a->nopen ? 0 : known ? need : -1;
 }
 
