@@ -297,9 +297,10 @@ struct ar_pair {
 static inline int ar_pair_reps(const struct ar_pair *t, int side_b) {
   return t->between ? (side_b ? t->launches_b : t->launches_a) : side_b ? t->runs_b : t->runs_a;
 }
-/* Between launches (the two sides' sets of launches differ: two files, two stacks, two sweep points) each launch is
- * one replicate and a side with one launch tests nothing (-1, between set); inside the same launches (configurations
- * measured side by side) the runs and their samples are tested as below.
+/* Between launches (the two sides share no launch: two files, two stacks, two sweep points) each launch is one
+ * replicate and a side with one launch tests nothing (-1, between set); inside the same launches (configurations
+ * measured side by side) the runs and their samples are tested as below; when the sides share some launches but not
+ * all, only the runs of the shared launches are compared (side by side in them).
  * 0, or -1 when nothing can be tested: a side without samples (nccl-tests imports, -N runs) is tested at the level of
  * its runs (each one launch: the t test alone, two or more runs a side needed); -1 then every p is NAN, ratio and sd
  * still set when they can be. */

@@ -393,15 +393,26 @@ static void launches_of(json_t *runs, struct launches *l) {
   }
 }
 
-/* Do the two sides hold the same launches (configurations measured side by side in them)? */
-static int same_launches(const struct launches *a, const struct launches *b) {
-  if (a->n != b->n) return 0;
-  for (int i = 0; i < a->n; i++) {
-    int k = 0;
-    while (k < b->n && strcmp(a->id[i], b->id[k])) k++;
-    if (k == b->n) return 0;
-  }
-  return 1;
+static int has_launch(const struct launches *l, const char *id) {
+  for (int k = 0; k < l->n; k++)
+    if (!strcmp(l->id[k], id)) return 1;
+  return 0;
+}
+
+/* Launches the two sides share (configurations measured side by side in them), and whether they hold the same ones. */
+static int shared_launches(const struct launches *a, const struct launches *b, int *same) {
+  int n = 0;
+  for (int i = 0; i < a->n; i++) n += has_launch(b, a->id[i]);
+  *same = n == a->n && n == b->n;
+  return n;
+}
+
+/* The runs of `runs` in launches of `l` (a new array). */
+static json_t *runs_in(json_t *runs, const struct launches *l) {
+  json_t *out = json_array();
+  for (size_t i = 0; i < json_array_size(runs); i++)
+    if (has_launch(l, ar_rec_str(json_array_get(runs, i), "run_id", ""))) json_array_append(out, json_array_get(runs, i));
+  return out;
 }
 
 double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
@@ -560,11 +571,19 @@ static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la
 
 int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
                  struct ar_pair *t) {
-  struct tstat ts;
   struct launches la, lb;
+  int same;
   launches_of(runs_a, &la);
   launches_of(runs_b, &lb);
-  if (!same_launches(&la, &lb)) return launch_test(runs_a, runs_b, &la, &lb, nz, shift, t);
+  if (!shared_launches(&la, &lb, &same)) return launch_test(runs_a, runs_b, &la, &lb, nz, shift, t);
+  if (!same) { /* some launches shared: the two compared inside those, side by side, as in one launch */
+    json_t *ra = runs_in(runs_a, &lb), *rb = runs_in(runs_b, &la);
+    int rc = ar_pair_test(ra, rb, key, nz, shift, t);
+    json_decref(ra);
+    json_decref(rb);
+    return rc;
+  }
+  struct tstat ts;
   runs_t(runs_a, runs_b, &ts);
   *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
                         ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN};

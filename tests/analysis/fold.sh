@@ -29,9 +29,7 @@ PY
 check_eq "table: exit 0" 0 $?
 check_eq "four columns: mpi per value of A, shm-oneshot once" "| size | mpi {A=1} | shm-oneshot | mpi {A=2} | mpi {A=3} | decision |" \
   "$(grep '^| size' "$TMP/t")"
-# "?": pooled over three launches against mpi {A=1}'s one launch, so undecided (between launches the launch is the
-# replicate, issue 46; the runs of one launch used to count as replicates)
-check_eq "shm-oneshot: the median of its three runs (5, 7, 6)" "6.00?" "$(grep '^| 8 |' "$TMP/t" | cut -d'|' -f4 | tr -d ' *~')"
+check_eq "shm-oneshot: the median of its three runs (5, 7, 6)" "6.00" "$(grep '^| 8 |' "$TMP/t" | cut -d'|' -f4 | tr -d ' *~')"
 check_eq "the points pooled, named" 1 \
   "$(grep -cF 'shm-oneshot pools its runs of the sweep points A=1,2,3 (the sweep'"'"'s "applies": the axis does not apply to it).' "$TMP/t")"
 "$ARBENCH" table --format json "$TMP/f.jsonl" >"$TMP/j"
