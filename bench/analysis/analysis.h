@@ -286,8 +286,22 @@ struct ar_pair {
   double shift;    /* the "no change" ratio the tests took (as given) */
   int runs_a, runs_b; /* runs with samples; when a side has none, the runs with a p50 (what is tested) */
   int unsampled;      /* a side had no samples (nccl-tests imports, -N): the t test on the runs alone decided */
+  int between;        /* the sides' launches (run ids) differ: the launch is the replicate, its runs summarised as the
+                       * mean of their log p50s; the t test on those launch values alone decides, lo/hi is its 95%
+                       * interval, ratio the ratio of the launches' geometric means and sd the launch-to-launch sd */
+  int launches_a, launches_b; /* launches (distinct run ids) with a p50 a side */
+  double level_a, level_b;    /* between launches: each side's geometric mean over its launches of their values (us);
+                               * ratio = level_b / level_a. NAN otherwise */
 };
-/* 0, or -1 when nothing can be tested: a side without samples (nccl-tests imports, -N runs) is tested at the level of
+/* The replicates a comparison tested a side: its launches between launches, else its runs. */
+static inline int ar_pair_reps(const struct ar_pair *t, int side_b) {
+  return t->between ? (side_b ? t->launches_b : t->launches_a) : side_b ? t->runs_b : t->runs_a;
+}
+/* Between launches (the two sides share no launch: two files, two stacks, two sweep points) each launch is one
+ * replicate and a side with one launch tests nothing (-1, between set); inside the same launches (configurations
+ * measured side by side) the runs and their samples are tested as below; when the sides share some launches but not
+ * all, only the runs of the shared launches are compared (side by side in them).
+ * 0, or -1 when nothing can be tested: a side without samples (nccl-tests imports, -N runs) is tested at the level of
  * its runs (each one launch: the t test alone, two or more runs a side needed); -1 then every p is NAN, ratio and sd
  * still set when they can be. */
 int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
@@ -327,6 +341,8 @@ struct ar_decision {
                     * N), capped at AR_RUNS_NEEDED_MAX; 0 when decided; -1 when no spread between runs was
                     * measured (no side with two runs, or no samples) */
   int runs_min, runs_max; /* runs over the columns in play (a run killed mid-repeat shows here) */
+  int launches;    /* undecided with an open comparison between launches (ar_pair.between): runs_needed counts launches
+                    * a side; 2 when one of them has one launch on a side (nothing between launches tested) */
   int excluded;    /* columns in use measured at this size but not eligible there (wrong results, unsafe); with
                     * none left in play the verdict is AR_V_INVALID ("no valid configuration") and pick -1 */
   double bound;    /* how much slower than its best alternative the pick can be at 95%: the largest over the other
@@ -362,6 +378,8 @@ struct ar_range {
   int pick;          /* the column */
   int clear, equivalent, undecided; /* sizes of each verdict in the range */
   int runs_needed;   /* the largest over its undecided sizes (-1: one of them unknown; 0: none undecided) */
+  int launches;      /* the largest ar_decision.launches of its undecided sizes: runs_needed counts launches (1), or
+                      * one launch a side decides nothing (2) */
 };
 /* Ranges of the sizes with a pick (sizes without one are skipped, not merged across); count, or -1. out
  * is malloc'd (free it). */

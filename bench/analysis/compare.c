@@ -1,6 +1,6 @@
 /* compare.c — `arbench compare A B`: match results on (backend, variant, point, dtype, size, ranks,
  * placement, op); per match p50(B)/p50(A) with a bootstrap 95% interval and a verdict (faster, slower,
- * equivalent, undecided; relative to a launch shift common to every configuration); unmatched.
+ * equivalent, undecided; between launches the launch is the replicate); unmatched.
  * `--by stack` (several stacks in any files): each stack against one baseline, side by side. */
 #include "analysis/analysis.h"
 #include "analysis/compare_links.h"
@@ -20,12 +20,12 @@
 #define AR_CMP_RESAMPLES AR_NOISE_RESAMPLES
 #define AR_CMP_SEED AR_NOISE_SEED
 
-/* --shift: remove a launch shift common to every configuration (auto: when both sides are the same stack
- * on the same hosts, two launches of one command). */
-enum { SHIFT_AUTO, SHIFT_ON, SHIFT_OFF };
+/* The launches a side a one-launch row names as what would decide it (with the measured launch spread, what they would
+ * detect). */
+#define AR_LAUNCHES_SUGGESTED 3
 
 struct cmp_opts {
-  int json, resamples, shift;
+  int json, resamples;
   double margin, drift; /* --margin, --drift (compare: none assumed by default: one run a side decides nothing) */
   unsigned long long seed;
   struct ar_filter filter;
@@ -41,19 +41,21 @@ static void usage(FILE *f) {
           "       arbench compare --by stack [--baseline NAME] [options] FILE...\n"
           "Matches result records on (backend, variant, point, dtype, size, ranks, placement, op) and\n"
           "reports ratio = p50(B) / p50(A) per match: below 1 means B is faster.\n"
-          "A side may hold several runs of a measurement (--repeat, or several launches in one file):\n"
-          "p50 is then the median of the runs' p50s. 95%% interval: bootstrap over runs and over the\n"
-          "stored per-iteration samples (samples_us): each resample draws runs with replacement, then\n"
-          "each drawn run's samples with replacement, and takes the ratio of the two sides' medians;\n"
-          "%d resamples by default, a fixed seed, so the output is reproducible. Verdicts, after\n"
+          "The launch is the replicate: runs inside one launch (--repeat) share its placement, caches and\n"
+          "neighbours, so when the two sides come from different launches (two files, two stacks) each\n"
+          "launch is one value (the mean of its runs' log p50s) and a t test on those values decides\n"
+          "(Student's pooled at equal launch counts, else Welch's); B/A is then the ratio of the launches'\n"
+          "geometric means and the 95%% interval the t test's, the one the verdict is judged on. A side\n"
+          "with one launch decides nothing: record several launches a side, A and B interleaved (arbench\n"
+          "sweep --repeat N launches a command N times; or arbench run ... -J A.jsonl; arbench run ... -J\n"
+          "B.jsonl; again: each run appends one launch). The same launches\n"
+          "on both sides: bootstrap over runs and their samples (samples_us, %d resamples by default, a\n"
+          "fixed seed) and the runs' t test, as table does for configurations of one launch. Verdicts, after\n"
           "Holm-Bonferroni over every match of the call (5%% family-wise): 'equivalent' (shown within\n"
           "--margin by two one-sided tests), else 'faster' / 'slower' (B differs beyond the noise), else\n"
           "'undecided' (the data cannot tell: 'repeat N' is the runs per side that would decide, by a power\n"
-          "calculation on the measured spread; a side with one run cannot show drift between runs and decides\n"
-          "nothing unless --drift allows for it), 'no samples' (e.g. imported nccl-tests).\n"
-          "Launch shift: when the files hold several configurations, a shift common to all of them (the median\n"
-          "ratio) is the box between the two launches, not a change of any one configuration: verdicts are\n"
-          "relative to it. With one configuration a launch shift cannot be told from a change.\n"
+          "calculation on the measured spread, 'N launches a side' between launches), 'no samples'.\n"
+          "Every row also gets the smallest ratio its data could detect (detectable_ratio).\n"
           "Then what exists in only one file, and per backend the geometric mean ratio and counts.\n"
           "With --by stack the results of all FILEs are grouped by stack (the sweep's point key stack of\n"
           "sweep --stacks, else the stack the run records), and every other stack is compared with one\n"
@@ -63,10 +65,10 @@ static void usage(FILE *f) {
           "                       implies --by stack. More or fewer than two files imply --by stack too\n"
           "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
           "  --margin PCT         the practical margin of equivalence (default 5)\n"
-          "  --drift PCT          run-to-run drift to allow for when a side has one run (default: none\n"
-          "                       assumed, so such a match is undecided)\n"
-          "  --shift auto|on|off  remove the launch shift (auto: when both sides are the same stack on the\n"
-          "                       same hosts; never with --by)\n"
+          "  --drift PCT          run-to-run drift to allow for when a side has one run inside the same\n"
+          "                       launches (default: none assumed, so such a match is undecided); between\n"
+          "                       launches one launch a side decides nothing\n"
+
           "  --resamples N        bootstrap resamples (100..100000, default %d)\n"
           "  --seed N             bootstrap seed (default %llu)\n"
           "  --backend, --dtype, --ranks, --point NAME=V, --placement out|in: filters, as in table\n",
@@ -182,8 +184,12 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
   json_object_set_new(m, "samples", json_boolean(!t->unsampled)); /* false: the runs' t test alone (no samples) */
   json_object_set_new(m, "lo", have ? json_real(t->lo) : json_null());
   json_object_set_new(m, "hi", have ? json_real(t->hi) : json_null());
-  json_object_set_new(m, "shift", json_real(t->shift));
-  json_object_set_new(m, "relative", json_real(t->ratio / t->shift));
+  json_object_set_new(m, "unit", json_string(t->between ? "launch" : "run")); /* the replicate tested */
+  json_object_set_new(m, "launches_a", json_integer(t->launches_a));
+  json_object_set_new(m, "launches_b", json_integer(t->launches_b));
+  /* between launches: each side's geometric mean over its launches (B/A is their ratio; a/b_p50_us stay the medians) */
+  json_object_set_new(m, "a_launches_us", num_or_null(t->level_a));
+  json_object_set_new(m, "b_launches_us", num_or_null(t->level_b));
   json_object_set_new(m, "p", have ? json_real(t->p_diff) : json_null());
   json_object_set_new(m, "p_equiv", have ? json_real(t->p_equiv) : json_null());
   json_object_set_new(m, "run_spread", num_or_null(t->sd));
@@ -264,55 +270,11 @@ static int family_size(struct ar_ana *A, struct ar_ana *B) {
   return m;
 }
 
-static int cmp_dbl(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-/* The launch shift: the median over the matches with samples on both sides of their ratio, and how many
- * configurations (match keys without the size) they cover. NAN when none. */
-static double launch_shift(json_t *ia, json_t *ib, json_t *oa, int *nconf, int *nmatch) {
-  double *lr = calloc(json_array_size(oa) + 1, sizeof *lr);
-  json_t *confs = json_object(), *k;
-  size_t i;
-  int n = 0;
-  json_array_foreach(oa, i, k) {
-    json_t *ra = json_object_get(ia, json_string_value(k)), *rb = json_object_get(ib, json_string_value(k));
-    if (!lr || !rb || !ar_runs_sampled(ra) || !ar_runs_sampled(rb)) continue;
-    char ck[512];
-    match_key(last_of(ra), ck, sizeof ck, 0);
-    json_object_set_new(confs, ck, json_true());
-    lr[n++] = log(ar_runs_p50(rb) / ar_runs_p50(ra));
-  }
-  *nconf = (int)json_object_size(confs);
-  *nmatch = n;
-  json_decref(confs);
-  double med = NAN;
-  if (n) {
-    qsort(lr, (size_t)n, sizeof *lr, cmp_dbl);
-    med = exp(n % 2 ? lr[n / 2] : (lr[n / 2 - 1] + lr[n / 2]) / 2);
-  }
-  free(lr);
-  return med;
-}
-
-/* Is the launch shift removed? --shift on/off, else (auto) when the two sides are the same stacks on the
- * same hosts (two launches of one command) and not grouped by stack. Several configurations are needed:
- * with one, a shift cannot be told from a change. */
-static int shift_applies(const struct cmp_opts *o, json_t *sa, json_t *sb, int nconf) {
-  if (nconf < 2 || o->shift == SHIFT_OFF) return 0;
-  if (o->shift == SHIFT_ON) return 1;
-  return !o->by && json_equal(json_object_get(sa, "stacks"), json_object_get(sb, "stacks")) &&
-         json_equal(json_object_get(sa, "hosts"), json_object_get(sb, "hosts"));
-}
-
 static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts *o) {
   json_t *oa = json_array(), *ob = json_array();
-  int da = 0, db = 0, nconf = 0, nmatch = 0;
+  int da = 0, db = 0;
   json_t *ia = index_by_key(A->results, oa, &da), *ib = index_by_key(B->results, ob, &db);
   json_t *sa = side_json(o->a, A, da), *sb = side_json(o->b, B, db);
-  double shift = launch_shift(ia, ib, oa, &nconf, &nmatch);
-  int applied = shift_applies(o, sa, sb, nconf);
   json_t *matches = json_array();
   size_t i;
   json_t *k;
@@ -328,15 +290,12 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
     struct ar_pair t;
-    int have = !ar_pair_test(ra, rb, sk, &nz, applied ? shift : 1, &t);
+    int have = !ar_pair_test(ra, rb, sk, &nz, 1, &t);
     json_array_append_new(matches, match_json(ra, rb, &t, have));
   }
-  json_t *ls = json_pack("{s:o, s:b, s:i, s:i}", "ratio", num_or_null(shift), "applied", applied, "configurations",
-                         nconf, "matches", nmatch);
-  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:f, s:o, s:o, s:o, s:o}", "a", sa, "b", sb, "ratio",
+  json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:f, s:o, s:o, s:o}", "a", sa, "b", sb, "ratio",
                           "p50(B)/p50(A)", "resamples", o->resamples, "seed", (json_int_t)o->seed, "margin", o->margin,
-                          "launch_shift", ls, "matches", matches, "only_a", only_in(oa, ia, ib), "only_b",
-                          only_in(ob, ib, ia));
+                          "matches", matches, "only_a", only_in(oa, ia, ib), "only_b", only_in(ob, ib, ia));
   json_decref(ia);
   json_decref(ib);
   json_decref(oa);
@@ -362,15 +321,29 @@ static json_t *summary_json(json_t *matches) {
   return summ;
 }
 
-/* The smallest ratio a match could detect at 80% power at the per-comparison level alpha: from its runs' spread
- * (two or more runs a side: the t test's standard error) else from its interval's half-width; NAN when neither. */
-static double detectable(json_t *x, double alpha) {
-  double sd = ar_rec_num(x, "run_spread", NAN), lo = ar_rec_num(x, "lo", NAN), hi = ar_rec_num(x, "hi", NAN), se, df;
-  int na = (int)ar_rec_num(x, "runs_a", 0), nb = (int)ar_rec_num(x, "runs_b", 0);
-  if (!isnan(sd) && na >= 2 && nb >= 2) se = sd * sqrt(1.0 / na + 1.0 / nb), df = na + nb - 2;
-  else if (lo > 0 && hi > 0) se = (log(hi) - log(lo)) / (2 * 1.959964), df = 1e6;
-  else return NAN;
+static int launch_unit(json_t *x) { return !strcmp(ar_rec_str(x, "unit", ""), "launch"); }
+
+/* The replicates of a match a side: its launches between launches, else its runs. */
+static int reps(json_t *x, int side_b) {
+  return (int)ar_rec_num(x, launch_unit(x) ? side_b ? "launches_b" : "launches_a" : side_b ? "runs_b" : "runs_a", 0);
+}
+
+/* The smallest ratio na and nb replicates with spread sd (log) would detect at 80% power at level alpha. */
+static double detect_at(double sd, double na, double nb, double alpha) {
+  double se = sd * sqrt(1.0 / na + 1.0 / nb), df = na + nb - 2;
   return exp(se * (ar_t_quantile(1 - alpha / 2, df) + ar_t_quantile(AR_POWER, df)));
+}
+
+/* The smallest ratio a match could detect at 80% power at the per-comparison level alpha: from its replicates'
+ * spread (two or more a side: the t test's standard error) else, inside the same launches, from its interval's
+ * half-width; NAN when neither (between launches with one launch a side). */
+static double detectable(json_t *x, double alpha) {
+  double sd = ar_rec_num(x, "run_spread", NAN), lo = ar_rec_num(x, "lo", NAN), hi = ar_rec_num(x, "hi", NAN);
+  int na = reps(x, 0), nb = reps(x, 1);
+  if (!isnan(sd) && na >= 2 && nb >= 2) return detect_at(sd, na, nb, alpha);
+  if (launch_unit(x) || !(lo > 0 && hi > 0)) return NAN;
+  double se = (log(hi) - log(lo)) / (2 * 1.959964);
+  return exp(se * (ar_t_quantile(1 - alpha / 2, 1e6) + ar_t_quantile(AR_POWER, 1e6)));
 }
 
 /* The family of one call: every match of every comparison in comps. Holm–Bonferroni at family-wise
@@ -386,9 +359,10 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
   int *v = calloc((size_t)m + 1, sizeof *v), k = 0, rc = t && padj && v ? 0 : -1, tested = 0;
   json_array_foreach(comps, i, c) json_array_foreach(json_object_get(c, "matches"), j, x) if (!rc) {
     json_t *p = json_object_get(x, "p");
-    t[k] = (struct ar_pair){.ratio = ar_rec_num(x, "ratio", NAN), .shift = ar_rec_num(x, "shift", 1),
+    t[k] = (struct ar_pair){.ratio = ar_rec_num(x, "ratio", NAN), .shift = 1,
                             .p_diff = json_is_number(p) ? json_number_value(p) : NAN,
-                            .p_equiv = ar_rec_num(x, "p_equiv", NAN), .sd = ar_rec_num(x, "run_spread", NAN)};
+                            .p_equiv = ar_rec_num(x, "p_equiv", NAN), .sd = ar_rec_num(x, "run_spread", NAN),
+                            .between = launch_unit(x)};
     tested += json_is_number(p);
     k++;
   }
@@ -402,22 +376,28 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
       int need = v[k] != AR_PV_UNDECIDED ? 0
                                         : ar_runs_needed(log(t[k].ratio / t[k].shift), t[k].sd, margin,
                                                          AR_FAMILY_ALPHA / (tested > 1 ? tested : 1));
-      int have = (int)ar_rec_num(x, "runs_a", 0) < (int)ar_rec_num(x, "runs_b", 0) ? (int)ar_rec_num(x, "runs_a", 0)
-                                                                                      : (int)ar_rec_num(x, "runs_b", 0);
-      if (need > 0 && need <= have) need = have + 1; /* never the runs already there */
+      int have = reps(x, 0) < reps(x, 1) ? reps(x, 0) : reps(x, 1);
+      if (need > 0 && need <= have) need = have + 1; /* never the runs (launches) already there */
       json_object_set_new(x, "runs_needed", need < 0 ? json_null() : json_integer(need));
-      double det = detectable(x, AR_FAMILY_ALPHA / (tested > 1 ? tested : 1));
+      double lvl = AR_FAMILY_ALPHA / (tested > 1 ? tested : 1), det = detectable(x, lvl);
       json_object_set_new(x, "detectable_ratio", isnan(det) ? json_null() : json_real(det));
+      if (launch_unit(x) && have < 2) { /* one launch a side: what AR_LAUNCHES_SUGGESTED a side would detect, when the
+                                         * launch spread was measured (a side with two or more launches) */
+        double s3 = isnan(t[k].sd) ? NAN : detect_at(t[k].sd, AR_LAUNCHES_SUGGESTED, AR_LAUNCHES_SUGGESTED, lvl);
+        json_object_set_new(x, "suggested_launches", json_integer(AR_LAUNCHES_SUGGESTED));
+        json_object_set_new(x, "suggested_detectable_ratio", isnan(s3) ? json_null() : json_real(s3));
+      }
       k++;
     }
     json_object_set_new(c, "summary", summary_json(json_object_get(c, "matches")));
   }
-  char how[600];
+  char how[800];
   snprintf(how, sizeof how, "Holm-Bonferroni over the %d matches tested (family-wise error %.0f%%), for the "
            "differences and, separately, for the equivalences: a match is equivalent when shown within %.3g%% by two "
            "one-sided tests, else faster/slower when its difference survives the correction, else undecided (p: the "
+           "t test on the launches' log p50s between launches (each launch one replicate), inside the same launches the "
            "larger of the bootstrap's and, with two or more runs a side, a t test on the runs' log p50s: Student's "
-           "pooled at equal run counts, else Welch's)", tested, AR_FAMILY_ALPHA * 100, margin * 100);
+           "pooled at equal counts, else Welch's)", tested, AR_FAMILY_ALPHA * 100, margin * 100);
   json_object_set_new(top, "correction", json_string(how));
   json_object_set_new(top, "family", json_integer(tested));
   free(t);
@@ -463,16 +443,22 @@ static void print_verdict(json_t *m) {
     printf("%s (predictions: no test)", v);
     return;
   }
-  if (!strcmp(v, "no samples") && ar_rec_num(m, "runs_a", 0) <= 1 && ar_rec_num(m, "runs_b", 0) <= 1 &&
-      ar_rec_num(m, "runs_a", 0) + ar_rec_num(m, "runs_b", 0) > 0) { /* one value a side: nothing between launches */
-    printf("undecided (one launch a side: append 2+ more launches to each file, A and B interleaved)");
-    return;
-  }
   printf("%s", v);
   if (strcmp(v, "undecided")) return;
-  if (!json_is_integer(need) && ar_rec_num(m, "runs_a", 0) <= 1 && ar_rec_num(m, "runs_b", 0) <= 1)
-    printf(" (one launch a side: append 2+ more launches to each file, A and B interleaved)");
-  else if (!json_is_integer(need)) printf(" (measure 2+ runs a side)");
+  int la = reps(m, 0), lb = reps(m, 1);
+  if (launch_unit(m) && (la < 2 || lb < 2)) { /* nothing between launches can be tested */
+    double x = ar_rec_num(m, "suggested_detectable_ratio", NAN);
+    printf(" (%s: cannot tell a change from launch-to-launch spread; ", la < 2 && lb < 2 ? "one launch a side"
+                                                                        : la < 2 ? "one launch in A" : "one launch in B");
+    if (x > 0) printf("%d launches a side would detect %.0f%%)", (int)ar_rec_num(m, "suggested_launches", 0), (x - 1) * 100);
+    else printf("its spread is unmeasured: record %d+ launches a side, A and B interleaved)", AR_LAUNCHES_SUGGESTED);
+    return;
+  }
+  const char *unit = launch_unit(m) ? "launches" : "runs";
+  if (!json_is_integer(need)) printf(" (measure 2+ %s a side)", unit);
+  else if (launch_unit(m) && json_integer_value(need) > AR_REPEAT_CAP)
+    printf(" (over %d launches a side to decide; detectable %.3f)", AR_REPEAT_CAP, ar_rec_num(m, "detectable_ratio", NAN));
+  else if (launch_unit(m)) printf(" (%lld launches a side)", (long long)json_integer_value(need));
   else if (json_integer_value(need) > AR_REPEAT_CAP) printf(" (over %d runs to decide; detectable %.3f)", AR_REPEAT_CAP,
                                                            ar_rec_num(m, "detectable_ratio", NAN));
   else printf(" (repeat %lld)", (long long)json_integer_value(need));
@@ -490,11 +476,16 @@ static void print_matches(json_t *matches) {
     snprintf(var, sizeof var, "%s%s%s%s", ar_rec_str(m, "variant", ""), mv ? " (" : "", mv ? ar_rec_str(m, "method", "") : "",
              mv ? ")" : "");
     ar_size_format((size_t)json_integer_value(json_object_get(m, "size")), sz, sizeof sz);
-    ar_fmt_us(json_number_value(json_object_get(m, "a_p50_us")), ua, sizeof ua);
-    ar_fmt_us(json_number_value(json_object_get(m, "b_p50_us")), ub, sizeof ub);
-    printf("| %s | %s | %s | %s | %d | %s | %s | %d/%d | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""), var, ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
-           ar_rec_str(m, "placement", ""), sz, (int)ar_rec_num(m, "runs_a", 0), (int)ar_rec_num(m, "runs_b", 0), ua,
-           ub, json_number_value(json_object_get(m, "ratio")));
+    int lu = launch_unit(m); /* between launches: the launches' geometric means, whose ratio B/A is */
+    ar_fmt_us(json_number_value(json_object_get(m, lu ? "a_launches_us" : "a_p50_us")), ua, sizeof ua);
+    ar_fmt_us(json_number_value(json_object_get(m, lu ? "b_launches_us" : "b_p50_us")), ub, sizeof ub);
+    char runs[80];
+    int ra = (int)ar_rec_num(m, "runs_a", 0), rb = (int)ar_rec_num(m, "runs_b", 0);
+    int la = (int)ar_rec_num(m, "launches_a", 0), lb = (int)ar_rec_num(m, "launches_b", 0);
+    if (launch_unit(m) && (la != ra || lb != rb)) snprintf(runs, sizeof runs, "%d/%d in %d/%d launches", ra, rb, la, lb);
+    else snprintf(runs, sizeof runs, "%d/%d", ra, rb);
+    printf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %.3f | ", ar_rec_str(m, "backend", ""), var, ar_rec_str(m, "point", ""), ar_rec_str(m, "dtype", ""), ar_rec_ranks(m),
+           ar_rec_str(m, "placement", ""), sz, runs, ua, ub, json_number_value(json_object_get(m, "ratio")));
     if (json_is_number(json_object_get(m, "lo"))) {
       print_ratio(json_object_get(m, "lo"), "[%.3f, ");
       print_ratio(json_object_get(m, "hi"), "%.3f]");
@@ -540,23 +531,23 @@ static int count_verdict(json_t *matches, const char *v) {
   return n;
 }
 
-/* The launch shift line: removed, not removed and why, or not told from a change. */
-static void print_shift(json_t *r, const char *who) {
-  json_t *ls = json_object_get(r, "launch_shift");
-  int nconf = (int)ar_rec_num(ls, "configurations", 0), applied = json_is_true(json_object_get(ls, "applied"));
-  double x = ar_rec_num(ls, "ratio", NAN);
-  if (isnan(x)) return;
-  if (nconf < 2)
-    printf("Launch shift: one configuration: a shift of the whole box between the launches cannot be told from a change "
-           "of it (measure several configurations in each launch to tell them apart).\n");
-  else if (applied)
-    printf("Launch shift: %s = %.3f over all %d configurations (the median of %d matches): the box between the "
-           "launches, not a change of one configuration; the verdicts are relative to it.\n", who, x, nconf,
-           (int)ar_rec_num(ls, "matches", 0));
-  else
-    printf("Launch shift: not removed (the sides differ in stack or hosts, or --by / --shift off: a change common to "
-           "every configuration may be theirs); the median ratio over all %d configurations is %.3f (--shift on "
-           "removes it).\n", nconf, x);
+/* The header line of rows tested between launches: the unit, and how many rows have one launch on a side. */
+static void print_unit(json_t *matches, const char *who) {
+  size_t i;
+  json_t *m;
+  int n = 0, one = 0;
+  json_array_foreach(matches, i, m) {
+    if (!launch_unit(m)) continue;
+    n++;
+    one += reps(m, 0) < 2 || reps(m, 1) < 2;
+  }
+  if (!n) return;
+  printf("%s%sBetween launches (%d match%s: the sides' launches differ): the launch is the replicate; each launch is one value "
+         "(the mean of its runs' log p50s), the A and B columns the geometric means over a side's launches and B/A "
+         "their ratio, the 95%% interval a t test's "
+         "on the launches alone, the one each verdict is judged on.", who, *who ? ": " : "", n, n == 1 ? "" : "es");
+  if (one) printf(" %d with one launch on a side: undecided (a change cannot be told from launch-to-launch spread).", one);
+  printf("\n");
 }
 
 static void print_text(json_t *r) {
@@ -575,7 +566,7 @@ static void print_text(json_t *r) {
            "launch, the replicate; their 95%% interval and p come from a t test on the runs' log times alone (2+ runs a "
            "side needed).\n", unsampled, unsampled == 1 ? "" : "es");
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
-  print_shift(r, "B/A");
+  print_unit(json_object_get(r, "matches"), "");
   json_t *matches = json_object_get(r, "matches");
   if (json_array_size(matches)) print_matches(matches);
   else printf("\nNo matching configurations.\n");
@@ -593,8 +584,8 @@ static void print_text(json_t *r) {
   if (count_verdict(matches, "undecided"))
     printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
            "side that would decide (80%% power); a side with one run cannot separate the two sides from run-to-run\n"
-           "drift: measure several runs per side (arbench run --repeat N, better several launches appended to each\n"
-           "file, A and B interleaved).\n");
+           "drift: measure several runs per side (arbench run --repeat N); between launches 'N launches a side' is what\n"
+           "would decide: append launches to each file, A and B interleaved.\n");
   print_only("A", json_object_get(r, "only_a"));
   print_only("B", json_object_get(r, "only_b"));
   print_notes("A", json_object_get(r, "a"));
@@ -755,7 +746,7 @@ static void print_groups(json_t *r) {
     any += (int)json_array_size(json_object_get(c, "matches"));
     char who[300];
     snprintf(who, sizeof who, "%s/%s", ar_rec_str(c, "group", ""), base);
-    print_shift(c, who);
+    print_unit(json_object_get(c, "matches"), who);
   }
   if (any) print_group_matches(r);
   else printf("\nNo matching configurations.\n");
@@ -891,11 +882,9 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
       if (c == 'G') o->margin = nz.margin;
       else o->drift = nz.drift;
     } else if (c == 'H') {
-      if (strcmp(optarg, "auto") && strcmp(optarg, "on") && strcmp(optarg, "off")) {
-        fprintf(stderr, "arbench compare: bad --shift '%s' (expected auto, on or off)\n", optarg);
-        return -AR_EINVAL;
-      }
-      o->shift = !strcmp(optarg, "on") ? SHIFT_ON : !strcmp(optarg, "off") ? SHIFT_OFF : SHIFT_AUTO;
+      fprintf(stderr, "arbench compare: --shift %s: the launch shift was removed (between launches each launch is one "
+              "replicate and each row is judged on its own interval): record several launches a side instead\n", optarg);
+      return -AR_EINVAL;
     } else if ((f = ar_filter_opt(&o->filter, "compare", c, optarg)) < 0) {
       return -AR_EINVAL;
     } else if (!f) return ar_ana_badopt("compare", c, argv[optind - 1]), -AR_EINVAL;

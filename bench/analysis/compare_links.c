@@ -68,7 +68,8 @@ static json_t *index_side(const struct ar_ana *s, json_t *order, const char *nam
   return idx;
 }
 
-static const char *verdict(int have, int rejected, double ratio, int ra, int rb, int flag) {
+static const char *verdict(int have, int rejected, double ratio, int ra, int rb, int flag, int one_launch) {
+  if (one_launch) return "unresolved"; /* between launches with one launch a side: nothing tested */
   if (!have) return "no samples";
   if (!rejected) return "same";
   if (ra < 2 || rb < 2) return "unresolved";
@@ -78,7 +79,9 @@ static const char *verdict(int have, int rejected, double ratio, int ra, int rb,
 static json_t *match(json_t *ra, json_t *rb, const char *key, const struct ar_noise *nz) {
   json_t *a = json_object_get(json_array_get(ra, json_array_size(ra) - 1), "_rec"),
          *b = json_object_get(json_array_get(rb, json_array_size(rb) - 1), "_rec");
-  double lo = NAN, hi = NAN, p = ar_pair_p(ra, rb, key, nz, &lo, &hi), va = ar_runs_p50(ra), vb = ar_runs_p50(rb);
+  struct ar_pair t;
+  int tested = !ar_pair_test(ra, rb, key, nz, 1, &t);
+  double lo = t.lo, hi = t.hi, p = tested ? t.p_diff : NAN, va = ar_runs_p50(ra), vb = ar_runs_p50(rb);
   int flag = ar_link_in_us(a);
   json_t *m = json_pack("{s:s, s:s, s:s, s:i, s:i, s:o, s:I, s:s, s:s, s:s, s:f, s:f, s:f}", "method",
                         ar_rec_str(a, "method", ""), "direction", ar_rec_str(a, "direction", ""), "pattern",
@@ -92,6 +95,8 @@ static json_t *match(json_t *ra, json_t *rb, const char *key, const struct ar_no
   json_object_set_new(m, "lo", isnan(p) ? json_null() : json_real(lo));
   json_object_set_new(m, "hi", isnan(p) ? json_null() : json_real(hi));
   json_object_set_new(m, "p", isnan(p) ? json_null() : json_real(p));
+  /* between launches (two files) the launch is the replicate: a side with one launch decides nothing */
+  json_object_set_new(m, "one_launch", json_boolean(t.between && (t.launches_a < 2 || t.launches_b < 2)));
   return m;
 }
 
@@ -139,7 +144,8 @@ static int finish(json_t *matches, double alpha) {
     int have = !rc && json_is_number(json_object_get(x, "p")), r = have && rej[k];
     json_object_set_new(x, "p_holm", have ? json_real(padj[k]) : json_null());
     json_object_set_new(x, "verdict", json_string(verdict(have, r, ar_rec_num(x, "ratio", NAN), (int)ar_rec_num(x, "runs_a", 0),
-                                                          (int)ar_rec_num(x, "runs_b", 0), is(x, "unit", "us"))));
+                                                          (int)ar_rec_num(x, "runs_b", 0), is(x, "unit", "us"),
+                                                          json_is_true(json_object_get(x, "one_launch")))));
     k += have;
   }
   free(p), free(padj), free(rej);

@@ -79,11 +79,13 @@ static void size_verdict(const struct ar_grid *g, struct ar_decisions *d, int s)
     a->nopen++;
     const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + c];
     int n1 = ar_runs_needed(log(t->ratio), t->sd, d->margin, d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1));
+    int have = ar_pair_reps(t, 0) < ar_pair_reps(t, 1) ? ar_pair_reps(t, 0) : ar_pair_reps(t, 1);
+    if (t->between) a->launches = a->launches > 1 || have < 2 ? 2 : 1;
+    if (n1 >= 0 && n1 <= have) n1 = have + 1; /* never the replicates already there */
     if (n1 < 0) known = 0;
     else if (n1 > need) need = n1;
   }
   a->verdict = a->nopen ? AR_V_UNDECIDED : a->nequiv > 1 ? AR_V_EQUIVALENT : AR_V_CLEAR;
-  if (known && need <= a->runs_min) need = a->runs_min + 1; /* never the runs already there */
   a->runs_needed = !a->nopen ? 0 : known ? need : -1;
 }
 
@@ -146,9 +148,10 @@ static void pick_bound(const struct ar_grid *g, struct ar_decisions *d, int s) {
   double alpha = d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1), se = (log(worst) - log(wlo)) / (2 * 1.959964);
   double df = 1e6; /* the bootstrap's interval: normal quantiles */
   const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + (a->pick == a->fastest ? a->bound_vs : a->pick)];
-  if (!isnan(t->sd) && t->runs_a >= 2 && t->runs_b >= 2) { /* the runs' t test decides: its standard error */
-    se = t->sd * sqrt(1.0 / t->runs_a + 1.0 / t->runs_b);
-    df = t->runs_a + t->runs_b - 2;
+  int na = ar_pair_reps(t, 0), nb = ar_pair_reps(t, 1);
+  if (!isnan(t->sd) && na >= 2 && nb >= 2) { /* the runs' (launches') t test decides: its standard error */
+    se = t->sd * sqrt(1.0 / na + 1.0 / nb);
+    df = na + nb - 2;
   }
   a->detectable = exp(se * (ar_t_quantile(1 - alpha / 2, df) + ar_t_quantile(AR_POWER, df)));
 }
@@ -172,7 +175,7 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
   struct cmp *cm = malloc(sizeof *cm * (cells + 1));
   int m = 0, rc = d->at && d->rel && d->pair && cm ? 0 : -AR_ERUNTIME;
   for (size_t i = 0; !rc && i < cells; i++)
-    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0};
+    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0, 0, 0, 0, NAN, NAN};
   for (int s = 0; !rc && s < g->nsize; s++) {
     int f = fastest(g, s, use), ex = 0;
     for (int c = 0; c < g->ncfg; c++) /* measured here, in use, not eligible: wrong results or unsafe */
@@ -221,6 +224,7 @@ int ar_decision_ranges(const struct ar_grid *g, const struct ar_decisions *d, st
     cur->clear += a->verdict == AR_V_CLEAR;
     cur->equivalent += a->verdict == AR_V_EQUIVALENT;
     if (a->verdict != AR_V_UNDECIDED) continue;
+    if (a->launches > cur->launches) cur->launches = a->launches;
     if (!cur->undecided++ || cur->runs_needed >= 0)
       cur->runs_needed = a->runs_needed < 0 ? -1 : a->runs_needed > cur->runs_needed ? a->runs_needed : cur->runs_needed;
   }
@@ -273,6 +277,10 @@ json_t *ar_decision_json(const struct ar_grid *g, const struct ar_decisions *d, 
                    ar_grid_p50(g, s, a->pick), "lead", isnan(l) ? json_null() : json_real(l), "runs", a->runs_min,
                    a->runs_max, "runs_needed", a->runs_needed < 0 ? json_null() : json_integer(a->runs_needed));
   if (!j) return NULL;
+  /* what runs_needed counts: launches a side when an open comparison is between launches ("one launch a side": one
+   * of them has a single launch on a side, so nothing between launches was tested) */
+  json_object_set_new(j, "runs_needed_unit", json_string(a->launches ? "launches" : "runs"));
+  json_object_set_new(j, "one_launch", json_boolean(a->launches == 2));
   json_object_set_new(j, "excluded", excluded_json(g, s));
   json_object_set_new(j, "bound_pct", isnan(a->bound) ? json_null() : json_real(a->bound * 100));
   json_object_set_new(j, "bound_vs", a->bound_vs < 0 ? json_null() : json_string(g->cfg[a->bound_vs]));
@@ -315,6 +323,9 @@ void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
            "runs a side, a t test on the runs' log p50s (Student's pooled at equal run counts, else Welch's); a side with "
            "one run cannot show drift between runs, so its tests allow --drift %.3g%% more. Records without samples "
            "(nccl-tests logs, -N runs: one value per size per launch) are tested on their runs alone, each one launch. "
+           "Between launches (two configurations not measured in the same launches: files, sweep points) the launch is the "
+           "replicate: each launch one value (the mean of its runs' log p50s), a t test on those alone, 'N launches a side' "
+           "what would decide, and one launch a side decides nothing. "
            "Eligible: a configuration whose correctness check reported wrong elements at a size (in any run) or that is "
            "unsafe is never the pick there; where none is left the size has no valid configuration. Bound: the pick is "
            "at most X%% slower than its best alternative at 95%% (the upper end of the interval of their ratio). "

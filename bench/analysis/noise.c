@@ -338,9 +338,9 @@ struct tstat {
   int nospread; /* ok, but the runs do not vary at all */
 };
 
-static void runs_t(json_t *runs_a, json_t *runs_b, struct tstat *t) {
-  double a[64], b[64], ma = 0, mb = 0, va = 0, vb = 0;
-  int na = log_p50s(runs_a, a), nb = log_p50s(runs_b, b);
+/* The t statistics of the log values a[0..na) against b[0..nb). */
+static void values_t(const double *a, int na, const double *b, int nb, struct tstat *t) {
+  double ma = 0, mb = 0, va = 0, vb = 0;
   *t = (struct tstat){NAN, NAN, NAN, NAN, 0, 0};
   for (int i = 0; i < na; i++) ma += a[i] / na;
   for (int i = 0; i < nb; i++) mb += b[i] / nb;
@@ -359,6 +359,60 @@ static void runs_t(json_t *runs_a, json_t *runs_b, struct tstat *t) {
     df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
   }
   *t = (struct tstat){mb - ma, se, df, t->sd, 1, !(se > 1e-12 * (fabs(ma) + fabs(mb) + 1))};
+}
+
+static void runs_t(json_t *runs_a, json_t *runs_b, struct tstat *t) {
+  double a[64], b[64];
+  int na = log_p50s(runs_a, a), nb = log_p50s(runs_b, b);
+  values_t(a, na, b, nb, t);
+}
+
+/* The launches of one side: per run id (up to 64), the sum and count of its runs' log p50s. */
+struct launches {
+  int n;
+  const char *id[64];
+  double sum[64];
+  int cnt[64];
+};
+
+static void launches_of(json_t *runs, struct launches *l) {
+  l->n = 0;
+  for (size_t i = 0; i < json_array_size(runs); i++) {
+    json_t *rec = json_array_get(runs, i);
+    double p = ar_rec_p50(rec);
+    const char *id = ar_rec_str(rec, "run_id", "");
+    int k = 0;
+    if (!(p > 0)) continue;
+    while (k < l->n && strcmp(l->id[k], id)) k++;
+    if (k == l->n) {
+      if (l->n == 64) continue;
+      l->id[l->n] = id, l->sum[l->n] = 0, l->cnt[l->n++] = 0;
+    }
+    l->sum[k] += log(p);
+    l->cnt[k]++;
+  }
+}
+
+static int has_launch(const struct launches *l, const char *id) {
+  for (int k = 0; k < l->n; k++)
+    if (!strcmp(l->id[k], id)) return 1;
+  return 0;
+}
+
+/* Launches the two sides share (configurations measured side by side in them), and whether they hold the same ones. */
+static int shared_launches(const struct launches *a, const struct launches *b, int *same) {
+  int n = 0;
+  for (int i = 0; i < a->n; i++) n += has_launch(b, a->id[i]);
+  *same = n == a->n && n == b->n;
+  return n;
+}
+
+/* The runs of `runs` in launches of `l` (a new array). */
+static json_t *runs_in(json_t *runs, const struct launches *l) {
+  json_t *out = json_array();
+  for (size_t i = 0; i < json_array_size(runs); i++)
+    if (has_launch(l, ar_rec_str(json_array_get(runs, i), "run_id", ""))) json_array_append(out, json_array_get(runs, i));
+  return out;
 }
 
 double ar_runs_welch_p(json_t *runs_a, json_t *runs_b) {
@@ -487,12 +541,62 @@ static int runs_only(const struct tstat *ts, double shift, double m, struct ar_p
   return 0;
 }
 
+/* Between launches: each launch one value (the mean of its runs' log p50s), the t test on those values alone (Student's
+ * pooled at equal launch counts, else Welch's), its 95% interval exp(d +- t se) the one the verdict is judged on, the
+ * ratio exp(d) (of the launches' geometric means: inside that interval by construction), sd the launch-to-launch sd.
+ * A side with one launch: nothing tested (-1), the ratio and the other side's launch spread still set. */
+static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la, const struct launches *lb,
+                       const struct ar_noise *nz, double shift, struct ar_pair *t) {
+  double a[64] = {0}, b[64] = {0}, ma = 0, mb = 0;
+  for (int i = 0; i < la->n; i++) ma += (a[i] = la->sum[i] / la->cnt[i]) / la->n;
+  for (int i = 0; i < lb->n; i++) mb += (b[i] = lb->sum[i] / lb->cnt[i]) / lb->n;
+  struct tstat ts;
+  values_t(a, la->n, b, lb->n, &ts);
+  int sa = ar_runs_sampled(runs_a), sb = ar_runs_sampled(runs_b);
+  *t = (struct ar_pair){la->n && lb->n ? exp(mb - ma) : NAN, NAN, NAN, NAN, NAN, NAN, ts.sd, shift, sa, sb, 0, 1,
+                        la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN};
+  if (!sa || !sb) { /* sample-less: the runs with a p50 */
+    double v[64];
+    t->runs_a = log_p50s(runs_a, v);
+    t->runs_b = log_p50s(runs_b, v);
+  }
+  if (!ts.ok) return -1;
+  t_ps(&ts, ts.d - log(shift), log1p(nz->margin), &t->p_diff, &t->p_equiv, &t->p_beyond);
+  double q = ts.nospread ? 0 : ar_t_quantile(0.975, ts.df);
+  t->lo = exp(ts.d - q * ts.se);
+  t->hi = exp(ts.d + q * ts.se);
+  t->unsampled = !sa || !sb;
+  return 0;
+}
+
+static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
+                     struct ar_pair *t, int restricted);
+
 int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
                  struct ar_pair *t) {
+  return pair_test(runs_a, runs_b, key, nz, shift, t, 0);
+}
+
+/* restricted: the runs are already those of the shared launches (once: past 64 launches a side the sets may still
+ * differ; they are then compared as they are) */
+static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
+                     struct ar_pair *t, int restricted) {
+  struct launches la, lb;
+  int same;
+  launches_of(runs_a, &la);
+  launches_of(runs_b, &lb);
+  if (!shared_launches(&la, &lb, &same)) return launch_test(runs_a, runs_b, &la, &lb, nz, shift, t);
+  if (!same && !restricted) { /* some launches shared: the two compared inside those, side by side, as in one launch */
+    json_t *ra = runs_in(runs_a, &lb), *rb = runs_in(runs_b, &la);
+    int rc = pair_test(ra, rb, key, nz, shift, t, 1);
+    json_decref(ra);
+    json_decref(rb);
+    return rc;
+  }
   struct tstat ts;
   runs_t(runs_a, runs_b, &ts);
   *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
-                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0};
+                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN};
   if (!t->runs_a || !t->runs_b) { /* sample-less: the runs (launches) with a p50 are what is tested */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);
@@ -562,7 +666,7 @@ int ar_pair_verdicts(const struct ar_pair *t, int m, double alpha, int *verdict,
   if (!rc) rc = holm_field(t, m, 0, alpha, rd, padj_diff);
   if (!rc) rc = holm_field(t, m, 1, alpha, re, NULL);
   for (int i = 0; !rc && i < m; i++) {
-    if (isnan(t[i].p_diff)) verdict[i] = AR_PV_NOSAMPLES;
+    if (isnan(t[i].p_diff)) verdict[i] = t[i].between ? AR_PV_UNDECIDED : AR_PV_NOSAMPLES; /* one launch a side */
     else if (re[i]) verdict[i] = AR_PV_EQUIVALENT;
     else if (rd[i]) verdict[i] = t[i].ratio < t[i].shift ? AR_PV_FASTER : AR_PV_SLOWER;
     else verdict[i] = AR_PV_UNDECIDED;

@@ -150,6 +150,9 @@ static void md_cell(const struct ar_grid *g, const struct ar_decisions *d, int s
 static void md_decision(const struct ar_decision *a) {
   if (a->verdict == AR_V_EQUIVALENT) printf(" equivalent (%d) |", a->nequiv);
   else if (a->verdict != AR_V_UNDECIDED) printf(" %s |", ar_verdict_name(a->verdict));
+  else if (a->launches == 2) printf(" undecided: one launch a side (between launches) |");
+  else if (a->launches && a->runs_needed > AR_REPEAT_CAP) printf(" undecided: over %d launches a side to decide |", AR_REPEAT_CAP);
+  else if (a->launches && a->runs_needed > 0) printf(" undecided: %d launches a side |", a->runs_needed);
   else if (a->runs_needed < 0) printf(" undecided: measure 2+ runs |");
   else if (a->runs_needed > AR_REPEAT_CAP && !isnan(a->bound)) /* not practical: the bound stands */
     printf(" undecided: within %+.1f%% (over %d runs to decide) |", a->bound * 100, AR_REPEAT_CAP);
@@ -271,12 +274,14 @@ static void print_crossovers(const struct ar_grid *g, const struct ar_decisions 
 
 /* One line: how many sizes got each verdict, and the runs that would decide the undecided ones. */
 static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d) {
-  int n[5] = {0, 0, 0, 0, 0}, need = 0, unknown = 0;
+  int n[5] = {0, 0, 0, 0, 0}, need = 0, unknown = 0, one = 0, lneed = 0, lcount = 0;
   for (int s = 0; s < g->nsize; s++) {
     const struct ar_decision *a = &d->at[s];
     n[a->verdict]++;
     if (a->verdict != AR_V_UNDECIDED) continue;
-    if (a->runs_needed < 0) unknown++;
+    if (a->launches == 2) one++;
+    else if (a->launches && a->runs_needed > 0) lcount++, lneed = a->runs_needed > lneed ? a->runs_needed : lneed;
+    else if (a->runs_needed < 0) unknown++;
     else if (a->runs_needed > need) need = a->runs_needed;
   }
   printf("Verdicts: %d clear, %d equivalent, %d undecided", n[AR_V_CLEAR], n[AR_V_EQUIVALENT], n[AR_V_UNDECIDED]);
@@ -284,6 +289,10 @@ static void print_verdicts(const struct ar_grid *g, const struct ar_decisions *d
   if (need && need <= AR_REPEAT_CAP) printf("; --repeat %d would decide %s", need, unknown ? "the others" : "them");
   else if (need) printf("; some would need over %d runs a side (the cap of 'repeat N'): their picks' bounds stand", AR_REPEAT_CAP);
   if (unknown) printf("%s%d with a single run a side need 2+ runs to measure their spread", need ? "; " : "; ", unknown);
+  if (lneed && lneed <= AR_REPEAT_CAP) printf("; %d between launches: %d launches a side would decide them", lcount, lneed);
+  else if (lneed) printf("; %d between launches: some would need over %d launches a side: their picks' bounds stand", lcount, AR_REPEAT_CAP);
+  if (one) printf("; %d compare configurations from different launches with one launch a side (the launch is the replicate "
+                  "between launches: record 3+ launches of each)", one);
   printf(".\n");
 }
 

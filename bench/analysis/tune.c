@@ -211,7 +211,11 @@ static void fmt_verdict(const struct ar_range *r, char *buf, size_t len) {
     for (int i = 0; i < 3 && n >= 0 && (size_t)n < len; i++)
       if (k[i]) n += snprintf(buf + n, len - (size_t)n, "%s%d %s", n ? ", " : "", k[i], names[i]);
   if (!r->undecided || n < 0 || (size_t)n >= len) return;
-  if (r->runs_needed < 0) snprintf(buf + n, len - (size_t)n, " (measure 2+ runs)");
+  if (r->launches == 2) snprintf(buf + n, len - (size_t)n, " (one launch a side: record 3+ launches of each)");
+  else if (r->launches && r->runs_needed > AR_REPEAT_CAP)
+    snprintf(buf + n, len - (size_t)n, " (over %d launches a side to decide: the bound stands)", AR_REPEAT_CAP);
+  else if (r->launches && r->runs_needed > 0) snprintf(buf + n, len - (size_t)n, " (%d launches a side)", r->runs_needed);
+  else if (r->runs_needed < 0) snprintf(buf + n, len - (size_t)n, " (measure 2+ runs)");
   else if (r->runs_needed > AR_REPEAT_CAP) snprintf(buf + n, len - (size_t)n, " (over %d runs to decide: the bound stands)", AR_REPEAT_CAP);
   else snprintf(buf + n, len - (size_t)n, " (repeat %d)", r->runs_needed);
 }
@@ -385,7 +389,7 @@ static char *nccl_columns(const struct ar_grid *g) {
 static void csv_line(FILE *f, const struct ar_grid *g, const struct ar_tune_range *r) {
   char v[96];
   struct ar_range vr = {.clear = r->clear, .equivalent = r->equivalent, .undecided = r->undecided,
-                        .runs_needed = r->runs_needed};
+                        .runs_needed = r->runs_needed, .launches = r->launches};
   fmt_verdict(&vr, v, sizeof v);
   fprintf(f, "# %zu..%zu: %s: %s\n", r->lo, r->hi, g->cfg[r->cfg], v);
   fprintf(f, "allreduce,%zu,%zu,%s,%s,%d,%d,%d,-1,-1\n", r->lo, r->hi, r->algo, r->proto, r->channels,
@@ -397,6 +401,7 @@ static void range_count(struct ar_tune_range *r, const struct ar_decision *a) {
   r->clear += a->verdict == AR_V_CLEAR;
   r->equivalent += a->verdict == AR_V_EQUIVALENT;
   if (a->verdict != AR_V_UNDECIDED) return;
+  if (a->launches > r->launches) r->launches = a->launches;
   if (!r->undecided++ || r->runs_needed >= 0)
     r->runs_needed = a->runs_needed < 0 ? -1 : a->runs_needed > r->runs_needed ? a->runs_needed : r->runs_needed;
 }
@@ -624,7 +629,7 @@ static char *family_columns(const struct ar_grid *g, const char *family, const c
 /* One use range as JSON: the config, its bytes, its verdicts. */
 static json_t *use_range(const struct ar_grid *g, const struct ar_tune_range *r) {
   struct ar_range vr = {.clear = r->clear, .equivalent = r->equivalent, .undecided = r->undecided,
-                        .runs_needed = r->runs_needed};
+                        .runs_needed = r->runs_needed, .launches = r->launches};
   return json_pack("{s:s, s:I, s:I, s:s, s:i, s:i, s:i, s:o}", "config", g->cfg[r->cfg], "min_bytes", (json_int_t)r->lo,
                    "max_bytes", (json_int_t)r->hi, "verdict", ar_range_verdict(&vr), "clear", r->clear, "equivalent",
                    r->equivalent, "undecided", r->undecided, "runs_needed",

@@ -16,6 +16,7 @@ struct ar_tune_range {
   int sizes;    /* measured sizes in the range */
   int clear, equivalent, undecided; /* its sizes' verdicts (ar_grid_decide) */
   int runs_needed; /* the most runs per side its undecided sizes need (-1: unknown; 0: none undecided) */
+  int launches;    /* as ar_range.launches */
 };
 
 /* The channel count a tuner plugin can set for a range measured with `channels` (-1 or 0: NCCL's), forced

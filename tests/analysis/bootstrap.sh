@@ -2,7 +2,9 @@
 # bootstrap.sh — `arbench compare` on samples that vary: the ratio of medians is exact, the 95% interval
 # agrees with an independent bootstrap computed here (2.5 and 97.5 percentiles), excludes 1 when B is
 # clearly faster and includes it when the two sides overlap; the verdicts follow (one run a side: an
-# interval that excludes 1 is 'unresolved', since run-to-run drift is not resampled).
+# interval that excludes 1 is 'unresolved', since run-to-run drift is not resampled). Both files hold the same launch
+# (run id run0): between different launches the launch is the replicate and a t test on launches decides (issue 46), so
+# the bootstrap over runs and samples is what compares configurations inside the same launches.
 . "$(dirname "$0")/common.sh"
 PY=${PYTHON:-python3}
 "$PY" - "$TMP" <<'PY'
@@ -16,13 +18,13 @@ sides = {"a": {8: spread(80, 120, seed=1), 64: spread(80, 120, seed=2)},
          "b": {8: spread(50, 75, seed=3), 64: spread(78, 124, seed=4)}}
 for side, by_size in sides.items():
     with open(os.path.join(tmp, side + ".jsonl"), "w") as f:
-        f.write(json.dumps({"type": "run", "run_id": "run" + side, "schema": 1, "ranks": 2, "nodes": 1,
+        f.write(json.dumps({"type": "run", "run_id": "run0", "schema": 1, "ranks": 2, "nodes": 1,
                             "stack": {"name": "stack-" + side}, "topology": None}) + "\n")
         for size, s in by_size.items():
             srt = sorted(s)
             t = {"min": srt[0], "p10": srt[6], "p50": (srt[29] + srt[30]) / 2, "p90": srt[53], "p99": srt[-1],
                  "max": srt[-1], "mean": sum(s) / len(s), "stddev": 1.0}
-            f.write(json.dumps({"type": "result", "run_id": "run" + side, "backend": "mpi", "variant": "", "spec": "mpi",
+            f.write(json.dumps({"type": "result", "run_id": "run0", "backend": "mpi", "variant": "", "spec": "mpi",
                                 "dtype": "float", "op": "sum", "placement": "out", "size": size, "count": size // 4,
                                 "ranks": 2, "nodes": 1, "iters": len(s), "warmup": 0, "graph": 0, "samples_n": len(s),
                                 "checked": True, "wrong": 0, "time_us": t, "algbw_gbs": 1.0, "busbw_gbs": 1.0,

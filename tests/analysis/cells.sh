@@ -17,7 +17,9 @@ check_eq "compare: median p50" 1000 "$("$ARBENCH" compare --format json "$M" "$M
 E="$FIX/methods.jsonl"
 check_eq "methods: three columns" "| size | shm-oneshot (buffers=hot,timing=iter,a=max) | shm-oneshot (buffers=cold,timing=iter,a=max) | shm-oneshot (buffers=hot,timing=loop,a=mean) | decision |" \
   "$("$ARBENCH" table "$E" | grep '^| size')"
-check_eq "methods: never pooled" "| 1M | **172.7** | 197.7 | 504.0 | clear |" "$("$ARBENCH" table "$E" | grep '^| 1M')"
+# each method was one launch (one run): between launches the launch is the replicate (issue 46), so not "clear"
+check_eq "methods: never pooled" "| 1M | **172.7** ? | 197.7 ? | 504.0 ? | undecided: one launch a side (between launches) |" \
+  "$("$ARBENCH" table "$E" | grep '^| 1M')"
 check_eq "methods: compare matches per method" 3 "$("$ARBENCH" compare --format json "$E" "$E" | jq '.matches | length')"
 # Unsafe: the LL128 configuration is fastest, shown, marked, never chosen; tune says why once.
 L="$FIX/ll128.jsonl"

@@ -192,10 +192,11 @@ assert all(0.001 < m["p"] < 0.005 and 0.05 < m["p_holm"] < 1 for m in reads), [(
 print("ok: compare links: 78 slower, 174 same")
 PY
 expect_status 0 "$ARBENCH" compare "$TMP/a1.jsonl" "$TMP/b1.jsonl"
-# one run a side: the 78 slower writes and the 120 faster reads are beyond the repeats' noise but unresolved
-[ "$(grep -c '| unresolved |$' "$TMP/out")" = 198 ] || { cat "$TMP/out"; fail "compare one run a side: 198 unresolved"; }
+# one launch a side (two files: the launch is the replicate, issue 46): nothing between launches can be tested, so all
+# 252 matches are unresolved (the 54 unchanged ones were "same" when the runs inside a launch counted as replicates)
+[ "$(grep -c '| unresolved |$' "$TMP/out")" = 252 ] || { cat "$TMP/out"; fail "compare one launch a side: 252 unresolved"; }
 grep -qF '| read uni ring | 12 | 1.060 | 0 | 0 | 0 | 12 | 0 |' "$TMP/out" || fail "compare: the summary row of read uni ring"
-grep -qF '| write uni pairs | 36 | 0.630 | 0 | 0 | 12 | 24 | 0 |' "$TMP/out" || fail "compare: the summary row of write uni pairs"
+grep -qF '| write uni pairs | 36 | 0.630 | 0 | 0 | 0 | 36 | 0 |' "$TMP/out" || fail "compare: the summary row of write uni pairs"
 expect_one_line_error "holds link records only and $TMP/res.jsonl allreduce results only" \
   "$ARBENCH" compare "$TMP/a1.jsonl" "$TMP/res.jsonl"
 cat "$TMP/a1.jsonl" "$TMP/h2.jsonl" >"$TMP/mixed.jsonl"
