@@ -1,6 +1,7 @@
 /* ncclenv.c — check an NCCL_* name against the releases that read it (ncclenv_names.c): a near miss of a real
  * name is refused naming it, another unknown name or one the chosen NCCL does not read is one warning. */
 #include "ncclenv.h"
+#include "ar.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +59,14 @@ static const char *const confused[][2] = {
   {"THREADS", "NTHREADS"}, {"BUFFER_SIZE", "BUFFSIZE"}, {"BUF_SIZE", "BUFFSIZE"}, {"BUFSIZE", "BUFFSIZE"},
   {"INTERFACE", "IFNAME"}, {"INTERFACES", "IFNAME"}, {"IFACE", "IFNAME"},     {"IF", "IFNAME"},
   {"LVL", "LEVEL"},        {"THRESH", "THRESHOLD"},  {"CHUNK_SIZE", "CHUNKSIZE"}, {"CHUNKSIZE", "CHUNK_SIZE"},
-  {"HCAS", "HCA"},         {"GID", "GID_INDEX"},
+  {"HCAS", "HCA"},         {"GID", "GID_INDEX"},       {"SUBSYSTEM", "SUBSYS"}, {"SUBSYSTEMS", "SUBSYS"},
 };
+
+static void try_missing(const char *rest, struct found *f);
 
 /* "_A_B_C_" form of name's words after NCCL_, for whole-word replacement. */
 static void try_confused(const char *rest, struct found *f) {
-  char w[160], cand[200];
+  char w[160], cand[400];
   snprintf(w, sizeof w, "_%s_", rest);
   for (size_t k = 0; k < sizeof confused / sizeof confused[0]; k++) {
     char from[48];
@@ -73,6 +76,7 @@ static void try_confused(const char *rest, struct found *f) {
       snprintf(cand, sizeof cand, "NCCL%.*s_%s_%s", pre, w, confused[k][1], p + fl);
       cand[strlen(cand) - 1] = '\0'; /* the trailing '_' of the "_A_B_C_" form */
       add(f, cand);
+      try_missing(cand + 5, f); /* NCCL_CHANNELS -> NCCL_NCHANNELS -> NCCL_MIN_NCHANNELS */
     }
   }
 }
@@ -80,10 +84,10 @@ static void try_confused(const char *rest, struct found *f) {
 /* A word left out: MIN_, MAX_ or NET_ before any word (NCCL_NCHANNELS -> NCCL_MIN_NCHANNELS). */
 static void try_missing(const char *rest, struct found *f) {
   static const char *const words[] = {"MIN", "MAX", "NET"};
-  char cand[200];
+  char cand[400];
   for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
     for (const char *p = rest; p; p = strchr(p, '_') ? strchr(p, '_') + 1 : NULL) {
-      snprintf(cand, sizeof cand, "NCCL_%.*s%s_%s", (int)(p - rest), rest, words[k], p);
+      snprintf(cand, sizeof cand, "NCCL_%.*s%s_%.200s", (int)(p - rest), rest, words[k], p);
       add(f, cand);
     }
 }
@@ -121,9 +125,20 @@ static int next_version(int code) {
   return 0;
 }
 
+/* Where NCCL is installed, as module systems and build tools name it (NCCL's own contrib/nccl_ubx/setup.py
+ * reads NCCL_HOME, NCCL_INCLUDE_DIR and NCCL_LIBRARY_DIR at v2.30.7-1): no setting of the library, no warning. */
+static int install_name(const char *name) {
+  static const char *const names[] = {"NCCL_HOME", "NCCL_ROOT", "NCCL_DIR", "NCCL_PATH", "NCCL_PREFIX",
+                                      "NCCL_INCLUDE", "NCCL_INCLUDE_DIR", "NCCL_LIB", "NCCL_LIB_DIR",
+                                      "NCCL_LIBRARY", "NCCL_LIBRARY_DIR", "NCCL_LIBRARIES", "NCCL_VERSION"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(name, names[i])) return 1;
+  return 0;
+}
+
 int ar_ncclenv_check(const char *name, const char *value, int version, int allow, char *msg, size_t len) {
   *msg = '\0';
-  if (strncmp(name, "NCCL_", 5)) return AR_NCCLENV_OK;
+  if (strncmp(name, "NCCL_", 5) || install_name(name)) return AR_NCCLENV_OK;
   char what[300], oldest[16], newest[16], at[16], sug[400];
   if (value) snprintf(what, sizeof what, "%.150s=%.100s", name, value);
   else snprintf(what, sizeof what, "%.150s", name);
@@ -164,4 +179,27 @@ int ar_ncclenv_check(const char *name, const char *value, int version, int allow
     return AR_NCCLENV_WARN;
   }
   return AR_NCCLENV_OK;
+}
+
+/* One NAME=VALUE entry checked: its verdict, the line in msg. */
+static int check_entry(const char *entry, int version, int allow, char *msg, size_t len) {
+  const char *eq = strchr(entry, '=');
+  char name[160];
+  *msg = '\0';
+  if (strncmp(entry, "NCCL_", 5)) return AR_NCCLENV_OK;
+  snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - entry) : (int)strlen(entry), entry);
+  return ar_ncclenv_check(name, eq ? eq + 1 : NULL, version, allow, msg, len);
+}
+
+int ar_ncclenv_check_env(char *const *envp, int version, int allow, void (*warn)(void *ctx, const char *line),
+                         void *ctx, char *err, size_t len) {
+  char msg[1024];
+  for (int i = 0; envp && envp[i]; i++)
+    if (check_entry(envp[i], version, allow, msg, sizeof msg) == AR_NCCLENV_REFUSE) {
+      snprintf(err, len, "%s", msg);
+      return -AR_EINVAL;
+    }
+  for (int i = 0; envp && envp[i]; i++)
+    if (check_entry(envp[i], version, allow, msg, sizeof msg) == AR_NCCLENV_WARN && warn) warn(ctx, msg);
+  return 0;
 }

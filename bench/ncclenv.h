@@ -24,11 +24,17 @@ const struct ar_ncclenv_name *ar_ncclenv_find(const char *name);
  * " or "-joined into out; returns how many (0: not a near miss). Only for names no release reads. */
 int ar_ncclenv_suggest(const char *name, char *out, size_t len);
 /* Check the variable name (value: its value, or NULL) for an NCCL of version code version (0: not known,
- * checked against the newest release read). Not NCCL_*, or read by that NCCL: AR_NCCLENV_OK, msg "".
+ * checked against the newest release read). Not NCCL_*, an install location (NCCL_HOME, NCCL_ROOT, ...), or
+ * read by that NCCL: AR_NCCLENV_OK, msg "".
  * A near miss: AR_NCCLENV_REFUSE and one line naming the value and the likely name(s), or with allow
  * (--allow-unknown-env) AR_NCCLENV_WARN. Another unknown name, or one that NCCL does not read at version
  * (removed before it, or added after): AR_NCCLENV_WARN and one line. msg has no "arbench: " prefix. */
 int ar_ncclenv_check(const char *name, const char *value, int version, int allow, char *msg, size_t len);
+/* Check every NCCL_* entry of envp (NAME=VALUE strings, NULL-terminated) with ar_ncclenv_check. A near miss
+ * (without allow): -AR_EINVAL with its one line in err, and no warning. Else each warning line goes to
+ * warn(ctx, line), once per entry, in envp's order, and 0. */
+int ar_ncclenv_check_env(char *const *envp, int version, int allow, void (*warn)(void *ctx, const char *line),
+                         void *ctx, char *err, size_t len);
 /* "2.30.7" from a version code. */
 void ar_ncclenv_version_str(int code, char *out, size_t len);
 

@@ -56,6 +56,7 @@ struct ar_opts {
                                --timing loop -a 1 --inplace both */
   char nt_dir[AR_NAMELEN];  /* --nccl-tests-dir: one nccl-tests log per configuration there */
   bool per_node;            /* --per-node: every node measures alone and at once (bench/run/pernode.h) */
+  bool allow_unknown_env;   /* --allow-unknown-env: a near-miss NCCL_* name is a warning (ncclenv.h) */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */

@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "run/provenance.h"
 #include "run/table.h"
+#include "ncclenv.h"
 #include "runas.h"
 #include "run/runenv.h"
 #include "topo.h"
@@ -398,6 +399,21 @@ static int relaunch(const struct ar_opts *o, int argc, char **argv, char *note, 
   return ar_relaunch_exec(&l, o->np > 0, argc, argv);
 }
 
+/* The process that speaks for the run before MPI starts: not a rank arbench relaunched itself into, and rank 0
+ * (or no rank) of a launcher that started arbench directly. */
+static int first_process(void) {
+  if (getenv("ARBENCH_LAUNCHED")) return 0;
+  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++)
+    if (getenv(ranks[i])) return !strcmp(getenv(ranks[i]), "0");
+  return 1;
+}
+
+static void env_warning(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "arbench: %s\n", line);
+}
+
 int ar_cmd_run(int argc, char **argv) {
   struct ar_opts *o = malloc(sizeof *o);
   if (!o) return AR_EXIT_FAIL;
@@ -411,6 +427,11 @@ int ar_cmd_run(int argc, char **argv) {
   }
   if (prc == 0 && *o->as) /* still one thread: before relaunch, MPI_Init, the watchdog and CUDA */
     prc = ar_runas_apply(ar_runas_find(o->as), err, sizeof err);
+  /* NCCL_* names of the environment NCCL will read (after --as set its own): a near miss of a real name is
+   * bad input, others one warning each, said once. A sweep's point (--point) was checked by the sweep. */
+  if (prc == 0 && !*o->point)
+    prc = ar_ncclenv_check_env(environ, 0, o->allow_unknown_env, first_process() ? env_warning : NULL, NULL, err,
+                               sizeof err);
   char note[512] = "";
   if (prc == 0) {
     int lrc = relaunch(o, argc, argv, note, sizeof note);
