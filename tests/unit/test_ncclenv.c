@@ -46,6 +46,10 @@ static void test_suggest(void **st) {
   assert_string_equal(s, "NCCL_SOCKET_IFNAME");
   assert_int_equal(ar_ncclenv_suggest("NCCL_IB_HCAS", s, sizeof s), 1);
   assert_string_equal(s, "NCCL_IB_HCA");
+  assert_int_equal(ar_ncclenv_suggest("NCCL_CHANNELS", s, sizeof s), 2); /* two rules: NCHANNELS, then MIN_/MAX_ */
+  assert_string_equal(s, "NCCL_MIN_NCHANNELS or NCCL_MAX_NCHANNELS");
+  assert_int_equal(ar_ncclenv_suggest("NCCL_GDR_LEVEL", s, sizeof s), 1);
+  assert_string_equal(s, "NCCL_NET_GDR_LEVEL");
   assert_int_equal(ar_ncclenv_suggest("NCCL_MYPLUGIN_FOO", s, sizeof s), 0);
   assert_string_equal(s, "");
   assert_int_equal(ar_ncclenv_suggest("NCCL_PROTO", s, sizeof s), 0); /* read: no near miss */
@@ -68,6 +72,8 @@ static void test_check(void **st) {
   assert_string_equal(m, "");
   assert_int_equal(ar_ncclenv_check("NCCL_IB_SPLIT_DATA_ON_QPS", "0", V(2, 28, 9), 0, m, sizeof m), AR_NCCLENV_OK);
   assert_int_equal(ar_ncclenv_check("CUDA_VISIBLE_DEVICES", "0", 0, 0, m, sizeof m), AR_NCCLENV_OK);
+  assert_int_equal(ar_ncclenv_check("NCCL_HOME", "/opt/nccl", 0, 0, m, sizeof m), AR_NCCLENV_OK); /* a location */
+  assert_string_equal(m, "");
   /* removed: read by 2.30.4, not by 2.30.7 */
   assert_int_equal(ar_ncclenv_check("NCCL_SHM_USE_CUDA_MEMCPY", "1", V(2, 30, 4), 0, m, sizeof m), AR_NCCLENV_OK);
   assert_int_equal(ar_ncclenv_check("NCCL_SHM_USE_CUDA_MEMCPY", "1", V(2, 30, 7), 0, m, sizeof m), AR_NCCLENV_WARN);
@@ -84,11 +90,38 @@ static void test_check(void **st) {
   assert_int_equal(ar_ncclenv_check("NCCL_P2P_MAX_PEERS", "4", V(2, 30, 3), 0, m, sizeof m), AR_NCCLENV_OK);
 }
 
+static int nwarn;
+static char last[600];
+static void warn(void *ctx, const char *line) {
+  (void)ctx;
+  nwarn++;
+  strcpy(last, line);
+}
+
+/* A whole environment: a near miss anywhere is the one line and no warning; else one warning per entry. */
+static void test_env(void **st) {
+  (void)st;
+  char err[600] = "";
+  char *bad[] = {"NCCL_MYPLUGIN_FOO=1", "PATH=/bin", "NCCL_ALGORITHM=Ring", NULL};
+  nwarn = 0;
+  assert_int_equal(ar_ncclenv_check_env(bad, 0, 0, warn, NULL, err, sizeof err), -2);
+  assert_int_equal(nwarn, 0);
+  assert_non_null(strstr(err, "NCCL_ALGORITHM=Ring: no NCCL release reads NCCL_ALGORITHM"));
+  assert_int_equal(ar_ncclenv_check_env(bad, 0, 1, warn, NULL, err, sizeof err), 0);
+  assert_int_equal(nwarn, 2);
+  assert_non_null(strstr(last, "(a near miss of NCCL_ALGO)"));
+  char *good[] = {"NCCL_PROTO=LL", "NCCL_DEBUG=INFO", "HOME=/root", NULL};
+  nwarn = 0;
+  assert_int_equal(ar_ncclenv_check_env(good, V(2, 28, 9), 0, warn, NULL, err, sizeof err), 0);
+  assert_int_equal(nwarn, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_list),
     cmocka_unit_test(test_suggest),
     cmocka_unit_test(test_check),
+    cmocka_unit_test(test_env),
   };
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

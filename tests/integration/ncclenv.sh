@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ncclenv.sh — `arbench run` checks the NCCL_* names of its environment (bench/ncclenv.c) before anything runs:
+# a near miss is exit 2 with one line naming the value and the real name (outside mpirun and under it), an
+# unknown plugin variable or a removed name one warning said once (not once per rank), real names silent, and
+# --allow-unknown-env lets a near miss through with one warning.
+source "$(dirname "$0")/../lib/common.sh"
+unset $(env | grep -o '^NCCL_[A-Za-z0-9_]*' || true) # the caller's NCCL settings are not this test's
+J=$TMP/r.jsonl
+RUN=(run --backend mpi --counts 7 -n 2 -w 0 --quiet)
+NCCL_PROTOCOL=LL expect_one_line_error "NCCL_PROTOCOL=LL: no NCCL release reads NCCL_PROTOCOL (2.3.5 to 2.30.7 read): did you mean NCCL_PROTO?" \
+  "$ARBENCH" "${RUN[@]}" --np 2 -J "$J"
+[ ! -e "$J" ] || fail "a refused run made $J"
+NCCL_ALGORITHM=Tree expect_one_line_error "did you mean NCCL_ALGO?" ar_mpirun 2 "${RUN[@]}" -J "$J"
+[ ! -e "$J" ] || fail "a refused run made $J"
+echo "ok: near misses refused"
+warned() { # warned NEEDLE : exactly one stderr line holds NEEDLE
+  expect_eq "one line: $1" 1 "$(grep -cF -- "$1" "$TMP/err" || true)"
+}
+for launch in relaunch mpirun; do
+  if [ $launch = relaunch ]; then cmd=("$ARBENCH" "${RUN[@]}" --np 2); else cmd=(ar_mpirun 2 "${RUN[@]}"); fi
+  NCCL_MYPLUGIN_FOO=1 expect_status 0 "${cmd[@]}"
+  warned "warning: NCCL_MYPLUGIN_FOO=1: no NCCL release from 2.3.5 to 2.30.7 reads NCCL_MYPLUGIN_FOO"
+  NCCL_CREATE_THREAD_CONTEXT=1 expect_status 0 "${cmd[@]}"
+  warned "does not read NCCL_CREATE_THREAD_CONTEXT: removed in 2.30.7 (last read by 2.30.4)"
+  NCCL_PROTOCOL=LL expect_status 0 "${cmd[@]}" --allow-unknown-env
+  warned "warning: NCCL_PROTOCOL=LL: no NCCL release reads NCCL_PROTOCOL (a near miss of NCCL_PROTO); passed as it is"
+  NCCL_PROTO=LL NCCL_IB_SPLIT_DATA_ON_QPS=0 NCCL_HOME=/opt/nccl expect_status 0 "${cmd[@]}"
+  expect_eq "$launch: real names silent" 0 "$(grep -c 'NCCL_' "$TMP/err" || true)"
+done
+echo "ok: run NCCL_* names"
