@@ -56,4 +56,10 @@ NCCL_MYPLUGIN_BAR=x expect_status 0 "$ARBENCH" sweep --np 2 --env NCCL_MYPLUGIN_
 expect_eq "real sweep: one warning per variable" "1 1" \
   "$(cat "$TMP/out" "$TMP/err" | grep -c 'warning: NCCL_MYPLUGIN_FOO') $(cat "$TMP/out" "$TMP/err" | grep -c 'NCCL_MYPLUGIN_BAR')"
 expect_eq "real sweep: both launches ran" 2 "$(jq -r 'select(.type=="run") | .run_id' "$J" | sort -u | wc -l)"
+# The override given to the sweep alone: its launches run (their run does not check again and refuse).
+J2=$TMP/allow.jsonl
+expect_status 0 "$ARBENCH" sweep --np 2 --allow-unknown-env --env NCCL_PROTOCOL=LL --applies NCCL_PROTOCOL=mpi -J "$J2" \
+  -- --backend mpi --counts 7 -n 2 -w 0 --quiet
+expect_eq "real sweep with the override: no error record, one warning" "0 1" \
+  "$(jq -r 'select(.type=="error")' "$J2" | grep -c . || true) $(cat "$TMP/out" "$TMP/err" | grep -c 'warning: NCCL_PROTOCOL')"
 echo "ok: sweep NCCL_* names"
