@@ -161,13 +161,14 @@ int ar_ncclenv_check(const char *name, const char *value, int version, int allow
              "site's own variable is passed as it is)", what, oldest, newest, name);
     return AR_NCCLENV_WARN;
   }
+  if (version < 0) return AR_NCCLENV_OK; /* names only: the version is checked once it is known */
   int v = version ? version : top;
   ar_ncclenv_version_str(v, at, sizeof at);
   char first[16], last[16], gone[16];
   ar_ncclenv_version_str(e->first, first, sizeof first);
   ar_ncclenv_version_str(e->last, last, sizeof last);
   ar_ncclenv_version_str(next_version(e->last), gone, sizeof gone);
-  const char *known = version ? "" : " (the newest release read; the NCCL to load is not known here)";
+  const char *known = version ? "" : " (the newest release read: which NCCL runs is not known here)";
   if (e->last < top && v > e->last) {
     snprintf(msg, len, "warning: %s: NCCL %s%s does not read %s: removed in %s (last read by %s), it does nothing",
              what, at, known, name, gone, last);
@@ -202,4 +203,22 @@ int ar_ncclenv_check_env(char *const *envp, int version, int allow, void (*warn)
   for (int i = 0; envp && envp[i]; i++)
     if (check_entry(envp[i], version, allow, msg, sizeof msg) == AR_NCCLENV_WARN && warn) warn(ctx, msg);
   return 0;
+}
+
+int ar_ncclenv_version_code(const char *s) {
+  int x, y, z;
+  char extra;
+  if (!s || sscanf(s, "%d.%d.%d%c", &x, &y, &z, &extra) != 3 || x < 2 || y < 0 || y > 99 || z < 0 || z > 99) return 0;
+  return x * 10000 + y * 100 + z;
+}
+
+void ar_ncclenv_warn_version(char *const *envp, int version, void (*warn)(void *ctx, const char *line), void *ctx) {
+  char msg[1024], name[160];
+  for (int i = 0; envp && envp[i]; i++) {
+    const char *eq = strchr(envp[i], '=');
+    if (strncmp(envp[i], "NCCL_", 5) || !eq) continue;
+    snprintf(name, sizeof name, "%.*s", (int)(eq - envp[i]), envp[i]);
+    if (ar_ncclenv_find(name) && ar_ncclenv_check(name, eq + 1, version, 0, msg, sizeof msg) == AR_NCCLENV_WARN)
+      warn(ctx, msg);
+  }
 }

@@ -170,6 +170,21 @@ static int check_named(const struct ar_opts *o, const struct ar_env *env, char *
   return 0;
 }
 
+/* The process that speaks for the run before MPI starts: not a rank arbench relaunched itself into, and rank 0
+ * (or no rank) of a launcher that started arbench directly. */
+static int first_process(void) {
+  if (getenv("ARBENCH_LAUNCHED")) return 0;
+  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++)
+    if (getenv(ranks[i])) return !strcmp(getenv(ranks[i]), "0");
+  return 1;
+}
+
+static void env_warning(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "arbench: %s\n", line);
+}
+
 /* The run on a set-up environment: every start-up step after the communicators, the engine over every
  * backend, the agreed counts. Each collective step is a watchdog phase (bounded by -T). note: the launch
  * note, said once the start-up checks passed (bad input is its one line alone). */
@@ -250,6 +265,9 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   e.fill_fail_rank = fault.fill_fail_rank; /* ARBENCH_INJECT_FILL_FAIL, parsed by ar_fault_hooks */
   e.fill_fail_bytes = fault.fill_fail_bytes;
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
+  if (env.rank == 0 && !*o->point) /* NCCL_* names the loaded NCCL does not read (none loaded: the newest) */
+    ar_ncclenv_warn_version(environ, ar_ncclenv_version_code(json_string_value(json_object_get(
+                            json_object_get(runrec, "stack"), "nccl_loaded"))), env_warning, NULL);
   if (*o->as) json_object_set_new(runrec, "as_env", ar_runas_json(ar_runas_find(o->as)));
   e.as = o->as;
   struct ar_nt_run ntrun = {0};
@@ -399,21 +417,6 @@ static int relaunch(const struct ar_opts *o, int argc, char **argv, char *note, 
   return ar_relaunch_exec(&l, o->np > 0, argc, argv);
 }
 
-/* The process that speaks for the run before MPI starts: not a rank arbench relaunched itself into, and rank 0
- * (or no rank) of a launcher that started arbench directly. */
-static int first_process(void) {
-  if (getenv("ARBENCH_LAUNCHED")) return 0;
-  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
-  for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++)
-    if (getenv(ranks[i])) return !strcmp(getenv(ranks[i]), "0");
-  return 1;
-}
-
-static void env_warning(void *ctx, const char *line) {
-  (void)ctx;
-  fprintf(stderr, "arbench: %s\n", line);
-}
-
 int ar_cmd_run(int argc, char **argv) {
   struct ar_opts *o = malloc(sizeof *o);
   if (!o) return AR_EXIT_FAIL;
@@ -428,9 +431,10 @@ int ar_cmd_run(int argc, char **argv) {
   if (prc == 0 && *o->as) /* still one thread: before relaunch, MPI_Init, the watchdog and CUDA */
     prc = ar_runas_apply(ar_runas_find(o->as), err, sizeof err);
   /* NCCL_* names of the environment NCCL will read (after --as set its own): a near miss of a real name is
-   * bad input, others one warning each, said once. A sweep's point (--point) was checked by the sweep. */
+   * bad input, others one warning each, said once; names the loaded NCCL does not read are said once it is
+   * known (run_env). A sweep's point (--point) was checked by the sweep. */
   if (prc == 0 && !*o->point)
-    prc = ar_ncclenv_check_env(environ, 0, o->allow_unknown_env, first_process() ? env_warning : NULL, NULL, err,
+    prc = ar_ncclenv_check_env(environ, -1, o->allow_unknown_env, first_process() ? env_warning : NULL, NULL, err,
                                sizeof err);
   char note[512] = "";
   if (prc == 0) {

@@ -27,4 +27,17 @@ for launch in relaunch mpirun; do
   NCCL_PROTO=LL NCCL_IB_SPLIT_DATA_ON_QPS=0 NCCL_HOME=/opt/nccl expect_status 0 "${cmd[@]}"
   expect_eq "$launch: real names silent" 0 "$(grep -c 'NCCL_' "$TMP/err" || true)"
 done
+# Once the loaded NCCL is known (the record's stack), a name it does not read is said at its version: NCCL_P2P_MAX_PEERS
+# (first read by 2.30.3) under an older NCCL; with none loaded (a host-only build), the newest release read.
+loaded=$("$ARBENCH" version | sed -n 's/^NCCL .*loaded \([0-9][0-9.]*\).*/\1/p')
+NCCL_P2P_MAX_PEERS=2 NCCL_SHM_MEMCPY_MODE=1 expect_status 0 "$ARBENCH" "${RUN[@]}" --np 2
+if [ -z "$loaded" ]; then
+  warned "NCCL_SHM_MEMCPY_MODE=1: NCCL 2.30.7 (the newest release read: which NCCL runs is not known here) does not read"
+  expect_eq "no NCCL: NCCL_P2P_MAX_PEERS silent" 0 "$(grep -c NCCL_P2P_MAX_PEERS "$TMP/err" || true)"
+else
+  case $(printf '%s\n' "$loaded" 2.30.3 | sort -V | head -1) in
+    2.30.3) expect_eq "NCCL $loaded reads NCCL_P2P_MAX_PEERS" 0 "$(grep -c NCCL_P2P_MAX_PEERS "$TMP/err" || true)" ;;
+    *) warned "warning: NCCL_P2P_MAX_PEERS=2: NCCL $loaded does not read NCCL_P2P_MAX_PEERS (first read by 2.30.3)" ;;
+  esac
+fi
 echo "ok: run NCCL_* names"

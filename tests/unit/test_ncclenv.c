@@ -80,9 +80,9 @@ static void test_check(void **st) {
   assert_string_equal(m, "warning: NCCL_SHM_USE_CUDA_MEMCPY=1: NCCL 2.30.7 does not read NCCL_SHM_USE_CUDA_MEMCPY: "
                          "removed in 2.30.7 (last read by 2.30.4), it does nothing");
   assert_int_equal(ar_ncclenv_check("NCCL_CREATE_THREAD_CONTEXT", NULL, 0, 0, m, sizeof m), AR_NCCLENV_WARN);
-  assert_string_equal(m, "warning: NCCL_CREATE_THREAD_CONTEXT: NCCL 2.30.7 (the newest release read; the NCCL to "
-                         "load is not known here) does not read NCCL_CREATE_THREAD_CONTEXT: removed in 2.30.7 (last "
-                         "read by 2.30.4), it does nothing");
+  assert_string_equal(m, "warning: NCCL_CREATE_THREAD_CONTEXT: NCCL 2.30.7 (the newest release read: which NCCL runs "
+                         "is not known here) does not read NCCL_CREATE_THREAD_CONTEXT: removed in 2.30.7 (last read by "
+                         "2.30.4), it does nothing");
   /* added later than the NCCL asked about */
   assert_int_equal(ar_ncclenv_check("NCCL_P2P_MAX_PEERS", "4", V(2, 28, 9), 0, m, sizeof m), AR_NCCLENV_WARN);
   assert_string_equal(m, "warning: NCCL_P2P_MAX_PEERS=4: NCCL 2.28.9 does not read NCCL_P2P_MAX_PEERS (first read "
@@ -116,12 +116,37 @@ static void test_env(void **st) {
   assert_int_equal(nwarn, 0);
 }
 
+/* Once the loaded NCCL is known: only the names some release reads, at that version; -1 before it is known. */
+static void test_version(void **st) {
+  (void)st;
+  char m[600];
+  assert_int_equal(ar_ncclenv_version_code("2.28.9"), V(2, 28, 9));
+  assert_int_equal(ar_ncclenv_version_code("2.30.7"), V(2, 30, 7));
+  assert_int_equal(ar_ncclenv_version_code(NULL), 0);
+  assert_int_equal(ar_ncclenv_version_code("2.28"), 0);
+  assert_int_equal(ar_ncclenv_version_code("2.28.9x"), 0);
+  assert_int_equal(ar_ncclenv_check("NCCL_SHM_USE_CUDA_MEMCPY", "1", -1, 0, m, sizeof m), AR_NCCLENV_OK);
+  assert_int_equal(ar_ncclenv_check("NCCL_PROTOCOL", "LL", -1, 0, m, sizeof m), AR_NCCLENV_REFUSE);
+  char *envp[] = {"NCCL_P2P_MAX_PEERS=2", "NCCL_MYPLUGIN_FOO=1", "NCCL_SHM_MEMCPY_MODE=1", "NCCL_PROTO=LL", NULL};
+  nwarn = 0;
+  ar_ncclenv_warn_version(envp, V(2, 28, 9), warn, NULL); /* 2.28.9: P2P_MAX_PEERS not yet, SHM_MEMCPY_MODE still */
+  assert_int_equal(nwarn, 1);
+  assert_string_equal(last, "warning: NCCL_P2P_MAX_PEERS=2: NCCL 2.28.9 does not read NCCL_P2P_MAX_PEERS (first read "
+                            "by 2.30.3), it does nothing");
+  nwarn = 0;
+  ar_ncclenv_warn_version(envp, V(2, 30, 7), warn, NULL);
+  assert_int_equal(nwarn, 1);
+  assert_string_equal(last, "warning: NCCL_SHM_MEMCPY_MODE=1: NCCL 2.30.7 does not read NCCL_SHM_MEMCPY_MODE: removed "
+                            "in 2.30.7 (last read by 2.30.4), it does nothing");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_list),
     cmocka_unit_test(test_suggest),
     cmocka_unit_test(test_check),
     cmocka_unit_test(test_env),
+    cmocka_unit_test(test_version),
   };
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
