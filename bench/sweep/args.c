@@ -5,6 +5,7 @@
 #include "opts.h"
 #include "sweep/plan.h"
 #include <ctype.h>
+#include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -227,6 +228,45 @@ static void keep_warning(void *ctx, const char *line) {
   if (!c->warn_oom) c->warn_oom = ar_strv_push(&c->warnings, line) != 0;
 }
 
+/* NCCL_VERSION_CODE of the libnccl at path (its ncclGetVersion; the encoding before 2.9, X*1000+Y*100+Z,
+ * converted), 0 when it cannot be loaded or asked. */
+static int lib_version(const char *path) {
+  void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+  if (!h) return 0;
+  int (*get)(int *) = (int (*)(int *))dlsym(h, "ncclGetVersion");
+  int v = 0;
+  if (!get || get(&v) || v < 0) v = 0;
+  dlclose(h);
+  return v > 0 && v < 10000 ? v / 1000 * 10000 + v % 1000 / 100 * 100 + v % 100 : v;
+}
+
+struct install {
+  struct ar_sweep_cfg *c;
+  const char *prefix;
+};
+
+static void keep_install_warning(void *ctx, const char *line) {
+  const struct install *x = ctx;
+  char l[1400];
+  snprintf(l, sizeof l, "%s (--nccl %.300s)", line, x->prefix);
+  keep_warning(x->c, l);
+}
+
+/* specs (NAME=VALUE) checked: names against every release (a near miss refused), then the names each --nccl
+ * install does not read at its version (one warning per install), or without --nccl, the newest release read. */
+static int check_specs(struct ar_sweep_cfg *c, char *const *specs, char *err, size_t len) {
+  const struct ar_axis *libs = NULL;
+  for (int k = 1; k < c->naxes; k++)
+    if (c->axes[k].kind == AR_AXIS_NCCL_LIB) libs = &c->axes[k];
+  int rc = ar_ncclenv_check_env(specs, libs ? -1 : 0, c->allow_unknown_env, keep_warning, c, err, len);
+  for (int i = 0; !rc && libs && i < libs->values.n; i++) {
+    struct install x = {c, libs->values.v[i]};
+    ar_ncclenv_warn_version(specs, lib_version(libs->paths.v[i]), keep_install_warning, &x);
+  }
+  if (!rc && c->warn_oom) rc = -AR_ERUNTIME;
+  return rc;
+}
+
 /* The --env axes' NCCL_* names against what NCCL's releases read (ncclenv.h), NAME=V1,V2 as given: a near miss
  * of a real name is an error naming it (unless --allow-unknown-env), other unknown or removed names one warning
  * each in c->warnings. NCCL_CTAS is the sweep's own pseudo-axis (min = max CTAs of the nccl backend). */
@@ -242,9 +282,8 @@ static int check_env_names(struct ar_sweep_cfg *c, char *err, size_t len) {
       k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%s", v ? "," : "", a->values.v[v]);
     rc = ar_strv_push(&specs, spec) ? -AR_ERUNTIME : 0;
   }
-  if (!rc) rc = ar_ncclenv_check_env(specs.v, 0, c->allow_unknown_env, keep_warning, c, err, len);
+  if (!rc) rc = check_specs(c, specs.v, err, len);
   ar_strv_free(&specs);
-  if (!rc && c->warn_oom) rc = -AR_ERUNTIME;
   return rc;
 }
 
@@ -259,9 +298,8 @@ int ar_sweep_env_check(struct ar_sweep_cfg *c, char *const *envp, char *err, siz
       axis = strlen(c->axes[k].name) == (size_t)(eq - e) && !strncmp(c->axes[k].name, e, (size_t)(eq - e));
     if (!axis) rc = ar_strv_push(&own, e) ? -AR_ERUNTIME : 0;
   }
-  if (!rc) rc = ar_ncclenv_check_env(own.v, 0, c->allow_unknown_env, keep_warning, c, err, len);
+  if (!rc) rc = check_specs(c, own.v, err, len);
   ar_strv_free(&own);
-  if (!rc && c->warn_oom) rc = -AR_ERUNTIME;
   return rc;
 }
 

@@ -4,6 +4,7 @@
 # check and before any file is made; an unknown plugin variable and a removed name warn exactly once (a real
 # sweep's points do not repeat it); real names are silent; --allow-unknown-env lets a near miss through warned.
 source "$(dirname "$0")/lib.sh"
+SHIM_OLD=${1:?usage: sweep_ncclenv.sh SHIM_2.22.7 SHIM_2.27.3} SHIM_NEW=${2:?}
 J="$TMP/env.jsonl"
 unset $(env | grep -o '^NCCL_[A-Za-z0-9_]*' || true) # the caller's NCCL settings are not this test's
 one_error() { # one_error NEEDLE... -- ARGS : exit 2, one stderr line holding every needle, no results file
@@ -41,6 +42,20 @@ expect_status 0 "$ARBENCH" sweep --np 2 --env NCCL_SHM_USE_CUDA_MEMCPY=1 --appli
 expect_eq "removed name: one warning" 1 "$(warnings)"
 grep -qF "does not read NCCL_SHM_USE_CUDA_MEMCPY: removed in 2.30.7 (last read by 2.30.4)" "$TMP/err" ||
   { cat "$TMP/err"; fail "the warning does not say where it was removed"; }
+# Two --nccl installs (libraries whose ncclGetVersion says 2.22.7 and 2.27.3): NCCL_PAT_ENABLE, first read by 2.23.4,
+# is one warning naming the older install; NCCL_SHM_USE_CUDA_MEMCPY (read by both) is no warning, as neither
+# install is 2.30.7.
+for v in old new; do
+  mkdir -p "$TMP/nccl-$v/lib"
+  lib=SHIM_${v^^}
+  cp "${!lib}" "$TMP/nccl-$v/lib/libnccl.so.2"
+done
+expect_status 0 "$ARBENCH" sweep --np 2 --nccl "$TMP/nccl-old,$TMP/nccl-new" --env NCCL_PAT_ENABLE=0 \
+  --env NCCL_SHM_USE_CUDA_MEMCPY=1 --applies NCCL_PAT_ENABLE=mpi --applies NCCL_SHM_USE_CUDA_MEMCPY=mpi -J "$J" --dry-run \
+  -- --backend mpi
+expect_eq "--nccl: one warning" 1 "$(warnings)"
+grep -qF "warning: NCCL_PAT_ENABLE=0: NCCL 2.22.7 does not read NCCL_PAT_ENABLE (first read by 2.23.4), it does nothing (--nccl $TMP/nccl-old)" \
+  "$TMP/err" || { cat "$TMP/err"; fail "the --nccl warning does not name the install and its version"; }
 # The override, as a sweep option or a run option: the near miss goes through with one warning.
 for where in before after; do
   if [ $where = before ]; then args=(--allow-unknown-env -J "$J" --dry-run -- --backend mpi)
