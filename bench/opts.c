@@ -279,7 +279,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *flag, ch
 enum {
   OPT_SIZES = 1000, OPT_COUNTS, OPT_BACKEND, OPT_INPLACE, OPT_QUIET, OPT_DEVICES, OPT_SHARED_GPU,
   OPT_ISLANDS, OPT_NOBIND, OPT_XML, OPT_POINT, OPT_MAXSAMPLES, OPT_BUFFERS, OPT_TIMING, OPT_REPEAT,
-  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_NO_MEMCHECK, OPT_LAST
+  OPT_NP, OPT_NO_LAUNCH, OPT_AS, OPT_FORMAT, OPT_NT_DIR, OPT_PER_NODE, OPT_NO_MEMCHECK, OPT_ALLOW_ENV, OPT_LAST
 };
 
 static const struct option long_opts[] = {
@@ -322,6 +322,7 @@ static const struct option long_opts[] = {
   {"per_iter_timing", required_argument, 0, 'I'}, /* nccl-tests 2.19's -I and -z, mapped (nccl_tests_timing) */
   {"blocking", required_argument, 0, 'z'},
   {"no-mem-check", no_argument, 0, OPT_NO_MEMCHECK},
+  {"allow-unknown-env", no_argument, 0, OPT_ALLOW_ENV},
   {"help", no_argument, 0, 'h'},
   {0, 0, 0, 0},
 };
@@ -380,7 +381,10 @@ void ar_opts_usage(FILE *f) {
     "  --nccl-tests-dir DIR  one nccl-tests log per backend x dtype in DIR (implies --format nccl-tests;\n"
     "                        stdout keeps arbench's table)\n"
     "  --per-node            launched over many nodes: every node measures its own ranks alone, all nodes\n"
-    "                        at once; every record carries its host (arbench fleet compares the boxes)\n");
+    "                        at once; every record carries its host (arbench fleet compares the boxes)\n"
+    "  --allow-unknown-env   pass an NCCL_* variable of the environment that no NCCL release reads but\n"
+    "                        that is a near miss of one (NCCL_PROTOCOL: NCCL_PROTO) with a warning, not\n"
+    "                        refused (docs/nccl-env.md)\n");
 }
 
 static int parse_inplace(const char *s, int *out, char *err, size_t errlen) {
@@ -608,6 +612,7 @@ int ar_opts_parse(struct ar_opts *o, int argc, char **argv, char *err, size_t er
     case 'z': rc = nccl_tests_timing(c, optarg, iter_by, sizeof iter_by, err, errlen); break;
     case OPT_NT_DIR: rc = copy_str(o->nt_dir, sizeof o->nt_dir, optarg, "--nccl-tests-dir", err, errlen); break;
     case OPT_PER_NODE: o->per_node = true; break;
+    case OPT_ALLOW_ENV: o->allow_unknown_env = true; break;
     case 'h': return 1;
     case ':':
       snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);

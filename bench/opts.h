@@ -59,6 +59,7 @@ struct ar_opts {
   int nt_layout;            /* the nccl-tests release whose layout the logs follow: 218 (2.18.5, --format
                                nccl-tests) or 219 (2.19.6, --format nccl-tests-2.19: -I's columns with --timing iter) */
   bool per_node;            /* --per-node: every node measures alone and at once (bench/run/pernode.h) */
+  bool allow_unknown_env;   /* --allow-unknown-env: a near-miss NCCL_* name is a warning (ncclenv.h) */
 };
 
 const char *ar_buffers_name(int b);  /* "hot", "cold" */

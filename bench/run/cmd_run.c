@@ -13,6 +13,7 @@
 #include "opts.h"
 #include "run/provenance.h"
 #include "run/table.h"
+#include "ncclenv.h"
 #include "runas.h"
 #include "run/runenv.h"
 #include "topo.h"
@@ -171,6 +172,21 @@ static int check_named(const struct ar_opts *o, const struct ar_env *env, char *
   return 0;
 }
 
+/* The process that speaks for the run before MPI starts: not a rank arbench relaunched itself into, and rank 0
+ * (or no rank) of a launcher that started arbench directly. */
+static int first_process(void) {
+  if (getenv("ARBENCH_LAUNCHED")) return 0;
+  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++)
+    if (getenv(ranks[i])) return !strcmp(getenv(ranks[i]), "0");
+  return 1;
+}
+
+static void env_warning(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "arbench: %s\n", line);
+}
+
 /* The run on a set-up environment: every start-up step after the communicators, the engine over every
  * backend, the agreed counts. Each collective step is a watchdog phase (bounded by -T). note: the launch
  * note, said once the start-up checks passed (bad input is its one line alone). */
@@ -253,6 +269,9 @@ static int run_env(struct ar_env *env_, struct ar_opts *o, struct ar_watchdog *d
   json_t *runrec = ar_run_record(&env, argc, argv, run_id, bindings);
   char kb[2048]; /* the record's known_bad (ar_run_record: the loaded NCCL and these GPUs): one line at start */
   if (env.rank == 0 && ar_knownbad_line(runrec, kb, sizeof kb)) fprintf(stderr, "arbench: warning: %s\n", kb);
+  if (env.rank == 0 && !*o->point) /* NCCL_* names the loaded NCCL does not read (none loaded: the newest) */
+    ar_ncclenv_warn_version(environ, ar_ncclenv_version_code(json_string_value(json_object_get(
+                            json_object_get(runrec, "stack"), "nccl_loaded"))), env_warning, NULL);
   if (*o->as) json_object_set_new(runrec, "as_env", ar_runas_json(ar_runas_find(o->as)));
   e.as = o->as;
   struct ar_nt_run ntrun = {0};
@@ -417,6 +436,12 @@ int ar_cmd_run(int argc, char **argv) {
   }
   if (prc == 0 && *o->as) /* still one thread: before relaunch, MPI_Init, the watchdog and CUDA */
     prc = ar_runas_apply(ar_runas_find(o->as), err, sizeof err);
+  /* NCCL_* names of the environment NCCL will read (after --as set its own): a near miss of a real name is
+   * bad input, others one warning each, said once; names the loaded NCCL does not read are said once it is
+   * known (run_env). A sweep's point (--point) was checked by the sweep. */
+  if (prc == 0 && !*o->point)
+    prc = ar_ncclenv_check_env(environ, -1, o->allow_unknown_env, first_process() ? env_warning : NULL, NULL, err,
+                               sizeof err);
   char note[512] = "";
   if (prc == 0) {
     int lrc = relaunch(o, argc, argv, note, sizeof note);

@@ -1,9 +1,11 @@
 /* args.c — parse `arbench sweep` options into a sweep configuration: axes, exclusions, launcher and run
  * options (validated with the run parser). Help text: help.c; vectors: strv.c; --stacks/--nccl: stacks.c. */
 #include "backend.h"
+#include "ncclenv.h"
 #include "opts.h"
 #include "sweep/plan.h"
 #include <ctype.h>
+#include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +28,7 @@ void ar_sweep_cfg_free(struct ar_sweep_cfg *c) {
   ar_strv_free(&c->run_args);
   ar_strv_free(&c->backends);
   ar_strv_free(&c->command);
+  ar_strv_free(&c->warnings);
   free(c->json);
   free(c->exe);
   memset(c, 0, sizeof *c);
@@ -220,6 +223,86 @@ static int classify_axes(struct ar_sweep_cfg *c, char *err, size_t len) {
   return 0;
 }
 
+static void keep_warning(void *ctx, const char *line) {
+  struct ar_sweep_cfg *c = ctx;
+  if (!c->warn_oom) c->warn_oom = ar_strv_push(&c->warnings, line) != 0;
+}
+
+/* NCCL_VERSION_CODE of the libnccl at path (its ncclGetVersion; the encoding before 2.9, X*1000+Y*100+Z,
+ * converted), 0 when it cannot be loaded or asked. */
+static int lib_version(const char *path) {
+  void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+  if (!h) return 0;
+  int (*get)(int *) = (int (*)(int *))dlsym(h, "ncclGetVersion");
+  int v = 0;
+  if (!get || get(&v) || v < 0) v = 0;
+  dlclose(h);
+  return v > 0 && v < 10000 ? v / 1000 * 10000 + v % 1000 / 100 * 100 + v % 100 : v;
+}
+
+struct install {
+  struct ar_sweep_cfg *c;
+  const char *prefix;
+};
+
+static void keep_install_warning(void *ctx, const char *line) {
+  const struct install *x = ctx;
+  char l[1400];
+  snprintf(l, sizeof l, "%s (--nccl %.300s)", line, x->prefix);
+  keep_warning(x->c, l);
+}
+
+/* specs (NAME=VALUE) checked: names against every release (a near miss refused), then the names each --nccl
+ * install does not read at its version (one warning per install), or without --nccl, the newest release read. */
+static int check_specs(struct ar_sweep_cfg *c, char *const *specs, char *err, size_t len) {
+  const struct ar_axis *libs = NULL;
+  for (int k = 1; k < c->naxes; k++)
+    if (c->axes[k].kind == AR_AXIS_NCCL_LIB) libs = &c->axes[k];
+  int rc = ar_ncclenv_check_env(specs, libs ? -1 : 0, c->allow_unknown_env, keep_warning, c, err, len);
+  for (int i = 0; !rc && libs && i < libs->values.n; i++) {
+    struct install x = {c, libs->values.v[i]};
+    ar_ncclenv_warn_version(specs, lib_version(libs->paths.v[i]), keep_install_warning, &x);
+  }
+  if (!rc && c->warn_oom) rc = -AR_ERUNTIME;
+  return rc;
+}
+
+/* The --env axes' NCCL_* names against what NCCL's releases read (ncclenv.h), NAME=V1,V2 as given: a near miss
+ * of a real name is an error naming it (unless --allow-unknown-env), other unknown or removed names one warning
+ * each in c->warnings. NCCL_CTAS is the sweep's own pseudo-axis (min = max CTAs of the nccl backend). */
+static int check_env_names(struct ar_sweep_cfg *c, char *err, size_t len) {
+  struct ar_strv specs = {0};
+  int rc = 0;
+  for (int i = 1; i < c->naxes && !rc; i++) {
+    const struct ar_axis *a = &c->axes[i];
+    if (a->kind != AR_AXIS_ENV || !strcmp(a->name, "NCCL_CTAS")) continue;
+    char spec[1024];
+    size_t k = (size_t)snprintf(spec, sizeof spec, "%s=", a->name);
+    for (int v = 0; v < a->values.n && k < sizeof spec; v++)
+      k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%s", v ? "," : "", a->values.v[v]);
+    rc = ar_strv_push(&specs, spec) ? -AR_ERUNTIME : 0;
+  }
+  if (!rc) rc = check_specs(c, specs.v, err, len);
+  ar_strv_free(&specs);
+  return rc;
+}
+
+int ar_sweep_env_check(struct ar_sweep_cfg *c, char *const *envp, char *err, size_t len) {
+  struct ar_strv own = {0};
+  int rc = 0;
+  for (int i = 0; envp && envp[i] && !rc; i++) {
+    const char *e = envp[i], *eq = strchr(e, '=');
+    if (strncmp(e, "NCCL_", 5) || !eq) continue;
+    int axis = 0;
+    for (int k = 1; k < c->naxes && !axis; k++)
+      axis = strlen(c->axes[k].name) == (size_t)(eq - e) && !strncmp(c->axes[k].name, e, (size_t)(eq - e));
+    if (!axis) rc = ar_strv_push(&own, e) ? -AR_ERUNTIME : 0;
+  }
+  if (!rc) rc = check_specs(c, own.v, err, len);
+  ar_strv_free(&own);
+  return rc;
+}
+
 static int set_json(struct ar_sweep_cfg *c, const char *path, const char *cwd, char *err, size_t len) {
   if (!*path) {
     snprintf(err, len, "empty -J file name");
@@ -239,7 +322,7 @@ static int set_json(struct ar_sweep_cfg *c, const char *path, const char *cwd, c
 }
 
 enum { O_NP = 1000, O_ENV, O_BACKEND, O_EXCLUDE, O_LAUNCHER, O_FORWARD, O_TIMEOUT, O_RESUME, O_RETRY, O_DRY, O_REPEAT,
-       O_STACKS, O_NCCL, O_APPLIES };
+       O_STACKS, O_NCCL, O_APPLIES, O_ALLOW_ENV };
 
 static const struct option sweep_opts[] = {
   {"np", required_argument, 0, O_NP},
@@ -256,6 +339,7 @@ static const struct option sweep_opts[] = {
   {"repeat", required_argument, 0, O_REPEAT},
   {"stacks", required_argument, 0, O_STACKS},
   {"nccl", required_argument, 0, O_NCCL},
+  {"allow-unknown-env", no_argument, 0, O_ALLOW_ENV},
   {"verbose", no_argument, 0, 'v'},
   {"json", required_argument, 0, 'J'},
   {"help", no_argument, 0, 'h'},
@@ -310,6 +394,7 @@ static int parse_options(struct ar_sweep_cfg *c, int argc, char **argv, const ch
     case O_RESUME: c->resume = true; break;
     case O_RETRY: c->resume = c->retry_failed = true; break;
     case O_DRY: c->dry_run = true; break;
+    case O_ALLOW_ENV: c->allow_unknown_env = true; break;
     case O_REPEAT: rc = parse_repeat(optarg, &c->repeat, err, len); break;
     case O_STACKS: rc = once(&late->stacks, optarg, "--stacks", err, len); break;
     case O_NCCL: rc = once(&late->nccl, optarg, "--nccl", err, len); break;
@@ -363,12 +448,14 @@ int ar_sweep_parse(struct ar_sweep_cfg *c, int argc, char **argv, const char *ex
   struct ar_opts *o = malloc(sizeof *o);
   if (!o) return -AR_ERUNTIME;
   rc = take_run_options(c, argc - optind, argv + optind, backend, o, err, len);
+  if (!rc && o->allow_unknown_env) c->allow_unknown_env = true; /* given as a run option, after -- */
   free(o);
+  /* Checks of the axes' variables, in this order: first their spelling (a misspelled NCCL_ variable is
+   * named as such, before anything else reads the axes), then whether an axis applies to any chosen
+   * backend (a misspelled name would otherwise read as an axis that applies to nothing). */
+  if (!rc) rc = check_env_names(c, err, len);
   if (!rc) rc = classify_axes(c, err, len);
   if (!rc) rc = ar_sweep_applies(c, &c->apply, err, len);
-  /* Checks of the axes' variables, in this order: first their spelling (a misspelled NCCL_ variable is
-   * named as such: the check of NCCL's known variables goes here), then whether an axis applies to any
-   * chosen backend (a misspelled name would otherwise read as an axis that applies to nothing). */
   if (!rc) rc = ar_sweep_applies_check(c, c->apply, err, len);
   return rc;
 }

@@ -44,6 +44,8 @@ void ar_sweep_usage(FILE *f) {
     "  --resume              skip the points FILE already has a `point` record for (any status)\n"
     "  --retry-failed        with --resume, rerun points whose status is not done (implies --resume)\n"
     "  --dry-run             print the launches (one per line, shell-quoted) and run nothing\n"
+    "  --allow-unknown-env   an NCCL_* axis or variable no NCCL release reads but that is a near miss of\n"
+    "                        one (NCCL_PROTOCOL: NCCL_PROTO) is a warning, not an error (docs/nccl-env.md)\n"
     "  --repeat N            launch every point N times, fresh processes, in N rounds over all points\n"
     "                        (interleaved: an axis that selects a stack alternates between them), so\n"
     "                        compare/tune/table resample runs and see run-to-run drift (default 1;\n"

@@ -44,6 +44,9 @@ struct ar_sweep_cfg {
   double point_timeout;    /* seconds, 0 = no limit */
   int repeat;              /* --repeat N: every launch N times, all launches once per round */
   bool resume, retry_failed, dry_run, verbose;
+  bool allow_unknown_env;  /* --allow-unknown-env: a near-miss NCCL_* name is a warning, not an error */
+  struct ar_strv warnings; /* one line each (NCCL_* names no NCCL reads): sweep.c prints them once */
+  int warn_oom;            /* a warning could not be kept */
   char *json;              /* -J, made absolute */
   char *exe;               /* the arbench binary the launches run */
   struct ar_strv command;  /* the sweep's own command line, for the sweep record */
@@ -105,6 +108,9 @@ int ar_sweep_applies_check(const struct ar_sweep_cfg *c, json_t *applies, char *
 int ar_strv_split_list(const char *list, const char *what, struct ar_strv *out, char *err, size_t len);
 /* Seconds one point may run (--point-timeout's default). */
 #define AR_SWEEP_POINT_TIMEOUT 3600.0
+/* The sweep's own environment (envp), which every launch inherits: its NCCL_* names that are not axes,
+ * checked as the axes' are (args.c): 0 with warnings added to c->warnings, or -AR_EINVAL naming a near miss. */
+int ar_sweep_env_check(struct ar_sweep_cfg *c, char *const *envp, char *err, size_t len);
 /* A backend spec of the nccl backend ("nccl" or "nccl:VARIANT"). plan.c. */
 int ar_spec_is_nccl(const char *spec);
 /* --stacks LIST and --nccl LIST (stacks.c): a launch axis each, with the file every value names (checked

@@ -182,6 +182,9 @@ static int sweep(struct sweep *s, int argc, char **argv) {
     ar_sweep_usage(stdout);
     return AR_EXIT_OK;
   }
+  if (!rc) rc = ar_sweep_env_check(&s->cfg, environ, err, sizeof err); /* the points skip it (--point) */
+  if (!rc)
+    for (int i = 0; i < s->cfg.warnings.n; i++) fprintf(stderr, "arbench sweep: %s\n", s->cfg.warnings.v[i]);
   if (!rc) rc = ar_sweep_plan(&s->cfg, environ, geteuid() == 0, &s->plan, err, sizeof err);
   if (!rc) rc = choose(s, err, sizeof err);
   if (rc) return say(rc == -AR_EINVAL ? AR_EXIT_USAGE : AR_EXIT_FAIL, err);

@@ -98,8 +98,46 @@ static void test_applies_to_none(void **st) {
   ar_sweep_cfg_free(&c);
 }
 
+/* Issue 49 item 6: an axis's NCCL_* name is checked for its spelling before the applies check reads it (mpi alone:
+ * NCCL_* applies to none, which would hide the misspelling); unknown and removed names are warnings kept for the
+ * sweep to say; the sweep's own environment is checked the same way, its axes left to the axis check. */
+static void test_spelled_first(void **st) {
+  (void)st;
+  struct ar_sweep_cfg c;
+  char err[AR_ERRLEN] = "";
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "NCCL_PROTOCOL=LL,LL128", "-J", "x.jsonl", "--", "--backend",
+                         "mpi", NULL), -AR_EINVAL);
+  assert_string_equal(err, "NCCL_PROTOCOL=LL,LL128: no NCCL release reads NCCL_PROTOCOL (2.3.5 to 2.30.7 read): did you "
+                           "mean NCCL_PROTO? (--allow-unknown-env passes it as it is)");
+  ar_sweep_cfg_free(&c);
+  assert_int_equal(parse(&c, err, "--np", "2", "--allow-unknown-env", "--env", "NCCL_PROTOCOL=LL", "--env",
+                         "NCCL_MYPLUGIN_FOO=1", "--env", "NCCL_SHM_MEMCPY_MODE=1", "--env", "NCCL_PROTO=LL", "--env",
+                         "NCCL_CTAS=2", "-J", "x.jsonl", NULL), 0);
+  assert_int_equal(c.warnings.n, 3);
+  assert_string_equal(c.warnings.v[0], "warning: NCCL_PROTOCOL=LL: no NCCL release reads NCCL_PROTOCOL (a near miss of "
+                                       "NCCL_PROTO); passed as it is (--allow-unknown-env)");
+  assert_non_null(strstr(c.warnings.v[1], "warning: NCCL_MYPLUGIN_FOO=1: no NCCL release from 2.3.5 to 2.30.7 reads"));
+  assert_non_null(strstr(c.warnings.v[2], "NCCL_SHM_MEMCPY_MODE: removed in 2.30.7 (last read by 2.30.4)"));
+  /* The environment: NCCL_PROTOCOL is an axis (checked there), NCCL_IB_HCAS is not: refused. */
+  char *envp[] = {"PATH=/bin", "NCCL_PROTOCOL=Simple", "NCCL_IB_HCAS=mlx5_0", NULL};
+  c.allow_unknown_env = false;
+  assert_int_equal(ar_sweep_env_check(&c, envp, err, AR_ERRLEN), -AR_EINVAL);
+  assert_string_equal(err, "NCCL_IB_HCAS=mlx5_0: no NCCL release reads NCCL_IB_HCAS (2.3.5 to 2.30.7 read): did you mean "
+                           "NCCL_IB_HCA? (--allow-unknown-env passes it as it is)");
+  char *envp2[] = {"NCCL_PROTOCOL=Simple", "NCCL_SITE_RACK=7", "NCCL_DEBUG=WARN", NULL};
+  assert_int_equal(ar_sweep_env_check(&c, envp2, err, AR_ERRLEN), 0);
+  assert_int_equal(c.warnings.n, 4);
+  assert_non_null(strstr(c.warnings.v[3], "warning: NCCL_SITE_RACK=7: no NCCL release"));
+  ar_sweep_cfg_free(&c);
+  /* As a run option after --, too. */
+  assert_int_equal(parse(&c, err, "--np", "2", "--env", "NCCL_PROTOCOL=LL", "-J", "x.jsonl", "--",
+                         "--allow-unknown-env", NULL), 0);
+  assert_int_equal(c.warnings.n, 1);
+  ar_sweep_cfg_free(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules), cmocka_unit_test(test_user),
-                                     cmocka_unit_test(test_applies_to_none)};
+                                     cmocka_unit_test(test_applies_to_none), cmocka_unit_test(test_spelled_first)};
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
