@@ -524,7 +524,8 @@ static int once(int c, unsigned char *seen, char *err, size_t errlen) {
   if (c == OPT_BACKEND || c <= 0 || c >= OPT_LAST) return 0;
   static const char with_value[] = "befidonwcGTJaIz";
   if (c < 256 && !strchr(with_value, c)) return 0;
-  if (c >= 1000 && (c == OPT_QUIET || c == OPT_SHARED_GPU || c == OPT_NOBIND || c == OPT_NO_LAUNCH || c == OPT_NO_MEMCHECK)) return 0;
+  if (c >= 1000 && (c == OPT_QUIET || c == OPT_SHARED_GPU || c == OPT_NOBIND || c == OPT_NO_LAUNCH || c == OPT_NO_MEMCHECK ||
+                    c == OPT_ALLOW_ENV)) return 0;
   if (!seen[c]++) return 0;
   char name[64];
   snprintf(name, sizeof name, "-%c", c);
