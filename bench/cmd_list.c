@@ -1,4 +1,4 @@
-/* list.c — `arbench list`: every backend, whether this build has it and whether it can run here (and why not).
+/* cmd_list.c — `arbench list`: every backend, whether this build has it and whether it can run here (and why not).
  * Runs as a single MPI process (no mpirun needed); needs no GPU. */
 #include "ar_config.h"
 #include "backend.h"

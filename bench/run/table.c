@@ -1,4 +1,4 @@
-/* report.c — print results as nccl-tests does (so its users can read them at a glance), with
+/* table.c — run's table on stdout: results printed as nccl-tests does (so its users can read them at a glance), with
  * p50 and p99 columns added after the average time; columns without data are left out. */
 #include "run/table.h"
 #include <stdio.h>

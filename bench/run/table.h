@@ -1,4 +1,4 @@
-/* report.h — the nccl-tests-style table on stdout: one row per size with out-of-place and
+/* table.h — run's nccl-tests-style table on stdout: one row per size with out-of-place and
  * in-place columns (avg time, p50, p99, algbw, busbw, #wrong) and the footer. */
 #ifndef AR_REPORT_H
 #define AR_REPORT_H
