@@ -4,7 +4,7 @@
 # shares) includes no header of bench/run/ (`arbench run`'s own files); no source file of bench/, kernels/, standin/,
 # topo/ or tuner/ includes by a relative path; kernels/ holds no CPU stand-in (standin/ does: no kernels/ file named
 # for the emulation or including a header of standin/); no backend table compared by pointer outside the registry;
-# every test named folder-filestem[-variant].
+# every test named folder-filestem[-variant]; every source file's header comment opens with its own name.
 source "$(dirname "$0")/../lib/common.sh"
 SRC=${ARBENCH_SRC:?}
 BUILD=${ARBENCH_BUILD:?}
@@ -48,6 +48,18 @@ standin = os.path.join(src, "standin")
 standin_h = set()
 for d, _, fs in os.walk(standin):
     standin_h.update(f for f in fs if f.endswith((".h", ".cuh")))
+# Every source file opens with its header comment, whose first word is the file's own name (a moved or renamed file
+# that still calls itself by its old name misleads its reader).
+for top in ("bench", "kernels", "standin", "topo", "tuner"):
+    for d, _, fs in os.walk(os.path.join(src, top)):
+        for f in sorted(fs):
+            if not f.endswith((".c", ".h", ".cu", ".cuh", ".cc")):
+                continue
+            first = open(os.path.join(d, f), encoding="utf-8").readline()
+            m = re.match(r"/\* ([\w.+-]+) —", first)
+            if not m or m.group(1) != f:
+                bad.append("%s: its header comment does not open with its own name ('/* %s — ...'): %s"
+                           % (os.path.relpath(os.path.join(d, f), src), f, first.strip()[:60]))
 for top in ("kernels", "standin", "topo", "tuner"):
     for d, _, fs in os.walk(os.path.join(src, top)):
         for f in sorted(fs):
