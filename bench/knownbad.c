@@ -222,6 +222,7 @@ int ar_knownbad_line(json_t *run, char *line, size_t len) {
   *line = 0;
   json_array_foreach(json_object_get(run, "known_bad"), i, x) {
     const struct ar_knownbad *e = ar_knownbad_find(json_string_value(x));
+    if (e && e->severity == AR_KB_SLOW) continue; /* recorded, and shown by doctor and report: no warning line */
     size_t at = strlen(line);
     if (e) snprintf(line + at, len - at, "%s%s (%s: %s; %s)", n ? "; " : "known-bad stack: ", e->id,
                     ar_knownbad_severity_name(e->severity), e->symptom, e->source);

@@ -372,6 +372,7 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
     json_array_foreach(json_object_get(c, "matches"), j, x) {
       if (rc) break;
       json_object_set_new(x, "p_holm", num_or_null(padj[k]));
+      if (!strcmp(ar_rec_str(x, "backend", ""), "model")) v[k] = AR_PV_NOSAMPLES; /* predictions: nothing measured */
       json_object_set_new(x, "verdict", json_string(ar_pair_verdict_name(v[k])));
       int need = v[k] != AR_PV_UNDECIDED ? 0
                                         : ar_runs_needed(log(t[k].ratio / t[k].shift), t[k].sd, margin,

@@ -264,7 +264,7 @@ static int flush(struct nt *p) {
   if (*t->name) json_object_set_new(t->run, "collective", json_string(t->name));
   name_stack(p, t);
   char kb[2048]; /* the log's NCCL version and GPU lines against bench/knownbad.c: the run's known_bad, a warning */
-  if (ar_knownbad_record(t->run, kb, sizeof kb)) json_array_append_new(p->warnings, json_sprintf("%.150s:%d: %s", p->c.path, t->line, kb));
+  if (ar_knownbad_record(t->run, kb, sizeof kb) && *kb) json_array_append_new(p->warnings, json_sprintf("%.150s:%d: %s", p->c.path, t->line, kb));
   json_array_append(p->out, t->run);
   stamp_rows(p, t, ranks, nodes);
   json_decref(nodes);

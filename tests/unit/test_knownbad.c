@@ -159,6 +159,14 @@ static void test_record(void **st) {
   assert_string_equal(line, "");
   assert_int_equal(json_array_size(json_object_get(run, "known_bad")), 0);
   json_decref(run);
+  /* a slowdown only (#2094 matches every NCCL from 2.29): recorded, no warning line on every run and import */
+  run = json_pack("{s:{s:s}, s:[{s:s}]}", "stack", "nccl_loaded", "2.29.7", "gpus", "name", "NVIDIA H100 80GB HBM3");
+  assert_int_equal(ar_knownbad_record(run, line, sizeof line), 1);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(run, "known_bad"), 0)),
+                      "nccl-2094-small-allreduce-2.29");
+  assert_string_equal(line, "");
+  assert_int_equal(ar_knownbad_line(run, again, sizeof again), 0);
+  json_decref(run);
   run = json_pack("{s:{s:n}, s:[]}", "stack", "nccl_loaded", "gpus"); /* host-only: nothing known */
   assert_int_equal(ar_knownbad_record(run, line, sizeof line), 0);
   assert_true(json_is_array(json_object_get(run, "known_bad")));
