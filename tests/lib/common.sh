@@ -11,7 +11,8 @@ trap 'rm -rf "$TMP"' EXIT
 # A command that stops the script through set -e says so in a FAIL line (file, line, command, status): CI shows
 # only the tail of its log and the first FAIL line of each failed test (scripts/test-summary.py); a silent stop
 # there could not be told from any other.
-trap 'ar_err=$?; echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $ar_err (set -e stopped the test)" >&2' ERR
+# (Only while set -e is on: a counting script, ar_counting below, turns it off and goes on past failed commands.)
+trap 'ar_err=$?; [[ $- != *e* ]] || echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $ar_err (set -e stopped the test)" >&2' ERR
 PY=${PYTHON:-python3}
 
 ar_mpirun() { # ar_mpirun NP args... : arbench under mpirun (-q: only arbench's own messages)
