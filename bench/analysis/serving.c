@@ -453,7 +453,7 @@ json_t *ar_serving_group(const struct ar_grid *g, json_t *runs, const struct ar_
   json_object_set_new(grp, "engine_runs", json_string(sg.runs_text));
   json_object_set_new(grp, "paths", paths);
   if (sg.fusion) json_object_set_new(grp, "fusion", sg.fusion);
-  json_object_set_new(grp, "options", ar_serving_options(e, g->ranks, g->dtype, sg.nvlink == 1, measured));
+  json_object_set_new(grp, "options", ar_serving_options(e, g->ranks, g->nodes, g->dtype, sg.nvlink == 1, measured));
   json_object_set_new(grp, "nccl", nccl);
   json_object_set_new(grp, "baseline", baseline_json(&sg));
   json_object_set_new(grp, "basis", basis_json(&sg));

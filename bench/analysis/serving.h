@@ -68,9 +68,9 @@ int ar_serving_custom_at(const struct ar_serving_engine *e, size_t bytes);
 int ar_serving_auto_kernel(int ranks, int nvlink, size_t bytes);
 /* The value of its cap that keeps custom allreduce at every size up to max_bytes and off above. */
 long long ar_serving_cap_value(const struct ar_serving_engine *e, size_t max_bytes);
-/* Engine paths arbench did not measure, to try (never measured settings): for ranks, dtype, interconnect;
- * measured[p] says which paths the group measured (those are left out). */
-json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, const char *dtype, int nvlink,
+/* Engine paths arbench did not measure, to try (never measured settings): for ranks on nodes, dtype,
+ * interconnect; measured[p] says which paths the group measured (those are left out). */
+json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, int nodes, const char *dtype, int nvlink,
                            const char *measured);
 
 /* ---- the files (serving.c) ---- */

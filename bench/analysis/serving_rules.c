@@ -93,7 +93,8 @@ static const struct ar_serving_engine engines[AR_SERVING_NENGINES] = {
    ":360 (inp_size < self.max_size)",
    vllm_worlds, 4,
    "custom_all_reduce.py:57 (_SUPPORTED_WORLD_SIZES), :349 (world_size > 8: never)",
-   "custom_all_reduce.py:179-184 (same node, world_size > 2 and not fully connected over NVLink: disabled) and :359",
+   "custom_all_reduce.py:179-184 (same node, world_size > 2 and not fully connected over NVLink: disabled) and :359; "
+   "no opt-in in main: VLLM_ALLOW_CUSTOM_ALLREDUCE_PCIE is only in open PR #47979",
    "torch symmetric memory needs the compute capability in SYMM_MEM_ALL_REDUCE_MAX_SIZES (9.0, 10.0, 10.3, 10.7; "
    "all_reduce_utils.py) and multicast (symm_mem.py:66,106): never on PCIe-only GPUs",
    "-cc '{\"pass_config\": {\"fuse_allreduce_rms\": true}}' (FlashInfer's kernel)",
@@ -157,18 +158,23 @@ static void add_option(json_t *out, const char *path, const char *how, const cha
                                        "source", source, "measured", 0));
 }
 
-json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, const char *dtype, int nvlink,
+json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, int nodes, const char *dtype, int nvlink,
                            const char *measured) {
   json_t *out = json_array();
   int half = !strcmp(dtype, "bfloat16") || !strcmp(dtype, "half");
   int vllm = !strcmp(e->name, "vllm");
-  if (vllm && !nvlink && half && (ranks == 2 || ranks == 4 || ranks == 8))
+  /* vLLM's wrapper turns itself off without FlashInfer's PCIe-IPC workspace, for other world sizes and dtypes,
+   * and for a group spanning nodes (flashinfer_pcie_ipc_all_reduce.py:29-30, :60-66, :72-85 at fcf933f4). */
+  if (vllm && !nvlink && half && nodes == 1 && (ranks == 2 || ranks == 4 || ranks == 8))
     add_option(out, "flashinfer-pcie-ipc", "VLLM_ALLREDUCE_USE_FLASHINFER_PCIE_IPC=1",
                "TP 2, 4 or 8 on one PCIe-only node, bf16/fp16, [tokens, hidden] inputs up to the largest CUDA-graph "
-               "capture size; it tunes its kernel once and caches it (pcie_ipc_allreduce_tp_<ranks>.json); "
-               "FlashInfer's kernel, not one arbench measured",
-               "vllm/distributed/device_communicators/flashinfer_pcie_ipc_all_reduce.py at fcf933f4 (PR #53576; not "
-               "in main c81093757)");
+               "capture size; it tunes its kernel once and caches it (pcie_ipc_allreduce_tp_<ranks>.json); needs a "
+               "FlashInfer with PcieIpcAllReduceWorkspace (flashinfer-ai/flashinfer PR #4393, 299e6d11: in main "
+               "fb28d724, in no release tag to v0.6.18rc7), else vLLM falls back; vLLM tries it before its custom "
+               "allreduce, so the calls it takes leave the custom allreduce arbench measured; FlashInfer's kernel, "
+               "not one arbench measured",
+               "vllm/distributed/device_communicators/flashinfer_pcie_ipc_all_reduce.py at fcf933f4 (PR #53576, "
+               "merged into vLLM main after c81093757)");
   if (!measured[AR_SP_NCCL_SYMM] && vllm && ranks >= 4)
     add_option(out, "nccl-symmetric-memory", "VLLM_USE_NCCL_SYMM_MEM=1",
                "TP >= 4: NCCL's symmetric kernels below 16 KiB and from 512 KiB (TP 4) or 128 KiB (TP 8); measure it "

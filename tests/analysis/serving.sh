@@ -37,6 +37,15 @@ check_eq "fusion measured to 128 KiB, 16 tokens, a patch on cc 12.0 for both" "1
   "$(grp vllm 2 bfloat16 '.fusion | .fused_max_bytes, .fused_max_tokens' | paste -sd' ') $(patch vllm 2 bfloat16 "allreduce+RMSNorm fusion" '.measured.fused_max_bytes') $(patch sglang 2 bfloat16 "allreduce+RMSNorm fusion" '.measured.fused_max_bytes')"
 check_eq "an engine path not measured is an option, never a setting" '"flashinfer-pcie-ipc" false' \
   "$(grp vllm 2 bfloat16 '.options[0] | .path, .measured' | paste -sd' ')"
+# vLLM's FlashInfer PCIe-IPC path (PR #53576, merged after c81093757) needs a FlashInfer with #4393 and one node:
+# the same TP 2 data from two nodes offers it no more (vLLM's wrapper turns itself off across nodes).
+check_eq "the PCIe-IPC option: merged, the FlashInfer it needs, taken before custom allreduce" "1 1 1" \
+  "$(grp vllm 2 bfloat16 '.options[0].source' | grep -c 'PR #53576, merged into vLLM main') $(grp vllm 2 bfloat16 '.options[0].applies' | grep -c 'needs a FlashInfer with PcieIpcAllReduceWorkspace (flashinfer-ai/flashinfer PR #4393, 299e6d11') $(grp vllm 2 bfloat16 '.options[0].applies' | grep -c 'vLLM tries it before its custom allreduce')"
+jq -c 'if .nodes then .nodes = 2 | (if .hosts then .hosts = ["box", "box2"] else . end) else . end' "$TMP/main.jsonl" \
+  >"$TMP/twonode.jsonl"
+tune twonode "$TMP/twonode.jsonl" --hidden 4096 || check_fail "tune twonode exited $?"
+check_eq "two nodes: no PCIe-IPC option, custom allreduce off across nodes" '2 [] 1' \
+  "$(S="$TMP/twonode/serving.json" grp vllm 2 bfloat16 '.nodes, [.options[].path]' | paste -sd' ') $(S="$TMP/twonode/serving.json" grp vllm 2 bfloat16 .engine_runs | grep -c 'spanning nodes')"
 
 # TP=2 half: NCCL wins everywhere: both engines get --disable-custom-all-reduce and nothing to patch.
 for e in vllm sglang; do
@@ -53,6 +62,10 @@ for e in vllm sglang; do
     "$(grp $e 8 bfloat16 '.custom_allreduce, .custom_max_bytes, .engine_custom_max_bytes, .flags' | paste -sd' ')"
   check_eq "$e TP8: turned off above 2 PCIe GPUs, a patch" 1 \
     "$(patch $e 8 bfloat16 "custom allreduce turned off" '.why' | grep -c 'turns custom allreduce off above 2 GPUs without NVLink')"
+done
+check_eq "vLLM TP8: its PCIe opt-in is not in main (open PR #47979)" 1 \
+  "$(patch vllm 8 bfloat16 "custom allreduce turned off" '.why' | grep -c 'no opt-in in main: VLLM_ALLOW_CUSTOM_ALLREDUCE_PCIE is only in open PR #47979')"
+for e in vllm sglang; do
   check_eq "$e TP8: the patch says what was measured" "65536 8" \
     "$(patch $e 8 bfloat16 "custom allreduce turned off" '.measured | .custom_max_bytes, .custom_max_tokens' | paste -sd' ')"
   check_eq "$e TP8: NCCL at every size unpatched" 1 "$(grp $e 8 bfloat16 .engine_runs | grep -c '^"NCCL at every size')"
