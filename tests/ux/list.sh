@@ -35,6 +35,11 @@ whead = wide[0]
 wc = [whead.index(w) for w in ("where", "status", "what")]
 want = [[l[:wc[0]].strip(), l[wc[0]:wc[1]].strip(), l[wc[1]:wc[2]].strip(), l[wc[2]:].strip()]
         for l in wide[1:wide.index("")]]
+# every word fits its column, so the wrap breaks only between words and the lines rejoin with one blank (a word
+# longer than the column is cut, and its halves would read as two words)
+for w in want:
+    for col, width in ((2, cols[2] - cols[1] - 1), (3, 80 - cols[2])):
+        assert all(len(x) <= width for x in w[col].split()), "a word wider than its column: %r" % w[col]
 got = [[n, w, " ".join(x for x in s if x), " ".join(x for x in t if x)] for n, w, s, t in rows]
 assert got == want, "wrapped rows differ from --wide:\n%r\n%r" % (got, want)
 # the name column fits the longest name; the status column its longest status, at most 30 (longer ones wrap:

@@ -586,7 +586,7 @@ static void nccl_fini(void *state) {
 
 const struct ar_backend ar_be_nccl = {
   .name = "nccl",
-  .summary = "ncclAllReduce (variants algo=,proto=,ctas=,reg=,symm=,tuner=FILE)",
+  .summary = "ncclAllReduce (variants algo=, proto=, ctas=, reg=, symm=, tuner=FILE)",
   .flags = AR_BE_DEVICE | AR_BE_GRAPH | AR_BE_BASELINE,
   .family = AR_BE_FAM_NCCL,
   .check_variant = nccl_check_variant,
