@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # standin_knownbad.sh — `run`'s known-bad line and record end to end on the CUDA stand-in (docs/doctor.md "Known-bad
 # stacks"): two devices named as RTX 5090s (ARBENCH_STANDIN_NAME) match the table's GPU-only entries, so the run
-# prints one warning line at start naming them and its run record's known_bad lists them; named RTX PRO 6000 with the
+# prints one warning line at start naming the failure entry and its run record's known_bad lists them; named RTX PRO 6000 with the
 # NCCL stand-in's 2.28.9 (not 2.26.2) nothing matches, no line; doctor reads the same names and the loaded NCCL. Elsewhere: skipped.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 need_standin
 export ARBENCH_STANDIN_GPUS=2
-LINE="arbench: warning: known-bad stack: gpu-rtx5090-p2p-gns (slow: peer-to-peer between RTX 5090s refused: nvidia-smi topo -p2p shows GNS (GPU not supported); NCCL and the custom p2p-* kernels go through host memory; https://github.com/noonghunna/club-3090/issues/1130); trtllm-16899-pcie-ipc (fails: cudaIpcOpenMemHandle fails (cudaErrorInvalidDevice, 101): custom all-reduce over CUDA IPC cannot start (TensorRT-LLM crashes at engine init); https://github.com/NVIDIA/TensorRT-LLM/issues/16899)"
+# the line names the crash and failure entries; the slowdown (GNS: through host memory) is in the record only
+LINE="arbench: warning: known-bad stack: trtllm-16899-pcie-ipc (fails: cudaIpcOpenMemHandle fails (cudaErrorInvalidDevice, 101): custom all-reduce over CUDA IPC cannot start (TensorRT-LLM crashes at engine init); https://github.com/NVIDIA/TensorRT-LLM/issues/16899)"
 run2() { # run2 NAME OUT: a 2-rank run on the stand-in named NAME; stderr into OUT.err, records into OUT.jsonl
   rm -f "$2.jsonl"
   ARBENCH_STANDIN_NAME="$1" mpirun -q --oversubscribe -x ARBENCH_STANDIN_NAME -x ARBENCH_STANDIN_GPUS -np 2 \
