@@ -372,7 +372,6 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
     json_array_foreach(json_object_get(c, "matches"), j, x) {
       if (rc) break;
       json_object_set_new(x, "p_holm", num_or_null(padj[k]));
-      if (!strcmp(ar_rec_str(x, "backend", ""), "model")) v[k] = AR_PV_NOSAMPLES; /* predictions: nothing measured */
       json_object_set_new(x, "verdict", json_string(ar_pair_verdict_name(v[k])));
       int need = v[k] != AR_PV_UNDECIDED ? 0
                                         : ar_runs_needed(log(t[k].ratio / t[k].shift), t[k].sd, margin,
@@ -440,7 +439,7 @@ static int methods_vary(json_t *matches) {
 static void print_verdict(json_t *m) {
   const char *v = ar_rec_str(m, "verdict", "");
   json_t *need = json_object_get(m, "runs_needed");
-  if (!strcmp(ar_rec_str(m, "backend", ""), "model")) { /* `arbench model`'s predictions: no launch, nothing to test */
+  if (ar_rec_predicted(m)) { /* `arbench model`'s predictions: no launch, nothing to test */
     printf("%s (predictions: no test)", v);
     return;
   }

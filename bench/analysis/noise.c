@@ -553,7 +553,8 @@ static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la
   struct tstat ts;
   values_t(a, la->n, b, lb->n, &ts);
   int sa = ar_runs_sampled(runs_a), sb = ar_runs_sampled(runs_b);
-  *t = (struct ar_pair){la->n && lb->n ? exp(mb - ma) : NAN, NAN, NAN, NAN, NAN, NAN, ts.sd, shift, sa, sb, 0, 1,
+  int launched = !ar_rec_predicted(json_array_get(runs_a, 0)); /* `arbench model`'s predictions: no launch at all */
+  *t = (struct ar_pair){la->n && lb->n ? exp(mb - ma) : NAN, NAN, NAN, NAN, NAN, NAN, ts.sd, shift, sa, sb, 0, launched,
                         la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN};
   if (!sa || !sb) { /* sample-less: the runs with a p50 */
     double v[64];
