@@ -53,7 +53,7 @@ ncclResult_t sn_comm_check(ncclComm_t c, const char *op) {
 
 SN_API ncclResult_t ncclGetVersion(int *version) {
   if (!version) return ncclInvalidArgument;
-  *version = NCCL_VERSION_CODE;
+  *version = sn_version();
   return ncclSuccess;
 }
 
@@ -163,7 +163,7 @@ static ncclResult_t meet(ncclComm_t c) {
   struct sn_peer *me = &c->area->peer[c->rank];
   me->pid = (int)getpid();
   me->device = c->device;
-  me->version = NCCL_VERSION_CODE;
+  me->version = sn_version();
   snprintf(me->busid, sizeof me->busid, "%s", c->busid);
   if (c->nranks > 1) {
     ncclResult_t rc = cuda_check(cudaMalloc((void **)&c->staging, (size_t)SN_STEP_SLOTS * SN_CHUNK), "staging buffer");
@@ -179,8 +179,8 @@ static ncclResult_t meet(ncclComm_t c) {
   }
   for (int r = 0; r < c->nranks; r++) {
     const struct sn_peer *p = &c->area->peer[r];
-    if (p->version != NCCL_VERSION_CODE) {
-      SN_WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", c->rank, NCCL_VERSION_CODE, r,
+    if (p->version != sn_version()) {
+      SN_WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", c->rank, sn_version(), r,
               p->version);
       return ncclInvalidUsage;
     }

@@ -165,7 +165,9 @@ static void ensure_init(void) {
 
 static void show_version(void) {
   int lv = sn_log_level();
-  const char *v = "NCCL version 2.28.9+cuda13.0";
+  char ver[16], v[48];
+  sn_version_string(ver, sizeof ver);
+  snprintf(v, sizeof v, "NCCL version %s+cuda13.0", ver);
   if (lv == SN_LOG_VERSION || lv == SN_LOG_WARN) sn_log(SN_LOG_VERSION, SN_ALL, __FILE__, __LINE__, "%s", v);
   else sn_log(SN_LOG_INFO, SN_ALL, __func__, __LINE__, "%s", v);
   sn_log(SN_LOG_INFO, SN_INIT, __func__, __LINE__, "arbench NCCL stand-in: CPU ranks, no GPU and no NCCL ran here");

@@ -39,6 +39,12 @@ int sn_log_level(void);
 void sn_log_version(int rank);
 const char *sn_last_error(void);
 
+/* ---- the modelled release (version.c): ARBENCH_STANDIN_NCCL_VERSION, 2.28.9 by default ---- */
+/* NCCL_VERSION_CODE of the release whose behaviour the stand-in follows (e.g. 23102 for 2.31.2). */
+int sn_version(void);
+/* "2.31.2" */
+void sn_version_string(char *buf, size_t len);
+
 /* ---- environment (env.c) ---- */
 /* NCCL_PARAM: read once per process at first use, then cached; NCCL_CONFIG_UNDEF_INT when unset. */
 int64_t sn_param_min_ctas(void);
