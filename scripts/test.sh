@@ -11,7 +11,8 @@ one line 'N passed, N failed, N skipped'; exit status 1 when any test failed. Ar
   scripts/test.sh --suite unit          one suite
   scripts/test.sh unit-opts unit-infile  named tests
 Environment: BUILD_DIR (default build), MESON_OPTS (setup options, e.g. -Dcuda=disabled), MESON_TEST_OPTS,
-CI (set: install the test-only packages; a missing one is a failure). meson test --help lists its options.
+CI (set: install the test-only packages; a missing one is a failure), ARBENCH_TIMEOUT_MULTIPLIER (the timeouts'
+factor; default: from the box's load, scripts/timeout-multiplier.sh). meson test --help lists its options.
 EOF2
 }
 for a in "$@"; do # its own usage at once: never the whole build first
@@ -33,6 +34,13 @@ if [ -n "${CI:-}" ]; then
     || echo "test.sh: could not install $TEST_PIP_PKGS: their tests fail under CI" >&2
 fi
 rc=0
-meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild ${MESON_TEST_OPTS:-} "$@" || rc=$?
+# The hang guards stretch with the box's load (scripts/timeout-multiplier.sh); an explicit --timeout-multiplier wins.
+mult=()
+case " ${MESON_TEST_OPTS:-} $* " in *" --timeout-multiplier"* | *" -t "*) ;; *)
+  m=$(scripts/timeout-multiplier.sh)
+  [ "$m" = 1 ] || echo "test.sh: load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs: test timeouts x$m"
+  mult=(--timeout-multiplier "$m") ;;
+esac
+meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild "${mult[@]}" ${MESON_TEST_OPTS:-} "$@" || rc=$?
 scripts/test-summary.py "$BUILD_DIR" || rc=1
 exit $rc
