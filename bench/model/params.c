@@ -43,7 +43,8 @@ void ar_mparams_default(struct ar_mparams *p) {
    * hops (2 x 0.45). */
   p->custom_fixed_us = 6.6;
   /* [R6K] NCCL 24.1-24.6 us from 256 B to 64 KiB on 8 GPUs, less NCCL's own ring LL latency for 8 ranks
-   * ([NCCL] 6.6 + 14 x 1.0 = 20.6 us): the host launch NCCL's tuning model leaves out, ~3.7 us. */
+   * ([NCCL] 6.6 + 14 x 1.0 = 20.6 us): the fixed cost NCCL's tuning model leaves out under nccl-tests' back-to-back
+   * launches, ~3.7 us. Used by ring Simple and the trees; ring LL has its own fit (ring_ll_fixed_us below). */
   p->nccl_launch_us = 3.7;
   /* [NCCL] tuning.cc baseLatencies (Ring, Tree) x (LL, Simple) and PCI hwLatencies. */
   p->nccl_base_us[0][0] = 6.6; p->nccl_base_us[0][1] = 8.4;
