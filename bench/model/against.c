@@ -64,22 +64,22 @@ static int is_gpu_result(json_t *r) {
   return fam == AR_BE_FAM_NCCL || fam == AR_BE_FAM_P2P;
 }
 
-static void line(const char *label, json_t *r, int f, double mt, double pt, double mb, double pbw, const char *diag,
-                 int json) {
+static void line(const char *label, json_t *r, int f, enum ar_mmethod mm, double mt, double pt, double mb, double pbw,
+                 const char *diag, int json) {
   if (json) {
-    json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:i,s:f,s:f,s:f,s:f,s:f,s:s}", "type", "against", "spec", label, "model",
-      ar_malgo_name(f), "size", (json_int_t)ar_rec_num(r, "size", 0), "ranks", (int)ar_rec_num(r, "ranks", 0),
-      "measured_us", mt, "predicted_us", pt, "measured_busbw_gbs", mb, "predicted_busbw_gbs", pbw, "ratio",
-      pbw > 0 ? mb / pbw : 0, "diagnosis", diag);
+    json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "type", "against", "spec", label,
+      "model", ar_malgo_name(f), "size", (json_int_t)ar_rec_num(r, "size", 0), "ranks", (int)ar_rec_num(r, "ranks", 0),
+      "method", ar_mmethod_name(mm), "measured_us", mt, "predicted_us", pt, "measured_busbw_gbs", mb,
+      "predicted_busbw_gbs", pbw, "ratio", pbw > 0 ? mb / pbw : 0, "diagnosis", diag);
     char *s = json_dumps(o, JSON_COMPACT);
     puts(s ? s : "{}");
     free(s);
     json_decref(o);
     return;
   }
-  printf("%-28s %-17s %10lld %3d %10.1f %10.1f %7.1f %7.1f %6.2f%s%s\n", label, ar_malgo_name(f),
+  printf("%-28s %-17s %10lld %3d %10.1f %10.1f %7.1f %7.1f %6.2f %-6s%s%s\n", label, ar_malgo_name(f),
          (long long)ar_rec_num(r, "size", 0), (int)ar_rec_num(r, "ranks", 0), mt, pt, mb, pbw, pbw > 0 ? mb / pbw : 0,
-         *diag ? "  " : "", diag);
+         ar_mmethod_name(mm), *diag ? "  " : "", diag);
 }
 
 static struct ar_mgraph *graph_for(struct ar_mgraph **cache, const struct ar_topo *t, const struct ar_mparams *p,
@@ -119,15 +119,20 @@ static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph 
 static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t, const struct ar_mparams *p, int json,
                        int *skipped) {
   struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0}, *mg;
-  int done = 0, head = 0, f;
+  int done = 0, head = 0, iter = 0, f;
   double dflt;
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
-      for (int s = 0; s < gr[k].nsize; s++) head |= cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt);
+      for (int s = 0; s < gr[k].nsize; s++)
+        if (cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt)) {
+          head = 1;
+          iter |= ar_model_method_us(p, ar_grid_at(&gr[k], s, c)) > 0;
+        }
   for (int n = AR_AGAINST_RANKS - 1; head && n >= 2; n--) /* what the topology did not give, for the most ranks */
     if (cache[n]) {
       struct ar_massume as[AR_MAX_ASSUME];
       int na = ar_model_assumptions(t, cache[n], p, as);
+      if (iter) na = ar_model_assume_method(p, as, na);
       if (json) {
         json_t *o = json_pack("{s:s,s:i,s:o}", "type", "assumed", "ranks", n, "assumptions",
                               ar_model_assumptions_json(as, na));
@@ -140,8 +145,8 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
       break;
     }
   if (!json && head)
-    printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s\n", "result", "model", "bytes", "np", "meas us", "pred us",
-           "meas bw", "pred bw", "ratio");
+    printf("%-28s %-17s %10s %3s %10s %10s %7s %7s %6s %-6s\n", "result", "model", "bytes", "np", "meas us",
+           "pred us", "meas bw", "pred bw", "ratio", "method");
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
       for (int s = 0; s < gr[k].nsize; s++) {
@@ -152,11 +157,14 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
           (*skipped)++;
           continue;
         }
+        /* the measuring method the record states: a call timed alone adds its launch (method.c) */
+        enum ar_mmethod mm = ar_model_method_of(r);
         double size = (double)gr[k].size[s], pt = isnan(dflt) ? ar_model_time(mg, p, f, size, NULL, NULL) : dflt;
+        pt += ar_model_method_us(p, r);
         double pbw = ar_model_busbw(size, pt, ar_rec_ranks(r));
         char diag[512];
         ar_model_diagnose(r, t, st.busbw, pbw, diag, sizeof diag);
-        line(gr[k].cfg[c], r, f, st.p50, pt, st.busbw, pbw, diag, json);
+        line(gr[k].cfg[c], r, f, mm, st.p50, pt, st.busbw, pbw, diag, json);
         done++;
       }
   for (int n = 0; n < AR_AGAINST_RANKS; n++) ar_mgraph_free(cache[n]);

@@ -80,6 +80,15 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
   return n;
 }
 
+int ar_model_assume_method(const struct ar_mparams *p, struct ar_massume *a, int n) {
+  char val[48];
+  snprintf(val, sizeof val, "%g us", p->iter_launch_us);
+  return add(a, n, "iter_launch_us", val, "a result timed call by call (timing iter) pays each call's launch and the "
+             "wait for it (a graph's replay: one for its K calls), which the model's sources (nccl-tests' "
+             "back-to-back launches) hide: "
+             "estimate (params.c): --calib '{\"params\":{\"iter_launch_us\":N}}'");
+}
+
 json_t *ar_model_assumptions_json(const struct ar_massume *a, int n) {
   json_t *arr = json_array();
   for (int i = 0; i < n; i++)

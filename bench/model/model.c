@@ -371,7 +371,8 @@ static void ring(const struct ar_mgraph *g, struct flows *f, int step, int both)
 }
 
 /* NCCL's latency as its tuning model has it (launch + base + 2(n-1) steps x hop latency), except that the
- * steps' hop latencies are paid while chunks flow (pipelining): they overlap the data time (*ov). */
+ * steps' hop latencies are paid while chunks flow (pipelining): they overlap the data time (*ov). Ring LL's fixed
+ * part and step and ring Simple's step are fitted on published rows (params.c), not NCCL's estimates. */
 static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_malgo a, double *fx,
                       double *ov, double *pb) {
   int n = g->n, tree = a == AR_M_TREE_LL || a == AR_M_TREE_SIMPLE, ll = a == AR_M_RING_LL || a == AR_M_TREE_LL;
@@ -385,8 +386,8 @@ static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enu
     ring(g, &f, 1, 0);
   double eff = p->nccl_simple_eff * (tree ? (ll ? p->nccl_tree_ll_factor : p->nccl_tree_factor)
                                           : (ll ? p->nccl_ll_factor : 1.0));
-  *fx = p->nccl_launch_us + p->nccl_base_us[tree][!ll];
-  *ov = 2.0 * (n - 1) * (!tree && !ll ? p->ring_simple_step_us : p->nccl_hw_us[tree][!ll]);
+  *fx = !tree && ll ? p->ring_ll_fixed_us : p->nccl_launch_us + p->nccl_base_us[tree][!ll];
+  *ov = 2.0 * (n - 1) * (tree ? p->nccl_hw_us[tree][!ll] : ll ? p->ring_ll_step_us : p->ring_simple_step_us);
   *pb = cost(g, &f, 2.0 * (n - 1) / n, eff);
   flows_free(&f);
 }

@@ -36,6 +36,8 @@ struct ar_mparams {
   double nccl_tree_factor;              /* tree Simple factor (NCCL: 0.85) */
   double nccl_tree_ll_factor;           /* tree LL factor (NCCL: 1/3.8) */
   double ring_simple_step_us;           /* the model's ring Simple latency per step (NCCL's estimate: 5.7) */
+  double ring_ll_fixed_us, ring_ll_step_us; /* the model's ring LL time of an empty call: fixed + 2(n-1) steps */
+  double iter_launch_us;                /* what timing a call alone (timing iter, no graph) adds: launch + wait */
   double nccl_chan_gbs;                 /* busbw one NCCL channel carries (caps NCCL's default by its channels) */
   double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
   double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
@@ -91,6 +93,15 @@ double ar_model_busbw(double bytes, double us, int n);
 size_t ar_model_crossover(const struct ar_mgraph *g, const struct ar_mparams *p, const size_t *sizes,
                           int nsizes, int custom_mask, int nccl_mask);
 
+/* How a measured result was taken (method.c), from its "graph" and "timing": graph replays (graph K > 0), plain
+ * launches back to back timed as one interval (--timing loop, nccl-tests), or each call timed alone (--timing iter).
+ * The model's parameters are from back-to-back launches; ar_model_method_us is what the record's method adds to a
+ * call: 0 under loop timing, iter_launch_us for a call timed alone, iter_launch_us / K for a replay of K calls. */
+enum ar_mmethod { AR_MM_LOOP = 0, AR_MM_GRAPH, AR_MM_ITER };
+const char *ar_mmethod_name(enum ar_mmethod m); /* "loop", "graph", "iter" */
+enum ar_mmethod ar_model_method_of(json_t *rec);
+double ar_model_method_us(const struct ar_mparams *p, json_t *rec);
+
 /* Which family a measured result record is (backend, variant, nccl_algo/proto); -1 when none. */
 int ar_model_family_of(json_t *rec);
 
@@ -136,6 +147,8 @@ struct ar_massume {
 #define AR_MAX_ASSUME 8
 int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_mparams *p,
                          struct ar_massume *out);
+/* Names iter_launch_us (appended to a[n]) for results timed call by call; returns the new count. */
+int ar_model_assume_method(const struct ar_mparams *p, struct ar_massume *a, int n);
 json_t *ar_model_assumptions_json(const struct ar_massume *a, int n);
 void ar_model_print_assumed(const struct ar_massume *a, int n); /* '# assumed: name = value: why' lines */
 

@@ -43,7 +43,8 @@ void ar_mparams_default(struct ar_mparams *p) {
    * hops (2 x 0.45). */
   p->custom_fixed_us = 6.6;
   /* [R6K] NCCL 24.1-24.6 us from 256 B to 64 KiB on 8 GPUs, less NCCL's own ring LL latency for 8 ranks
-   * ([NCCL] 6.6 + 14 x 1.0 = 20.6 us): the host launch NCCL's tuning model leaves out, ~3.7 us. */
+   * ([NCCL] 6.6 + 14 x 1.0 = 20.6 us): the fixed cost NCCL's tuning model leaves out under nccl-tests' back-to-back
+   * launches, ~3.7 us. Used by ring Simple and the trees; ring LL has its own fit (ring_ll_fixed_us below). */
   p->nccl_launch_us = 3.7;
   /* [NCCL] tuning.cc baseLatencies (Ring, Tree) x (LL, Simple) and PCI hwLatencies. */
   p->nccl_base_us[0][0] = 6.6; p->nccl_base_us[0][1] = 8.4;
@@ -57,6 +58,17 @@ void ar_mparams_default(struct ar_mparams *p) {
    * 32 KiB on 8 GPUs: (48.16 - 3.7 launch - 8.4 base) / 14 steps = 2.58 us a step; NCCL's own estimate (5.7)
    * is what its tuning compares, not what Simple takes. Fitted on that row. */
   p->ring_simple_step_us = 2.6;
+  /* [R6K] ring LL's time of an empty call on the two GPU counts the sources publish, both nccl-tests (loop timing:
+   * back-to-back launches): luke's 8 GPUs 24.6/24.1/24.2 us at 256 B/1 KiB/8 KiB (mean 24.3, 14 steps) and the
+   * ESC8000A's 4 GPUs 13.5/13.2/13.9 at 1/4/8 KiB (optimization/pcie-oneshot-allreduce.md, mean 13.53, 6 steps):
+   * (24.3 - 13.53) / 8 = 1.35 us a step, 13.53 - 6 x 1.35 = 5.45 fixed. Fitted on those rows (NCCL's own estimate,
+   * 6.6 + 1.0 a step, is what its tuning compares; launch + that gave 16.3 us on 4 GPUs). */
+  p->ring_ll_fixed_us = 5.45;
+  p->ring_ll_step_us = 1.35;
+  /* estimate: a call timed alone (--timing iter without graphs: each call waited for) pays its host launch and the
+   * wait, which back-to-back launches (nccl-tests, --timing loop) and graph replays hide under the previous call;
+   * no published table measures one box both ways (docs/impact.md: "a few us per call"). Named when used. */
+  p->iter_launch_us = 3.0;
   /* [R6K-NCCL] "Impact of Channel Count": default (2 channels) 22.2 GB/s busbw at 32 MiB on dual Turin: 11.1
    * per channel. Fitted on that row. */
   p->nccl_chan_gbs = 11.1;
@@ -68,12 +80,14 @@ void ar_mparams_default(struct ar_mparams *p) {
 
 static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "socket_gbs", "read_eff",
                                          "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff", "gpu_cc",
-                                         "nccl_socket_gbs", "ring_simple_step_us", "nccl_chan_gbs"};
+                                         "nccl_socket_gbs", "ring_simple_step_us", "nccl_chan_gbs",
+                                         "ring_ll_fixed_us", "ring_ll_step_us", "iter_launch_us"};
 
 static double *knob(struct ar_mparams *p, int i) {
   double *k[] = {&p->eff_gen5, &p->eff_gen4, &p->eff_gen3, &p->socket_gbs, &p->read_eff,
                  &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff, &p->gpu_cc,
-                  &p->nccl_socket_gbs, &p->ring_simple_step_us, &p->nccl_chan_gbs};
+                  &p->nccl_socket_gbs, &p->ring_simple_step_us, &p->nccl_chan_gbs,
+                 &p->ring_ll_fixed_us, &p->ring_ll_step_us, &p->iter_launch_us};
   return k[i];
 }
 #define AR_NKNOBS (int)(sizeof knob_names / sizeof knob_names[0])
@@ -87,7 +101,8 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
     if (i == AR_NKNOBS || !json_is_number(v) || json_number_value(v) <= 0) {
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
                "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "
-               "nccl_socket_gbs, ring_simple_step_us, nccl_chan_gbs)", path, k);
+               "nccl_socket_gbs, ring_simple_step_us, nccl_chan_gbs, ring_ll_fixed_us, ring_ll_step_us, "
+               "iter_launch_us)", path, k);
       return -AR_EINVAL;
     }
     *knob(p, i) = json_number_value(v);

@@ -114,6 +114,35 @@ check_eq "--against json: the assumptions line first" "assumed 8 switch" "$(pyth
 "$ARBENCH" model --xml "$ARBENCH_SRC/tests/fixtures/topo/phb.xml" -b 1K -e 1K >"$TMP/phb.txt"
 check_eq "trained-down link noted" 1 "$(grep -c '^# note: a link on the GPU paths reports 2.00 GB/s, below the GPUs. 15.75' "$TMP/phb.txt")"
 
+# The measuring method is the model's input (its record's "graph" and "timing"; bench/model/method.c): NCCL ring LL
+# at 1 KiB on 8 GPUs (24.35 us: ring_ll_fixed_us 5.45 + 14 x 1.35) measured four ways. Back-to-back launches timed as
+# one interval (nccl-tests) and graph replays add nothing; a call timed alone adds iter_launch_us (3, an estimate the
+# output names); a replay of a graph of 10 calls timed alone adds 3 / 10.
+python3 - "$TMP/m.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for spec, method in (("loop", {"timing": "loop", "graph": 0}), ("graphloop", {"timing": "loop", "graph": 20}),
+                         ("iter", {"timing": "iter", "graph": 0}), ("graphiter", {"timing": "iter", "graph": 10}),
+                         ("old", {})):
+        r = {"type": "result", "run_id": "2" * 16, "backend": "nccl", "variant": "algo=Ring,proto=LL", "spec": spec,
+             "dtype": "float", "size": 1024, "ranks": 8, "time_us": {"p50": 30.0, "mean": 30.0}}
+        r.update(method)
+        f.write(json.dumps(r) + "\n")
+PY
+"$ARBENCH" model --against "$TMP/m.jsonl" --xml "$SW" --format json >"$TMP/m.json"
+check_eq "--against method: loop, graph (loop), iter, graph (iter), no fields (iter): predicted us" \
+  "loop 24.35 graph 24.35 iter 27.35 graph 24.65 iter 27.35" \
+  "$(python3 -c "import json;print(' '.join('%s %.2f' % (r['method'], r['predicted_us']) for r in map(json.loads, open('$TMP/m.json')) if r['type'] == 'against'))")"
+check_eq "--against method: iter_launch_us named with its value" "iter_launch_us 3 us" \
+  "$(python3 -c "import json;r=json.loads(open('$TMP/m.json').readline());print(*[(a['name'], a['value']) for a in r['assumptions'] if a['name'] == 'iter_launch_us'][0])")"
+"$ARBENCH" model --against "$TMP/m.jsonl" --xml "$SW" >"$TMP/m.txt"
+check_eq "--against method: text names it (column and assumption)" "1 2" \
+  "$(grep -c '^# assumed: iter_launch_us = 3 us: a result timed call by call' "$TMP/m.txt") $(grep -c ' 27\.4 .* iter *$' "$TMP/m.txt")"
+grep -v '"iter"\|"timing": "iter"' "$TMP/m.jsonl" | grep '"loop"' >"$TMP/m2.jsonl"
+check_eq "--against method: nothing timed alone, nothing assumed about it" 0 \
+  "$("$ARBENCH" model --against "$TMP/m2.jsonl" --xml "$SW" | grep -c iter_launch_us)"
+check_eq "--against method: --calib iter_launch_us" "30.35" "$("$ARBENCH" model --against "$TMP/m.jsonl" --xml "$SW" \
+  --calib '{"params":{"iter_launch_us":6}}' --format json | python3 -c "import json,sys;print('%.2f' % [r for r in map(json.loads, sys.stdin) if r['type'] == 'against' and r['method'] == 'iter'][0]['predicted_us'])")"
 # Bad input: one line, exit 2.
 check_bad "--np too many" "--np 9: the topology has 8 GPUs (allowed: 2..8)" "$ARBENCH" model --xml "$SW" --np 9
 check_bad "--np not a number" "--np: need an integer >= 2, got 'x'" "$ARBENCH" model --xml "$SW" --np x
