@@ -2,7 +2,8 @@
 # real_launches.py ARBENCH DIR SET KEY KIND [PAIRS]: the recorded real launches of one set (DIR/SET/p*.jsonl, one
 # sweep a pair) through `arbench compare --by KEY --format json`, and one line of facts a test compares exactly:
 #   KIND aa:    "order O; pairs P; rows R; called C; calls N; unit U; undecided-with-detectable D"
-#   KIND power: as aa, then "; sizes S (qualify Q); all-qualifying-called T of P; per-size called ...; missed-with-detectable M"
+#   KIND power: as aa, then "; qualify Q of S; all-qualifying-called T; per-size ...; wrong-direction W; calls-elsewhere E
+#               (calls on rows whose real difference is under 3x the spread: false ones where it is ~1); missed-with-detectable M"
 # The truth of a power set comes from the recording, not from a table: per size, d = the difference of the two
 # sides' mean log launch values over every pair, and the spread the launch-to-launch sd pooled within each pair's
 # side (each launch one value: the mean of its runs' log p50s, as compare takes it). A size qualifies when |d| is
@@ -74,6 +75,7 @@ if kind == "power":
     facts += [f"qualify {len(qual)} of {len(dev)}", f"all-qualifying-called {allq}",
               "per-size " + ",".join(f"{c[0]}/{c[1]}:{n}" for (c, _), n in zip(qual, per)),
               f"wrong-direction {wrong}",
+              f"calls-elsewhere {sum(1 for _, _, m in tables for x in m if x['verdict'] in ('faster', 'slower') and (x['backend'], x['size']) not in {c for c, _ in qual})}",
               f"missed-with-detectable {sum(x['detectable_ratio'] is not None for x in missed)}/{len(missed)}"]
     print("; ".join(info), file=sys.stderr)
 print("; ".join(facts))
