@@ -407,3 +407,9 @@ void ar_launch_print(FILE *f, const struct ar_launch *l) {
     ar_shell_quote(f, l->argv.v[i]);
   }
 }
+
+int ar_round_launch(int j, int n) {
+  int i = j % n, odd = 0;
+  for (unsigned round = (unsigned)(j / n); round; round &= round - 1) odd ^= 1; /* parity of its 1 bits */
+  return odd ? n - 1 - i : i;
+}

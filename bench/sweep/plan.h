@@ -92,6 +92,12 @@ void ar_sweep_cfg_free(struct ar_sweep_cfg *c);
 int ar_sweep_plan(const struct ar_sweep_cfg *c, char **envp, bool root, struct ar_plan *p, char *err,
                   size_t len);
 void ar_plan_free(struct ar_plan *p);
+/* --repeat's order: the launch run at step j (0-based over all rounds) of a plan of n launches. Round j / n
+ * runs them forward, or backward when the round number has an odd count of 1 bits (Thue–Morse: forward,
+ * back, back, forward, back, forward, forward, back ...): A B | B A | B A | A B for two points, so a launch's
+ * place in its round (first or second after the previous launch) and a drift linear (over each 2 rounds)
+ * or quadratic (over each 4) in time fall on every point alike. */
+int ar_round_launch(int j, int n);
 /* One launch as a shell-readable line: NAME=V ... argv..., no trailing newline; the variables the sweep adds
  * itself come first, so the line pasted into a shell runs as the sweep runs it. */
 void ar_launch_print(FILE *f, const struct ar_launch *l);

@@ -20,7 +20,7 @@ struct sweep {
   struct ar_sweep_cfg cfg;
   struct ar_plan plan;
   char *todo; /* per launch j of ntotal: 1 = run it */
-  int ntodo, ntotal; /* ntotal = plan.n * --repeat; j: launch j % plan.n, repeat j / plan.n */
+  int ntodo, ntotal; /* ntotal = plan.n * --repeat; step j: launch ar_round_launch(j, plan.n), repeat j / plan.n */
   char id[32];
   struct ar_supervisor sup;
   struct ar_writer w;
@@ -51,7 +51,7 @@ static int choose(struct sweep *s, char *err, size_t len) {
   s->ntotal = s->plan.n * s->cfg.repeat;
   s->todo = calloc((size_t)s->ntotal + 1, 1);
   for (int i = 0; s->todo && i < s->ntotal; i++) {
-    const char *st = ar_sweep_point_status(points, &s->plan.l[i % s->plan.n], i / s->plan.n);
+    const char *st = ar_sweep_point_status(points, &s->plan.l[ar_round_launch(i, s->plan.n)], i / s->plan.n);
     if (st && !strcmp(st, "interrupted")) st = NULL; /* never finished */
     int skip = st && (!s->cfg.retry_failed || !strcmp(st, "done"));
     if (st && first < 0) first = i;
@@ -63,7 +63,7 @@ static int choose(struct sweep *s, char *err, size_t len) {
   if (!s->todo) return -AR_ERUNTIME;
   if (found && !s->cfg.resume) {
     snprintf(err, len, "%s already has %d point%s of this sweep (e.g. %s); add --resume to skip them or use another -J file",
-             s->cfg.json, found, found > 1 ? "s" : "", s->plan.l[first % s->plan.n].label);
+             s->cfg.json, found, found > 1 ? "s" : "", s->plan.l[ar_round_launch(first, s->plan.n)].label);
     return -AR_EINVAL;
   }
   return 0;
@@ -73,7 +73,7 @@ static void dry_run(struct sweep *s) {
   for (int i = 0; i < s->ntotal; i++) {
     if (!s->todo[i]) continue;
     if (s->cfg.repeat > 1 && i % s->plan.n == 0) printf("# repeat %d of %d\n", i / s->plan.n + 1, s->cfg.repeat);
-    ar_launch_print(stdout, &s->plan.l[i % s->plan.n]);
+    ar_launch_print(stdout, &s->plan.l[ar_round_launch(i, s->plan.n)]);
     putchar('\n');
   }
   fprintf(stderr, "arbench sweep: dry run: %d launch%s (%d point%s), %d already in %s\n", s->ntodo,
@@ -156,7 +156,7 @@ static int run_all(struct sweep *s) {
     if (!s->todo[i]) continue;
     int sig = ar_supervisor_pending(&s->sup);
     if (sig) return interrupted(s, sig, NULL, 0);
-    const struct ar_launch *l = &s->plan.l[i % s->plan.n];
+    const struct ar_launch *l = &s->plan.l[ar_round_launch(i, s->plan.n)];
     off_t start = ar_sweep_file_size(s->cfg.json, err, sizeof err);
     if (start < 0) return say(AR_EXIT_FAIL, err);
     ar_progress_begin(&s->prog, l->label);

@@ -25,9 +25,9 @@ tmp = sys.argv[2]
 want = {tmp + "/nA": "2.22.7", tmp + "/nB": "2.27.3"}
 runs = [r for r in recs if r["type"] == "run"]
 got = [(r["point"]["nccl"], r["stack"]["nccl_loaded"]) for r in runs]
-assert got == [(p, want[p]) for p in (tmp + "/nA", tmp + "/nB")] * 2, got
+assert got == [(p, want[p]) for p in (tmp + "/nA", tmp + "/nB", tmp + "/nB", tmp + "/nA")], got  # round 2 backward
 pts = [(r["point"]["nccl"], r["repeat"], r["status"]) for r in recs if r["type"] == "point"]
-assert pts == [(tmp + "/nA", 0, "done"), (tmp + "/nB", 0, "done"), (tmp + "/nA", 1, "done"), (tmp + "/nB", 1, "done")], pts
+assert pts == [(tmp + "/nA", 0, "done"), (tmp + "/nB", 0, "done"), (tmp + "/nB", 1, "done"), (tmp + "/nA", 1, "done")], pts
 sw = [r for r in recs if r["type"] == "sweep"][0]
 assert sw["axes"]["nccl"] == [tmp + "/nA", tmp + "/nB"], sw["axes"]
 assert sw["nccl_libraries"] == {tmp + "/nA": tmp + "/nA/lib/libnccl.so.2",

@@ -1,6 +1,6 @@
 #!/bin/bash
 # sweep_stacks.sh — `sweep --stacks a,b,c` with three names for this build (NAME=PATH): launches alternate
-# a b c a b c (repeats too) in the file, every record carries its stack in the point, --resume reruns only
+# a b c, then backward c b a in the next round (repeats counterbalanced, sweep --repeat) in the file, every record carries its stack in the point, --resume reruns only
 # the missing stack launch, and `compare --by stack` / `table --by stack` put the three side by side.
 source "$(dirname "$0")/lib.sh"
 J="$TMP/s.jsonl"
@@ -21,22 +21,22 @@ expect_status 0 "$ARBENCH" sweep --np 2 --stacks "$S" --repeat 2 --launcher "mpi
 order() { # the stack of every record of TYPE, in file order
   jq -r "select(.type==\"$1\") | .point.stack" "$J" | paste -sd' '
 }
-[ "$(order run)" = "a b c a b c" ] || fail "run records in order '$(order run)', expected a b c a b c"
+[ "$(order run)" = "a b c c b a" ] || fail "run records in order '$(order run)', expected a b c c b a"
 got=$(jq -r 'select(.type=="point") | "\(.point.stack)\(.repeat):\(.status)"' "$J" | paste -sd' ')
-[ "$got" = "a0:done b0:done c0:done a1:done b1:done c1:done" ] || fail "point records '$got'"
-[ "$(order result | tr ' ' '\n' | uniq -c | awk '{print $1 $2}' | paste -sd' ')" = "6a 6b 6c 6a 6b 6c" ] \
+[ "$got" = "a0:done b0:done c0:done c1:done b1:done a1:done" ] || fail "point records '$got'"
+[ "$(jq -r 'select(.type=="result") | "\(.run_id) \(.point.stack)"' "$J" | uniq -c | awk '{print $1 $3}' | paste -sd' ')" = "6a 6b 6c 6c 6b 6a" ] \
   || fail "result records not 2 backends x 3 sizes per launch, interleaved: $(order result)"
 jq -se --arg a "$ARBENCH" 'map(select(.type=="sweep"))[0].stack_binaries == {"a": $a, "b": $a, "c": $a}' "$J" >/dev/null \
   || fail "sweep record does not map the stacks to their binaries"
-# A sweep killed before c's second launch: drop it; --resume runs only that one, in its place.
+# A sweep killed before a's second launch (the last): drop it; --resume runs only that one, in its place.
 keep=$(grep -n '"type":"run"' "$J" | tail -1 | cut -d: -f1)
 head -n $((keep - 1)) "$J" >"$TMP/cut" && mv "$TMP/cut" "$J"
 expect_status 0 "$ARBENCH" sweep --np 2 --stacks "$S" --repeat 2 --resume --launcher "mpirun --oversubscribe" -J "$J" "${RUN[@]}"
 grep -qF "resuming: 5 of 6 launches" "$TMP/err" || { cat "$TMP/err"; fail "resume did not find 5 of 6 launches"; }
-[ "$(order run)" = "a b c a b c" ] || fail "after --resume run records '$(order run)'"
-# A third round keeps the interleaving.
+[ "$(order run)" = "a b c c b a" ] || fail "after --resume run records '$(order run)'"
+# A third round keeps the interleaving (backward again: Thue-Morse).
 expect_status 0 "$ARBENCH" sweep --np 2 --stacks "$S" --repeat 3 --resume --launcher "mpirun --oversubscribe" -J "$J" "${RUN[@]}"
-[ "$(order run)" = "a b c a b c a b c" ] || fail "third round '$(order run)'"
+[ "$(order run)" = "a b c c b a c b a" ] || fail "third round '$(order run)'"
 # compare: several stacks in one file -> grouped by stack, each against the baseline (the first, or --baseline).
 expect_status 0 "$ARBENCH" compare --format json "$J"
 "$PY" - "$TMP/out" <<'PY' || fail "compare --by stack json"

@@ -331,6 +331,26 @@ static void test_stack_and_nccl_axes(void **st) {
   rmdir(dir);
 }
 
+/* --repeat's rounds: forward, back, back, forward, back, forward, forward, back (Thue-Morse over the round number). */
+static void test_round_order(void **state) {
+  (void)state;
+  static const int two[16] = {0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0};
+  for (int j = 0; j < 16; j++) assert_int_equal(ar_round_launch(j, 2), two[j]);
+  static const int three[12] = {0, 1, 2, 2, 1, 0, 2, 1, 0, 0, 1, 2};
+  for (int j = 0; j < 12; j++) assert_int_equal(ar_round_launch(j, 3), three[j]);
+  for (int j = 0; j < 9; j++) assert_int_equal(ar_round_launch(j, 1), 0); /* one launch: every round is it */
+  /* every round runs each launch once, and over rounds 0..3 every launch's mean place is the same */
+  for (int n = 1; n <= 7; n++) {
+    for (int l = 0; l < n; l++) {
+      int place = 0, count = 0;
+      for (int j = 0; j < 4 * n; j++)
+        if (ar_round_launch(j, n) == l) place += j % n, count++;
+      assert_int_equal(count, 4);
+      assert_int_equal(place * 2, 4 * (n - 1));
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_issue_command),
@@ -344,6 +364,7 @@ int main(void) {
     cmocka_unit_test(test_bad_nccl_input),
     cmocka_unit_test(test_point_too_long),
     cmocka_unit_test(test_stack_and_nccl_axes),
+    cmocka_unit_test(test_round_order),
   };
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
