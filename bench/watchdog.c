@@ -55,10 +55,15 @@ _Noreturn void ar_watchdog_end(struct ar_watchdog *d, const char *line) {
     pthread_mutex_unlock(&d->lock);
   }
   if (rank < 0) rank = launcher_rank();
-  if (!mpi_up || ar_peers_claim(peers, rank)) {
+  if (!mpi_up) {
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
-    if (mpi_up) MPI_Abort(MPI_COMM_WORLD, AR_EXIT_FAIL);
+    _exit(AR_EXIT_FAIL);
+  }
+  if (ar_peers_claim(peers, rank)) {
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, AR_EXIT_FAIL);
     _exit(AR_EXIT_FAIL);
   }
   double grace = timeout < 2 ? 2 : timeout > 10 ? 10 : timeout;
