@@ -66,6 +66,10 @@ static int mpi_init(const struct ar_env *env, const char *variant, void **state,
     MPI_Op_create(h[i], 1, &s->half_ops[i]);
     MPI_Op_create(b[i], 1, &s->bf16_ops[i]);
   }
+  if (s->err_rank == env->rank && !s->err_bytes) { /* ARBENCH_INJECT_MPI_ERROR=R:0: on the run's communicator */
+    int v = 0;
+    MPI_Bcast(&v, -1, MPI_INT, 0, env->comm);
+  }
   MPI_Comm_dup(env->comm, &s->comm);
   MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
   *state = s;

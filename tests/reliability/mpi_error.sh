@@ -3,7 +3,8 @@
 # the call (MPI_Allreduce), its size and MPI's error class, exit status 1, and none of Open MPI's text when arbench is
 # its own launcher (run's relaunch under `mpirun -q`, a sweep). Two ways in: Open MPI's allreduce cannot allocate its
 # temporary buffer under `ulimit -v` while arbench's own buffers fit (both ranks fail: one reports), and a planted
-# argument error on one rank alone (ARBENCH_INJECT_MPI_ERROR) while its peers wait inside the collective.
+# argument error on one rank alone (ARBENCH_INJECT_MPI_ERROR) while its peers wait inside the collective, and one in a
+# call of arbench's own (the handler on every communicator of the run).
 source "$(dirname "$0")/lib.sh"
 banner='Primary job|MPI_ABORT|An error occurred in|MPI_ERRORS_ARE_FATAL|ORTE_ERROR_LOG|^-{20}'
 no_banner() { ! grep -qE "$banner" "$TMP/err" || { cat "$TMP/err"; fail "$1: Open MPI's text after arbench's line"; }; }
@@ -31,6 +32,15 @@ expect_status 1 env ARBENCH_INJECT_MPI_ERROR=1:1024 timeout -s KILL 100 "$ARBENC
   --backend mpi -b 1K -e 1K -n 2 -w 1 -c 1 -T 120
 grep -qF "arbench sweep: [1/1] np=3: failed: exit status 1: ${want#arbench: } (" "$TMP/err" || { cat "$TMP/err"; fail "sweep: not arbench's line"; }
 no_banner "sweep"
+# An MPI error in a call of arbench's own (R:0: rank 2's backend init makes one on the run's communicator, its peers
+# wait in the status exchange after init): the handler every communicator of the run inherits names the step.
+expect_status 1 env ARBENCH_INJECT_MPI_ERROR=2:0 timeout -s KILL 100 "$ARBENCH" run --np 3 --backend mpi -b 8 -e 8 \
+  -T 120 -J "$TMP/i.jsonl"
+relaunch_line "arbench's own call" 3
+expect_eq "arbench's own call: the one line" \
+  "arbench: rank 2: error: an MPI call in backend mpi init failed: MPI_ERR_COUNT: invalid count argument; ending the job" \
+  "$(sed -n 2p "$TMP/err")"
+no_banner "arbench's own call"
 
 # 2. ulimit -v: each rank's pool (2 x 256 MiB) fits under 920000 kB with the ranks' own ~300 MB, Open MPI's temporary
 # buffer of the message size does not (its malloc fails: MPI_ERR_INTERN). AddressSanitizer reserves terabytes of
