@@ -467,7 +467,7 @@ int ar_cmd_run(int argc, char **argv) {
    * stops in a collective of start-up or teardown) ends the job within -T, naming the rank and phase. */
   struct ar_watchdog dog;
   ar_watchdog_start(&dog, o->timeout, -1, NULL);
-  ar_watchdog_phase(&dog, "%s", "");
+  ar_watchdog_phase(&dog, "start-up: MPI_Init");
   int world = -1;
   if (getenv("OMPI_COMM_WORLD_RANK")) world = atoi(getenv("OMPI_COMM_WORLD_RANK"));
   ar_stall_at(&stall, world < 0 ? 0 : world, AR_STALL_INIT);
