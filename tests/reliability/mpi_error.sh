@@ -42,21 +42,28 @@ expect_eq "arbench's own call: the one line" \
   "$(sed -n 2p "$TMP/err")"
 no_banner "arbench's own call"
 
-# 2. ulimit -v: each rank's pool (2 x 256 MiB) fits under 920000 kB with the ranks' own ~300 MB, Open MPI's temporary
-# buffer of the message size does not (its malloc fails: MPI_ERR_INTERN). AddressSanitizer reserves terabytes of
-# address space, so a sanitizer build cannot run under ulimit -v at all.
+# 2. ulimit -v: each rank's pool (2 x 256 MiB) fits under the limit with the ranks' own ~300 MB (Open MPI, threads'
+# malloc arenas), Open MPI's temporary buffer of the message size does not (its malloc fails: MPI_ERR_INTERN). A box
+# whose ranks hold more address space of their own fails arbench's own allocation first (its line names its buffers):
+# then the next limit, 128 MiB up, is tried. AddressSanitizer reserves terabytes of address space, so a sanitizer build
+# cannot run under ulimit -v at all.
 if ldd "$ARBENCH" 2>/dev/null | grep -q libasan; then echo "mpi_error: ulimit -v case skipped under ASan"
 else
-  limit_kb=920000
-  expect_status 1 timeout -s KILL 100 bash -c 'ulimit -v '$limit_kb'; exec "$@"' _ "$ARBENCH" run --np 2 --backend mpi \
-    -b 256M -e 256M -n 1 -w 0 -c 1 -T 120
+  for limit_kb in 920000 1051072 1182144 1313216; do
+    expect_status 1 timeout -s KILL 100 bash -c 'ulimit -v '$limit_kb'; exec "$@"' _ "$ARBENCH" run --np 2 --backend mpi \
+      -b 256M -e 256M -n 1 -w 0 -c 1 -T 120
+    grep -q "cannot allocate the send and receive buffers" "$TMP/err" || break
+    echo "ulimit -v $limit_kb: arbench's own buffers did not fit beside this box's ranks; the next limit"
+  done
   relaunch_line "ulimit -v" 2
   got=$(sed -n 2p "$TMP/err")
-  # Both ranks fail in the same call and either may be the one that reports; how much of the address space was in use
-  # varies with the libraries: the rest of the line is exact.
-  norm=$(sed -E 's/^arbench: rank [01]: /arbench: rank R: /; s/, [0-9]+ bytes \([0-9.]+ MiB\) of it in use;/, U bytes (U MiB) of it in use;/' <<<"$got")
-  want="arbench: rank R: error: mpi: MPI_Allreduce of 268435456 bytes (256 MiB: 67108864 x float, out-of-place) failed: MPI_ERR_INTERN: internal error; MPI allocates temporary buffers inside the call (Open MPI's allreduce: up to the message size, 256 MiB); this rank's address space is limited to 942080000 bytes (898.4 MiB, ulimit -v), U bytes (U MiB) of it in use; ending the job"
+  # Both ranks fail in the same call and either may be the one that reports; the limit is the one tried, and how much
+  # of the address space was in use varies with the libraries: the rest of the line is exact.
+  norm=$(sed -E 's/^arbench: rank [01]: /arbench: rank R: /; s/limited to [0-9]+ bytes \([0-9.]+ [MG]iB, ulimit -v\)/limited to L bytes (L, ulimit -v)/; s/, [0-9]+ bytes \([0-9.]+ MiB\) of it in use;/, U bytes (U MiB) of it in use;/' <<<"$got")
+  want="arbench: rank R: error: mpi: MPI_Allreduce of 268435456 bytes (256 MiB: 67108864 x float, out-of-place) failed: MPI_ERR_INTERN: internal error; MPI allocates temporary buffers inside the call (Open MPI's allreduce: up to the message size, 256 MiB); this rank's address space is limited to L bytes (L, ulimit -v), U bytes (U MiB) of it in use; ending the job"
   expect_eq "ulimit -v: the one line" "$want" "$norm"
+  expect_eq "ulimit -v: the limit named" "$((limit_kb * 1024))" "$(sed -E 's/.*limited to ([0-9]+) bytes.*/\1/' <<<"$got")"
+  [ "$limit_kb" != 920000 ] || expect_eq "ulimit -v: the limit in words" "898.4 MiB" "$(sed -E 's/.*limited to [0-9]+ bytes \(([^,]+), ulimit -v\).*/\1/' <<<"$got")"
   no_banner "ulimit -v"
   # The numbers it names are why: what was in use plus the message's temporary buffer is over the limit, and what was in
   # use holds arbench's own send and receive buffers.
