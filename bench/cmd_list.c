@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "device/gpu.h"
+#include "mpierr.h"
 #include "opts.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ int ar_cmd_list(int argc, char **argv) {
     return AR_EXIT_USAGE;
   }
   MPI_Init(&argc, &argv);
+  ar_mpi_errors_install(NULL); /* an MPI error: arbench's one line (mpierr.h) */
   struct ar_opts o;
   ar_opts_defaults(&o);
   struct ar_env env = {.comm = MPI_COMM_WORLD, .opts = &o, .device = -1};

@@ -37,25 +37,50 @@ static void fire(struct ar_watchdog *d, const char *phase, double limit) {
   const struct ar_peers *peers = d->peers;
   pthread_mutex_unlock(&d->lock);
   if (rank < 0) rank = launcher_rank();
-  char who[512];
+  char who[512], line[1024];
   if (peers) ar_peers_culprits(peers, who, sizeof who);
   else snprintf(who, sizeof who, "no peer table here (it exists between start-up's communicators and teardown)");
+  snprintf(line, sizeof line, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; %s", rank, phase,
+           limit, d->timeout, who, mpi_up ? "aborting" : "ending the job");
+  ar_watchdog_end(d, line);
+}
+
+_Noreturn void ar_watchdog_end(struct ar_watchdog *d, const char *line) {
+  int mpi_up = 1, rank = 0;
+  const struct ar_peers *peers = NULL;
+  double timeout = 0;
+  if (d) {
+    pthread_mutex_lock(&d->lock);
+    mpi_up = d->mpi_up, rank = d->rank, peers = d->peers, timeout = d->timeout;
+    pthread_mutex_unlock(&d->lock);
+  }
+  if (rank < 0) rank = launcher_rank();
   if (!mpi_up) {
-    fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; ending the job\n", rank,
-            phase, limit, d->timeout, who);
+    fprintf(stderr, "%s\n", line);
     fflush(stderr);
     _exit(AR_EXIT_FAIL);
   }
   if (ar_peers_claim(peers, rank)) {
-    fprintf(stderr, "arbench: rank %d: timeout: %s made no progress for %g s (-T %g); %s; aborting\n", rank, phase,
-            limit, d->timeout, who);
+    fprintf(stderr, "%s\n", line);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, AR_EXIT_FAIL);
     _exit(AR_EXIT_FAIL);
   }
-  double grace = d->timeout < 2 ? 2 : d->timeout > 10 ? 10 : d->timeout;
+  double grace = timeout < 2 ? 2 : timeout > 10 ? 10 : timeout;
   nap_ms((long)(grace * 1000));
   _exit(AR_EXIT_FAIL);
+}
+
+void ar_watchdog_where(struct ar_watchdog *d, char *buf, size_t len) {
+  if (!d) {
+    snprintf(buf, len, "%s", "");
+    return;
+  }
+  pthread_mutex_lock(&d->lock);
+  if (*d->phase) snprintf(buf, len, "%s", d->phase);
+  else if (*d->last) snprintf(buf, len, "after %s", d->last);
+  else snprintf(buf, len, "%s", "");
+  pthread_mutex_unlock(&d->lock);
 }
 
 /* A phase's bound: -T per collective of its unit. A status exchange right after a failed call keeps

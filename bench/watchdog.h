@@ -52,5 +52,11 @@ double ar_watchdog_limit(double timeout, int per, int after_failure);
  * not, gets ar_watchdog_limit's grace, since its peers may still be giving up on a stopped rank. */
 double ar_watchdog_bound(const struct ar_watchdog *d);
 void ar_watchdog_stop(struct ar_watchdog *d);
+/* End the job with one line (no newline in line), as a timeout does: while MPI is up the first rank of the node to
+ * claim the report prints it and MPI_Abort()s the job with status 1, the others wait quietly for the abort; outside
+ * MPI every rank prints it and exits 1. Never returns. d may be NULL (no peer table: this rank reports). */
+_Noreturn void ar_watchdog_end(struct ar_watchdog *d, const char *line);
+/* What this rank is doing, for a message: the current phase, "after LAST" between phases, "" before any. */
+void ar_watchdog_where(struct ar_watchdog *d, char *buf, size_t len);
 
 #endif

@@ -1,14 +1,21 @@
-/* mpi.c — the `mpi` backend: MPI_Allreduce on host buffers.
- * fp16/bf16 travel as 16-bit words and are reduced on the host through user-defined MPI ops. */
+/* mpi.c — the `mpi` backend: MPI_Allreduce on host buffers, on its own communicator whose errors return, so a
+ * failed call is arbench's one line (bench/mpierr.c). fp16/bf16 travel as 16-bit words, reduced by user-defined ops. */
 #include "backend.h"
 #include "dtype.h"
+#include "mpierr.h"
+#include "run/fault.h"
+#include "run/memcheck.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 struct mpi_state {
-  MPI_Comm comm;
+  MPI_Comm comm; /* a duplicate of the run's, MPI_ERRORS_RETURN: every call's status is checked here */
   MPI_Op half_ops[4], bf16_ops[4]; /* sum, prod, max, min */
+  struct ar_watchdog *dog;         /* ends the job on a failed call (one rank per node reports) */
+  int err_rank;                    /* ARBENCH_INJECT_MPI_ERROR=R:B (run/fault.h): -1 = none */
+  size_t err_bytes;
 };
 
 #define DEFINE_OP(NAME, TO, FROM, EXPR)                                                        \
@@ -49,13 +56,21 @@ static int mpi_init(const struct ar_env *env, const char *variant, void **state,
   if (rc) return rc;
   struct mpi_state *s = calloc(1, sizeof *s);
   if (!s) return -AR_ERUNTIME;
+  s->dog = env->dog;
+  s->err_rank = env->fault ? env->fault->mpi_error_rank : -1;
+  s->err_bytes = env->fault ? env->fault->mpi_error_bytes : 0;
   MPI_User_function *h[4] = {half_sum, half_prod, half_max, half_min};
   MPI_User_function *b[4] = {bf16_sum, bf16_prod, bf16_max, bf16_min};
   for (int i = 0; i < 4; i++) {
     MPI_Op_create(h[i], 1, &s->half_ops[i]);
     MPI_Op_create(b[i], 1, &s->bf16_ops[i]);
   }
-  s->comm = env->comm;
+  if (s->err_rank == env->rank && !s->err_bytes) { /* ARBENCH_INJECT_MPI_ERROR=R:0: on the run's communicator */
+    int v = 0;
+    MPI_Bcast(&v, -1, MPI_INT, 0, env->comm);
+  }
+  MPI_Comm_dup(env->comm, &s->comm);
+  MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
   *state = s;
   return 0;
 }
@@ -78,6 +93,44 @@ static int mpi_supports(void *state, enum ar_dtype dt, enum ar_op op, char *why,
   return 0;
 }
 
+/* Why MPI may have failed inside the call: Open MPI's allreduce algorithms allocate their temporary buffers there
+ * (recursive doubling: one of the message's size; ring: two of a segment; ompi/mca/coll/base/coll_base_allreduce.c),
+ * and a failed malloc is returned as OMPI_ERROR, MPI_ERR_INTERN. What this rank's address space had left. */
+static void alloc_hint(int code, size_t bytes, char *buf, size_t len) {
+  int cls = code;
+  struct rlimit rl;
+  *buf = 0;
+  if (MPI_Error_class(code, &cls) != MPI_SUCCESS || (cls != MPI_ERR_INTERN && cls != MPI_ERR_NO_MEM)) return;
+  char hb[32], hl[32], hu[32];
+  ar_human_bytes(bytes, hb, sizeof hb);
+  size_t k = (size_t)snprintf(buf, len, "MPI allocates temporary buffers inside the call (Open MPI's allreduce: up to "
+                                        "the message size, %s)", hb);
+  if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY || k >= len) return;
+  unsigned long long kb = 0;
+  char line[256];
+  FILE *f = fopen("/proc/self/status", "r");
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmSize: %llu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  ar_human_bytes((size_t)rl.rlim_cur, hl, sizeof hl);
+  ar_human_bytes((size_t)kb * 1024, hu, sizeof hu);
+  k += (size_t)snprintf(buf + k, len - k, "; this rank's address space is limited to %llu bytes (%s, ulimit -v)",
+                        (unsigned long long)rl.rlim_cur, hl);
+  if (kb && k < len) snprintf(buf + k, len - k, ", %llu bytes (%s) of it in use", kb * 1024, hu);
+}
+
+/* A call failed on this rank (its peers may be waiting inside it, so there is no status exchange to return to): the
+ * one line naming the call, its size and MPI's class; the job ends with status 1 (bench/mpierr.c). */
+static _Noreturn void failed(const struct mpi_state *s, int code, size_t bytes, size_t count, enum ar_dtype dt,
+                             int inplace) {
+  char what[256], hb[32], hint[512];
+  ar_human_bytes(bytes, hb, sizeof hb);
+  snprintf(what, sizeof what, "mpi: MPI_Allreduce of %zu bytes (%s: %zu x %s, %s)", bytes, hb, count,
+           ar_dtype_name(dt), inplace ? "in-place" : "out-of-place");
+  alloc_hint(code, bytes, hint, sizeof hint);
+  ar_mpi_fail(s->dog, code, what, hint);
+}
+
 static int mpi_allreduce(void *state, const void *in, void *out, size_t count, enum ar_dtype dt,
                          enum ar_op op, void *stream) {
   (void)stream;
@@ -93,11 +146,14 @@ static int mpi_allreduce(void *state, const void *in, void *out, size_t count, e
   }
   /* MPI counts are ints: larger messages go as consecutive calls of at most INT_MAX elements. */
   size_t esize = ar_dtype_size(dt);
+  int rank = -1;
+  if (s->err_rank >= 0 && s->err_bytes == count * esize) MPI_Comm_rank(s->comm, &rank);
+  int planted = rank >= 0 && rank == s->err_rank;
   for (size_t off = 0; off < count; off += (size_t)INT_MAX) {
     size_t n = count - off < (size_t)INT_MAX ? count - off : (size_t)INT_MAX;
     const char *src = in == out ? MPI_IN_PLACE : (const char *)in + off * esize;
-    if (MPI_Allreduce(src, (char *)out + off * esize, (int)n, type, mop, s->comm) != MPI_SUCCESS)
-      return -AR_ERUNTIME;
+    int rc = MPI_Allreduce(src, (char *)out + off * esize, planted ? -1 : (int)n, type, mop, s->comm);
+    if (rc != MPI_SUCCESS) failed(s, rc, n * esize, n, dt, in == out);
   }
   return 0;
 }
@@ -115,6 +171,7 @@ static void mpi_fini(void *state) {
     MPI_Op_free(&s->half_ops[i]);
     MPI_Op_free(&s->bf16_ops[i]);
   }
+  if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
   free(s);
 }
 

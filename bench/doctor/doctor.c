@@ -4,6 +4,7 @@
 #include "ar.h"
 #include "commands.h"
 #include "knownbad.h"
+#include "mpierr.h"
 #include <dirent.h>
 #include <getopt.h>
 #include <mpi.h>
@@ -175,6 +176,7 @@ int ar_cmd_doctor(int argc, char **argv) {
   if (rc) return rc > 0 ? AR_EXIT_OK : AR_EXIT_USAGE;
   int mpi = !o.rank_cpus && !o.results && ar_doc_under_mpirun();
   if (mpi) MPI_Init(&argc, &argv);
+  if (mpi) ar_mpi_errors_install(NULL); /* an MPI error: arbench's one line (mpierr.h) */
   rc = doctor(&o);
   fflush(stdout);
   if (mpi) MPI_Finalize();

@@ -2,6 +2,7 @@
  * phase for every step (so every collective is watched), and the bounds of the phases' own waits. */
 #include "links/watch.h"
 #include "links/cuda_plan.h"
+#include "mpierr.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ int ar_links_watch_start(struct ar_links_watch *w, double timeout, char *err, si
 }
 
 void ar_links_watch_mpi(struct ar_links_watch *w) {
+  ar_mpi_errors_install(&w->dog); /* an MPI error: arbench's one line (bench/mpierr.c), as in run */
   MPI_Comm_rank(MPI_COMM_WORLD, &w->world);
   ar_watchdog_mpi(&w->dog, 1, w->world, NULL);
   ar_watchdog_phase(&w->dog, "start-up: option agreement");

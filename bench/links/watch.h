@@ -20,7 +20,7 @@ struct ar_links_watch {
 /* Before MPI_Init: parse ARBENCH_INJECT_STALL (0, or -AR_EINVAL with one line in err), start the watchdog
  * (timeout 0: off), phase "start-up: MPI_Init", stop here when planted at init. */
 int ar_links_watch_start(struct ar_links_watch *w, double timeout, char *err, size_t len);
-/* After MPI_Init: the world rank; phase "start-up: option agreement". */
+/* After MPI_Init: arbench's MPI error handler (bench/mpierr.h), the world rank; phase "start-up: option agreement". */
 void ar_links_watch_mpi(struct ar_links_watch *w);
 /* The node's peer table (who stopped, who reports), over node_comm. Collective. */
 void ar_links_watch_peers(struct ar_links_watch *w, MPI_Comm node_comm);

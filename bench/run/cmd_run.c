@@ -10,6 +10,7 @@
 #include "run/pernode.h"
 #include "device/gpu.h"
 #include "knownbad.h"
+#include "mpierr.h"
 #include "opts.h"
 #include "run/provenance.h"
 #include "run/table.h"
@@ -471,6 +472,7 @@ int ar_cmd_run(int argc, char **argv) {
   if (getenv("OMPI_COMM_WORLD_RANK")) world = atoi(getenv("OMPI_COMM_WORLD_RANK"));
   ar_stall_at(&stall, world < 0 ? 0 : world, AR_STALL_INIT);
   MPI_Init(&argc, &argv);
+  ar_mpi_errors_install(&dog); /* before any communicator is made from the world's: they inherit it */
   MPI_Comm_rank(MPI_COMM_WORLD, &world);
   ar_watchdog_mpi(&dog, 1, world, NULL);
   ar_watchdog_phase(&dog, "start-up: option agreement");

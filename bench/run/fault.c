@@ -146,6 +146,8 @@ static const struct hook {
   {"ARBENCH_INJECT_FILL_FAIL", HOOK_RANK_BYTES, offsetof(struct ar_fault, fill_fail_rank),
    offsetof(struct ar_fault, fill_fail_bytes)},
   {"ARBENCH_INJECT_SILENT", HOOK_RANK, offsetof(struct ar_fault, silent_rank), 0},
+  {"ARBENCH_INJECT_MPI_ERROR", HOOK_RANK_BYTES, offsetof(struct ar_fault, mpi_error_rank),
+   offsetof(struct ar_fault, mpi_error_bytes)},
   {"ARBENCH_EMU_HANG", HOOK_RANK, offsetof(struct ar_fault, emu_hang), 0},
   {"ARBENCH_EMU_CORRUPT", HOOK_RANK, offsetof(struct ar_fault, emu_corrupt), 0},
   {"ARBENCH_EMU_IPC_FAIL", HOOK_RANK, offsetof(struct ar_fault, emu_ipc_fail), 0},

@@ -35,7 +35,9 @@ expect_status 1 timeout 120 env ARBENCH_EMU_HANG=1 mpirun -q --oversubscribe -x 
   -np 4 "$ARBENCH" links --method ce-read,ce-write -b 4K -e 4K -n 2 -w 0 --repeat 1 --lat-iters 3 --smoke-timeout 1 \
   -T 60 -J "$TMP/hang.jsonl" -q
 took=$((SECONDS - t0))
-[ "$took" -le 40 ] || fail "a hung GPU ended links after $took s (bound: 10 s staging + start-up)"
+# Ended by the GPU's own bound (10 s of staging: the line below), not by -T 60's watchdog (no timeout line) nor the hang
+# bound (124): how long it took is start-up on a loaded box too, said, not asserted (issue 50 item 12).
+! grep -q "made no progress" "$TMP/err" || { cat "$TMP/err"; fail "a hung GPU ended by the watchdog, not its own bound"; }
 [ "$(grep -c 'GPU of rank 1 (' "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "not one line naming rank 1"; }
 grep -q "GPU of rank 1 (.*): work queued on it did not end within its bound .*its 6 untested pairs skipped" "$TMP/err" \
   || { cat "$TMP/err"; fail "the stuck line"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dead_rank.sh — one of 4 ranks is killed (SIGKILL) or stopped (SIGSTOP) in the middle of a run on each
-# host backend family (mpi, shm-*): the job ends within -T (plus slack for a loaded CI box), exit != 0,
+# host backend family (mpi, shm-*): the job ends by -T's watchdog or mpirun's own end of a dead rank, exit != 0,
 # one line names the dead or stopped rank (mpirun's for a death, the watchdog's with backend, variant,
 # size and rank for a stop; not -q, which silences mpirun's line), no rank is left behind, and every complete record stays valid and readable.
 # The GPU backends run the same cases from device-check.sh: DEAD_RANK_CASES="BACKEND:SIGNAL:RANK ...",
@@ -9,12 +9,12 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/ranks.sh"
 T=${DEAD_RANK_T:-15}
-SLACK=${DEAD_RANK_SLACK:-12}
+HANG=${DEAD_RANK_HANG:-$((4 * T + 60))} # the job's hang bound (timeout's 124 fails), not a speed
 N=${DEAD_RANK_N:-4000}
 read -r -a EXTRA <<<"${DEAD_RANK_ARGS:-}"
 case_() { # case_ BACKEND SIGNAL RANK
   local be=$1 sig=$2 victim=$3 tag="dr$$-$1-$2-$3" J="$TMP/$1-$2-$3.jsonl"
-  ARBENCH_TEST_TAG=$tag mpirun --oversubscribe -x ARBENCH_TEST_TAG -np 4 "$ARBENCH" run --backend "$be" \
+  ARBENCH_TEST_TAG=$tag timeout "$HANG" mpirun --oversubscribe -x ARBENCH_TEST_TAG -np 4 "$ARBENCH" run --backend "$be" \
     "${EXTRA[@]}" -b 8 -e 64K -n "$N" -w 10 -T "$T" -J "$J" >"$TMP/out" 2>"$TMP/err" &
   local job=$!
   poll 120 results_in "$J" 2
@@ -25,9 +25,13 @@ case_() { # case_ BACKEND SIGNAL RANK
   local took; took=$(echo "$(date +%s.%N) - $t0" | bc)
   echo "$be SIG$sig rank $victim: job ended after $took s (-T $T), exit $rc"
   [ "$rc" != 0 ] || fail "$be SIG$sig: exit 0"
-  [ "$(echo "$took <= $T + $SLACK" | bc)" = 1 ] || fail "$be SIG$sig: took $took s, -T $T"
-  local left; left=$(tagged_pids "$tag")
-  [ -z "$left" ] || { kill -KILL $left; fail "$be SIG$sig: processes left behind: $left"; }
+  # Ended by the mechanism, not the hang bound: the watchdog's line with -T's bound (a stop) or mpirun's line for the
+  # death and no survivor reaching -T (a kill), below. How long it took is start-up and teardown on a loaded box too:
+  # said above, not asserted (issue 50 item 12).
+  [ "$rc" != 124 ] || { cat "$TMP/err"; fail "$be SIG$sig: still running after the hang bound (${HANG} s)"; }
+  local left i
+  for ((i = 0; i < 300; i++)); do left=$(tagged_pids "$tag"); [ -z "$left" ] && break; sleep 0.1; done # a hang bound
+  [ -z "$left" ] || { kill -KILL $left; fail "$be SIG$sig: processes left behind 30 s after the job: $left"; }
   if [ "$sig" = STOP ]; then
     local re="^arbench: rank [0-9]: timeout: .*backend $be float size [0-9]+ .* made no progress for $T s \(-T $T\); rank $victim \(pid $pid\) is stopped; aborting\$"
     if [ -n "${DEAD_RANK_CASES:-}" ] && grep -Eq "timeout.*(waiting for|peer) rank $victim" "$TMP/err"; then

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # slow_rank.sh — one slow rank (ARBENCH_INJECT_DELAY=R:MS sleeps MS after its call in even timed
-# iterations): every iteration's time is the max over ranks; a stalled rank trips -T within T + margin.
+# iterations): every iteration's time is the max over ranks; a stalled rank trips -T (the watchdog's line and status).
 source "$(dirname "$0")/../lib/common.sh"
-# Max over ranks: in even iterations rank 1's own time holds the whole sleep, in odd ones the others
-# wait for it. The max is >= D in even iterations (exactly, the sleep is inside rank 1's timing) and
-# well above the call time in all; the min over ranks would be the call time everywhere.
+# Max over ranks: in even iterations rank 1's own time holds the whole sleep, so the max is >= D there, exactly (the
+# sleep is inside rank 1's timing; load can only add to it), where the min over ranks or rank 0's time would be the
+# call time. (The odd iterations, where the others wait for rank 1 in the collective, are MPI's doing and a matter of
+# scheduling on a loaded box: not asserted, issue 50 item 12.)
 D=150
 J=$TMP/slow.jsonl
 expect_status 0 env ARBENCH_INJECT_DELAY=1:$D mpirun -q --oversubscribe -x ARBENCH_INJECT_DELAY -np 3 "$ARBENCH" \
@@ -18,29 +19,17 @@ for r in res:
     s = r["samples_us"]
     assert len(s) == 6, s
     assert all(x >= d_us for x in s[0::2]), ("even iterations below the sleep", r["backend"], s)
-    assert all(x >= d_us / 2 for x in s[1::2]), ("odd iterations do not wait for the slow rank", r["backend"], s)
-    assert r["time_us"]["min"] >= d_us / 2 and r["time_us"]["p50"] >= d_us / 2, r["time_us"]
-print("max over ranks: ok", [round(min(r["samples_us"])) for r in res])
+    assert r["time_us"]["max"] >= d_us, r["time_us"]
+print("max over ranks: ok", [[round(x) for x in r["samples_us"]] for r in res])
 PY
-# The watchdog: rank 1 stalls for 60 s inside the timed loop; -T 5 must end the run (status 1, one
-# rank naming the phase) before the stall itself would have ended.
-T=5
-t0=$(date +%s.%N)
-expect_status 0 mpirun -q --oversubscribe -np 2 "$ARBENCH" run --backend mpi --counts 7 -n 4 -w 0 -T $T
+# The watchdog: rank 1 stalls for 60 s in each even timed iteration (two of them: 120 s); -T 10 must end the run (status
+# 1, one rank naming the phase and -T's bound) where the sleeps alone would end it only after timeout's 120 s (124).
+# How long it took is start-up and teardown on a loaded box too: said, not asserted (issue 50 item 12).
+T=10
 t1=$(date +%s.%N)
 expect_status 1 timeout 120 env ARBENCH_INJECT_DELAY=1:60000 mpirun -q --oversubscribe -x ARBENCH_INJECT_DELAY -np 2 \
   "$ARBENCH" run --backend mpi --counts 7 -n 4 -w 0 -T $T
-t2=$(date +%s.%N)
-"$PY" - "$t0" "$t1" "$t2" "$T" <<'PY' || fail "the stalled run did not end within -T plus margin"
-import sys
-t0, t1, t2, T = map(float, sys.argv[1:])
-base, stalled = t1 - t0, t2 - t1
-# The watchdog, not the sleep, ended it: before the first 60 s sleep could. No bound tighter than the
-# stall itself: a loaded box or a sanitizer build stretches start-up and tear-down, not the mechanism.
-limit = 60.0
-print("run without stall %.1f s, stalled run %.1f s, limit %.1f s (the stall)" % (base, stalled, limit))
-assert stalled < limit
-PY
+echo "stalled run ended by the watchdog after $(echo "$(date +%s.%N) - $t1" | bc) s (-T $T)"
 grep -Eq "^arbench: rank [01]: timeout: backend mpi float size 28 \(out-of-place\) timing made no progress for $T s \(-T $T\); [^;]+; aborting$" \
   "$TMP/err" || { cat "$TMP/err"; fail "no timeout line naming backend, size and phase"; }
 echo "slow_rank: ok"

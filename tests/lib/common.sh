@@ -22,6 +22,13 @@ ar_mpirun() { # ar_mpirun NP args... : arbench under mpirun (-q: only arbench's 
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+ar_procs_gone() { # ar_procs_gone SECONDS PATTERN : wait until no process's command line holds PATTERN (status 0); after
+  local i    # SECONDS (a hang bound, not a speed: a loaded box only makes the wait longer) kill them and return 1
+  for ((i = 0; i < $1 * 10; i++)); do pgrep -f -- "$2" >/dev/null || return 0; sleep 0.1; done
+  pkill -KILL -f -- "$2" || true
+  return 1
+}
+
 expect_eq() { # expect_eq NAME WANT GOT : stop unless GOT is WANT
   [ "$2" = "$3" ] || fail "$1: expected [$2], got [$3]"
   echo "ok: $1"

@@ -3,14 +3,12 @@
 # its pairs one timeout each: one line per bad pair, a skip record each, the rest measured, exit 1, no hang;
 # data corrupted on arrival (ARBENCH_INJECT_FAULT) is caught by the data check the same way.
 source "$(dirname "$0")/../lib/common.sh"
-SMALL=(-b 4K -e 4K --repeat 1 -n 2 -w 0 --lat-iters 3 --smoke-timeout 0.3)
-start=$(date +%s)
+SMALL=(-b 4K -e 4K --repeat 1 -n 2 -w 0 --lat-iters 3 --smoke-timeout 2)
+# No hang: timeout's 124 would fail expect_status (a hang bound; each bad pair costs its 2 s timeout; a healthy peer on a loaded box answers well within it, named below).
 expect_status 1 timeout 120 env ARBENCH_INJECT_SILENT=2 mpirun -q --oversubscribe -x ARBENCH_INJECT_SILENT -np 4 \
   "$ARBENCH" links "${SMALL[@]}" -J "$TMP/s.jsonl"
-took=$(( $(date +%s) - start ))
-[ "$took" -lt 100 ] || fail "the smoke test with a silent rank took ${took}s"
 for p in 0-\>2 1-\>2 2-\>0 2-\>1 2-\>3 3-\>2; do
-  grep -qxF "arbench links: pair $p: no answer in the smoke test (4096 bytes, 0.3 s timeout): skipped; on CPU ranks: the peer stopped answering through shared memory" "$TMP/err" \
+  grep -qxF "arbench links: pair $p: no answer in the smoke test (4096 bytes, 2 s timeout): skipped; on CPU ranks: the peer stopped answering through shared memory" "$TMP/err" \
     || { cat "$TMP/err"; fail "no line for the silent pair $p"; }
 done
 [ "$(grep -c "no answer in the smoke test" "$TMP/err")" = 6 ] || { cat "$TMP/err"; fail "not 6 bad-pair lines"; }
@@ -33,7 +31,7 @@ PY
 # corrupted on arrival at rank 1: its two incoming pairs, named as corrupted
 expect_status 1 timeout 120 env ARBENCH_INJECT_FAULT=1:mid mpirun -q --oversubscribe -x ARBENCH_INJECT_FAULT -np 3 \
   "$ARBENCH" links "${SMALL[@]}" -q
-grep -qxF "arbench links: pair 0->1: the data arrived corrupted in the smoke test (4096 bytes, 0.3 s timeout): skipped; on CPU ranks: the copy through shared memory lost data" "$TMP/err" \
+grep -qxF "arbench links: pair 0->1: the data arrived corrupted in the smoke test (4096 bytes, 2 s timeout): skipped; on CPU ranks: the copy through shared memory lost data" "$TMP/err" \
   || { cat "$TMP/err"; fail "no line for the corrupted pair 0->1"; }
 [ "$(grep -c "arbench links: pair" "$TMP/err")" = 2 ] && grep -q "pair 2->1: the data arrived corrupted" "$TMP/err" \
   || { cat "$TMP/err"; fail "not exactly pairs 0->1 and 2->1 corrupted"; }

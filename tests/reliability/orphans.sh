@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# orphans.sh — after SIGKILL of mpirun its ranks die at once (the parent-death signal, bench/run/orphan.c):
+# orphans.sh — after SIGKILL of mpirun its ranks die by the parent-death signal (bench/run/orphan.c), even stopped:
 # none lives on to measure or to append a record, and the results file stays whole.
 source "$(dirname "$0")/lib.sh"
 J=$TMP/orphans.jsonl
@@ -9,16 +9,20 @@ for cmd in run links; do
   else args=(links -b 4M -e 4M -n 100000 --repeat 50 --pattern pairs --method read --direction uni -J "$J" -q); fi
   mpirun -q --oversubscribe -np 2 "$ARBENCH" "${args[@]}" >"$TMP/out" 2>"$TMP/err" &
   launcher=$!
-  for _ in $(seq 200); do [ -s "$J" ] && break; sleep 0.05; done # the run record: the ranks are measuring
+  for _ in $(seq 600); do [ -s "$J" ] && break; sleep 0.05; done # the run record: the ranks are measuring (a hang bound)
   [ -s "$J" ] || { kill -KILL $launcher; cat "$TMP/err"; fail "$cmd: never started"; }
-  sleep 0.3
   ranks=$(pgrep -f -- "$J" | grep -vx "$launcher" | tr '\n' ' ')
   [ -n "$ranks" ] || fail "$cmd: no rank processes found"
+  # Stop the ranks, then kill mpirun: a stopped rank cannot end itself or append a record, and only a signal
+  # the kernel sends on its parent's death (PR_SET_PDEATHSIG, SIGKILL) ends it; without one it stays stopped for
+  # ever (Open MPI's own way, noticing the lost launcher, needs the rank to run). How soon it goes is the
+  # scheduler's (a loaded box: seconds), so the wait is a hang bound, not a speed (issue 50 item 12).
+  kill -STOP $ranks
+  lines=$(wc -l <"$J")
   kill -KILL $launcher
-  t0=$(date +%s%N)
   wait $launcher 2>/dev/null || true
   left=""
-  while :; do # at most 0.5 s: they go in 0.03-0.1 s; without the signal Open MPI's ranks lived 1.0-4 s
+  for ((i = 0; i < 300; i++)); do # up to 30 s
     left=""
     for p in $ranks; do
       st=""
@@ -26,15 +30,11 @@ for cmd in run links; do
       if [ -n "$st" ] && [ "$st" != Z ]; then left="$left $p"; fi
     done
     [ -z "$left" ] && break
-    [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 500 ] || break
-    sleep 0.01
+    sleep 0.1
   done
-  [ -z "$left" ] || { pkill -KILL -f -- "$J"; fail "$cmd: ranks$left still alive 0.5 s after mpirun was killed"; }
-  lines=$(wc -l <"$J")
-  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  sleep 4 # what an orphan used to have: 3-4 s to measure and append
+  [ -z "$left" ] || { kill -KILL $left 2>/dev/null; fail "$cmd: ranks$left still alive (stopped) 30 s after mpirun was killed"; }
   [ "$(wc -l <"$J")" = "$lines" ] || fail "$cmd: $(($(wc -l <"$J") - lines)) records appended after mpirun was killed"
   $CHECK_FILE "$J" || fail "$cmd: results file not whole"
-  echo "$cmd: ranks $ranks gone ${ms} ms after SIGKILL of mpirun; $lines records, none after"
+  echo "$cmd: ranks $ranks (stopped) gone after SIGKILL of mpirun; $lines records, none after"
 done
 echo "orphans: ok"

@@ -210,7 +210,7 @@ static double now_s(void) {
 }
 
 /* The last rank stops: `never` skips a call, `mid` leaves after the first of two chunks. The others
- * must return -AR_ETIMEOUT between 0.9 T and T + 1 s. */
+ * must return -AR_ETIMEOUT, not before 0.9 T, and well before a wrong bound would (below). */
 static int cmd_stall(struct ctx *c, const char *spec, const char *mode) {
   const struct ar_env *e = &c->env;
   int victim = e->nranks - 1, mid = !strcmp(mode, "mid");
@@ -229,11 +229,12 @@ static int cmd_stall(struct ctx *c, const char *spec, const char *mode) {
     fprintf(stderr, "FAIL: rank %d: call returned %d, expected %d (timeout)\n", e->rank, rc, -AR_ETIMEOUT);
     bad = 1;
   }
-  /* The waiting ranks give up at 0.9 T (before the watchdog would abort): between 0.9 T and T + 1 s
-   * after the call started, as this rank measured it. */
-  if (e->rank != victim && (took > c->opts.timeout + 1 || took < 0.9 * c->opts.timeout - 0.01)) {
-    fprintf(stderr, "FAIL: rank %d: gave up after %.2f s (-T %g: expected %.2f to %.2f s)\n", e->rank, took,
-            c->opts.timeout, 0.9 * c->opts.timeout, c->opts.timeout + 1);
+  /* The waiting ranks give up at 0.9 T (before the watchdog would abort), as this rank measured it: never before
+   * (load only delays), and under 5 T, where a bound ten times too long (9 T) would not be. Between the two a loaded
+   * box may delay the give-up by seconds (a spinning rank descheduled): not a speed to assert (issue 50 item 12). */
+  if (e->rank != victim && (took > 5 * c->opts.timeout || took < 0.9 * c->opts.timeout - 0.01)) {
+    fprintf(stderr, "FAIL: rank %d: gave up after %.2f s (-T %g: expected %.2f s, at most %.2f s)\n", e->rank, took,
+            c->opts.timeout, 0.9 * c->opts.timeout, 5 * c->opts.timeout);
     bad = 1;
   }
   if (e->rank != victim && shm.be->allreduce(shm.state, buf, out, 4, AR_FLOAT, AR_SUM, NULL) == 0) {

@@ -7,10 +7,10 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/cluster.sh"
 slurm_start 2
 W=$SL_DIR/work
-left() { # nothing of a job may outlive it on the nodes
-  local l
-  l=$(sl_node_procs)
-  [ -z "$l" ] || fail "$1: processes left on the nodes: $l"
+left() { # nothing of a job may outlive it on the nodes: a step's teardown (slurmstepd) may take seconds on a loaded
+  local l i # box, so wait for it up to 30 s (a hang bound, not a speed; issue 50 item 12: this was a sleep 1 before)
+  for ((i = 0; i < 300; i++)); do l=$(sl_node_procs); [ -z "$l" ] && return 0; sleep 0.1; done
+  fail "$1: processes left on the nodes 30 s after: $l"
 }
 
 # 1. sbatch: the sweep script, two points (an environment axis), each launched by srun in the allocation.
@@ -54,7 +54,6 @@ assert any(r["type"] == "error" and "timed out" in r["message"] for r in recs), 
 assert not [r for r in recs if r["type"] == "result"], recs
 print("hanging point: ended at --point-timeout, recorded as timeout")
 PY
-sleep 1 # srun's step teardown
 left "the hanging point"
 
 echo "[${SECONDS}s] part 3"
@@ -79,7 +78,6 @@ wait "$bg" || rc=$?
 grep -q "interrupted by Interrupt during np=2 ARB_X=1 (its partial records removed)" "$TMP/int.out" \
   || fail "no interrupt line: $(cat "$TMP/int.out")"
 grep -q '"type":"run"' "$W/int.jsonl" && fail "the interrupted launch's records are still in the file"
-sleep 1
 left "the interrupted sweep"
 echo "[${SECONDS}s] resume"
 on_head timeout 120 salloc -N 1 -n 2 "$ARBENCH" sweep --np 2 --launcher "srun --mpi=pmix" --env ARB_X=1,2 --resume \

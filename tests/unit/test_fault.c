@@ -32,6 +32,8 @@ static void test_unset(void **st) {
   assert_int_equal(f.emu_ipc_fail, -1);
   assert_int_equal(f.fill_fail_rank, -1);
   assert_int_equal(f.silent_rank, -1);
+  assert_int_equal(f.mpi_error_rank, -1);
+  assert_int_equal(f.mpi_error_bytes, 0);
   assert_int_equal(f.nccl_hang_bytes, 0);
   assert_int_equal(f.fill_fail_bytes, 0);
   static const char *const empty[] = {"ARBENCH_P2P_STALL=", NULL};
@@ -45,7 +47,8 @@ static void test_values(void **st) {
   char err[256];
   static const char *const v[] = {"ARBENCH_P2P_STALL=1", "ARBENCH_SYMM_STALL=2", "ARBENCH_EMU_HANG=3",
                                   "ARBENCH_NCCL_HANG_BYTES=1048576", "ARBENCH_INJECT_FILL_FAIL=1:4096",
-                                  "ARBENCH_INJECT_SILENT=0", "ARBENCH_EMU_CORRUPT=2", "ARBENCH_EMU_IPC_FAIL=1", NULL};
+                                  "ARBENCH_INJECT_SILENT=0", "ARBENCH_EMU_CORRUPT=2", "ARBENCH_EMU_IPC_FAIL=1",
+                                  "ARBENCH_INJECT_MPI_ERROR=2:1024", NULL};
   assert_int_equal(hooks(&f, err, sizeof err, v), 0);
   assert_int_equal(f.p2p_stall, 1);
   assert_int_equal(f.symm_stall, 2);
@@ -56,6 +59,8 @@ static void test_values(void **st) {
   assert_int_equal(f.fill_fail_rank, 1);
   assert_int_equal(f.fill_fail_bytes, 4096);
   assert_int_equal(f.silent_rank, 0);
+  assert_int_equal(f.mpi_error_rank, 2);
+  assert_int_equal(f.mpi_error_bytes, 1024);
 }
 
 static void bad(const char *var, const char *want) {
@@ -73,6 +78,7 @@ static void test_bad(void **st) {
   bad("ARBENCH_P2P_STALL=x", "bad ARBENCH_P2P_STALL 'x' (allowed: one RANK, 0 to 3)");
   bad("ARBENCH_SYMM_STALL=4", "bad ARBENCH_SYMM_STALL '4' (allowed: one RANK, 0 to 3)");
   bad("ARBENCH_EMU_HANG=1x", "bad ARBENCH_EMU_HANG '1x' (allowed: one RANK, 0 to 3)");
+  bad("ARBENCH_INJECT_MPI_ERROR=1", "bad ARBENCH_INJECT_MPI_ERROR '1' (allowed: RANK:BYTES, RANK 0 to 3)");
   bad("ARBENCH_EMU_CORRUPT=4", "bad ARBENCH_EMU_CORRUPT '4' (allowed: one RANK, 0 to 3)");
   bad("ARBENCH_EMU_IPC_FAIL=a", "bad ARBENCH_EMU_IPC_FAIL 'a' (allowed: one RANK, 0 to 3)");
   bad("ARBENCH_NCCL_HANG_BYTES=-1", "bad ARBENCH_NCCL_HANG_BYTES '-1' (allowed: BYTES, a non-negative integer)");

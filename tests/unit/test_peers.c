@@ -33,8 +33,10 @@ static pid_t child(void) {
   return pid;
 }
 
+/* Until pid is in state want, for up to 20 s: a hang bound, not a speed (a loaded box may take seconds to run the
+ * child to its pause or to deliver a signal; issue 50 item 12: this was 2 s). */
 static void wait_state(pid_t pid, char want) {
-  for (int i = 0; i < 200 && ar_proc_state(pid) != want; i++) {
+  for (int i = 0; i < 2000 && ar_proc_state(pid) != want; i++) {
     struct timespec t = {0, 10 * 1000 * 1000};
     nanosleep(&t, NULL);
   }
