@@ -77,11 +77,11 @@ check_eq "run.sh table: shm-oneshot at 8 B, mpi slower" "| 8 | 0.57 | **0.14** ?
   "$("$ARBENCH" table "$FIX/runsh-host.jsonl" | grep '^| 8 |')"
 # A run where every configuration is skipped (nccl compiled in, no GPU): exit status 3, no Avg bus bandwidth line.
 # In a build without NCCL the backend is refused before launching instead: one line, exit 2 (a CPU box's build).
-if command -v mpirun >/dev/null && "$ARBENCH" list --wide | grep -q '^nccl .*not compiled in'; then
+if command -v mpirun >/dev/null && "$ARBENCH" list --wide | qgrep -q '^nccl .*not compiled in'; then
   mpirun --oversubscribe -np 2 "$ARBENCH" run --backend nccl -b 8 -e 64 -n 2 -w 1 >"$TMP/skip.out" 2>&1; rc=$?
   check_eq "not compiled in: exit status 2" 2 "$rc"
   check_eq "not compiled in: one line naming why" 1 "$(grep -c "backend 'nccl': not compiled in" "$TMP/skip.out")"
-elif command -v mpirun >/dev/null && "$ARBENCH" list --wide | grep -q 'GPUs visible: 0'; then
+elif command -v mpirun >/dev/null && "$ARBENCH" list --wide | qgrep -q 'GPUs visible: 0'; then
   mpirun --oversubscribe -np 2 "$ARBENCH" run --backend nccl -b 8 -e 64 -n 2 -w 1 >"$TMP/skip.out" 2>&1; rc=$?
   check_eq "all skipped: exit status 3" 3 "$rc"
   check_eq "all skipped: no Avg bus bandwidth" 0 "$(grep -c 'Avg bus bandwidth' "$TMP/skip.out")"

@@ -35,7 +35,7 @@ with open(path, "w") as f:
 PY
 }
 # Sanitizer builds (ASan's shadow memory and quarantine) are no measure of peak RSS: the bounds are skipped there.
-asan=0; ldd "$ARBENCH" 2>/dev/null | grep -q 'libasan' && asan=1
+asan=0; ldd "$ARBENCH" 2>/dev/null | qgrep -q 'libasan' && asan=1
 rss() { /usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>"$TMP/rss.err" || { cat "$TMP/rss.err"; check_fail "$* exited $?"; }; tail -1 "$TMP/rss"; }
 command -v /usr/bin/time >/dev/null || { echo "skipped: needs GNU time"; exit 77; }
 

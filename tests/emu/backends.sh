@@ -72,7 +72,7 @@ assert all(r["samples_n"] == (1 if "loop" in m else 2 if "-G" in m else 8) for r
 assert all(r["buffers"] == "cold" and r["nsets"] > 1 for r in res) if "cold" in m else True
 PY
 done
-if "$ARBENCH" version 2>/dev/null | grep -q '^NCCL stand-in'; then
+if "$ARBENCH" version 2>/dev/null | qgrep -q '^NCCL stand-in'; then
   # with the NCCL stand-in (standin/nccl, docs/nccl-standin.md) unfused=nccl runs its allreduce there, checked
   expect_status 0 ar_mpirun 2 run --backend fused:unfused=nccl --counts 4096 -d bfloat16 -n 1 -J "$TMP/nccl.jsonl"
   "$PY" - "$TMP/nccl.jsonl" <<'PY' || { cat "$TMP/nccl.jsonl" "$TMP/err"; fail "fused:unfused=nccl on the NCCL stand-in"; }

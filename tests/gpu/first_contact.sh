@@ -11,7 +11,7 @@ expect_eq "every step ran and passed" 0 "$rc"
 expect_eq "the steps" "version host-sanity" "$(awk -F'\t' 'NR > 1 { printf "%s%s", s, $1; s = " " }' "$t/a/summary.tsv")"
 expect_eq "their exit status" "0 0" "$(awk -F'\t' 'NR > 1 { printf "%s%s", s, $3; s = " " }' "$t/a/summary.tsv")"
 grep -q 'skipped: no CUDA device (the GPU steps)' "$t/a.out" || fail "no skip line for the GPU steps: $(cat "$t/a.out")"
-tar -tzf "$t/a/first-contact-logs.tgz" | grep -q 'logs/host-sanity.log' || fail "the host step's log is not in the archive"
+tar -tzf "$t/a/first-contact-logs.tgz" | qgrep -q 'logs/host-sanity.log' || fail "the host step's log is not in the archive"
 grep -q '"backend": *"shm-oneshot"' "$t/a/host.jsonl" || fail "no shm-oneshot record from the host step"
 # A budget that is spent before a step starts: the step is listed not-run and the script does not pass.
 rc=0

@@ -4,7 +4,7 @@
 # gives no warning. Needs no GPU; skipped when arbench is built without NCCL.
 source "$(dirname "$0")/../lib/common.sh"
 SHIM=${1:?usage: $0 PATH-OF-libnccl_version_shim.so}
-"$ARBENCH" list --wide 2>/dev/null | grep -q '^nccl .*not compiled in' && { echo "skipped: built without NCCL"; exit 77; }
+"$ARBENCH" list --wide 2>/dev/null | qgrep -q '^nccl .*not compiled in' && { echo "skipped: built without NCCL"; exit 77; }
 expect_status 0 "$ARBENCH" version
 compiled=$(sed -n 's/^NCCL *compiled \([0-9.]*\), loaded \([0-9.]*\)$/\1/p' "$TMP/out")
 [ -n "$compiled" ] || { cat "$TMP/out"; fail "no 'NCCL compiled X, loaded Y' line"; }

@@ -19,7 +19,7 @@ expect_status 0 "${RUN[@]}" --no-launch --np 2 -J "$TMP/one.jsonl"
 # Under mpirun nothing changes: one line of output per rank count, no relaunch.
 expect_status 0 ar_mpirun 2 run --backend mpi -b 8 -e 8 -n 2 -w 0 -J "$TMP/m.jsonl"
 ! grep -q "not started by mpirun" "$TMP/err" || fail "relaunch message under mpirun"
-if "$ARBENCH" list --wide | grep -q '^GPUs visible: 0'; then
+if "$ARBENCH" list --wide | qgrep -q '^GPUs visible: 0'; then
   expect_status 0 "${RUN[@]}" -J "$TMP/hint.jsonl"
   grep -q "^arbench: not started by mpirun and no GPU here: running 1 rank (busbw is 0 on one rank); for [2-8] CPU ranks on the host backends: arbench run --np [2-8] " "$TMP/err" \
     || { cat "$TMP/err"; fail "no hint for CPU ranks"; }
@@ -36,5 +36,5 @@ expect_status 1 env ARBENCH_INJECT_FILL_FAIL=1:64 "${RUN[@]}" --np 2 -J "$TMP/fi
 expect_eq "a failure inside the ranks: the relaunch line, then one error line" 2 "$(grep -c . "$TMP/err")"
 grep -q "^arbench: error: mpi: " "$TMP/err" || { cat "$TMP/err"; fail "no error line from the rank"; }
 grep -qx "# Nothing measured: 1 failure (see the error on stderr)" "$TMP/out" \
-  || grep -q "^ *8 " "$TMP/out" || { cat "$TMP/out"; fail "stdout does not say the failure"; }
+  || qgrep -q "^ *8 " "$TMP/out" || { cat "$TMP/out"; fail "stdout does not say the failure"; }
 echo "launch: ok"

@@ -35,7 +35,7 @@ grep -qF "largest size 64 bytes (64 B): each of the 3 ranks needs 512 bytes" "$T
 unset ARBENCH_INJECT_MEMINFO
 # ulimit -v (each rank's own limit) and a failed allocation inside the ranks. AddressSanitizer reserves
 # terabytes of address space, so a sanitizer build cannot run under ulimit -v at all.
-if ldd "$ARBENCH" 2>/dev/null | grep -q libasan; then echo "memcheck: ulimit -v cases skipped under ASan"
+if ldd "$ARBENCH" 2>/dev/null | qgrep -q libasan; then echo "memcheck: ulimit -v cases skipped under ASan"
 else
   want="arbench: largest size 1073741824 bytes (1 GiB): each rank needs 2147483648 bytes (2 GiB) of host memory for mpi (send + receive buffers of the largest size), over its address-space limit of 1572864000 bytes (1.5 GiB, ulimit -v); give smaller sizes, or --no-mem-check to try anyway"
   expect_status 2 bash -c 'ulimit -v 1536000; exec "$@"' _ "$ARBENCH" run --backend mpi -b 1G -e 1G -n 1 -w 0 --np 2

@@ -22,7 +22,7 @@ fake_smi "GPU 0: A\\n" "Field \\"compute_cap\\" is not a valid field\\n" 2
 [ "$(choice)" = "MESON_OPTS=" ] || { choice; fail "a driver without compute_cap: not the default archs"; }
 [ "$(MESON_OPTS=-Dcuda-archs=90 choice)" = "MESON_OPTS=-Dcuda-archs=90" ] || fail "MESON_OPTS does not override the choice"
 expect_status 2 "$ARBENCH_SRC/scripts/run.sh" --frobnicate
-command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU' \
+command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | qgrep -q '^GPU' \
   && { echo "skipped: a GPU is present (run.sh would benchmark it for minutes)"; exit 77; }
 R=$TMP/res
 expect_status 0 env BUILD_DIR="$ARBENCH_BUILD" RESULTS_DIR="$R" ARBENCH_ARGS="--backend mpi,shm-oneshot -e 128 -n 2 -w 0" \

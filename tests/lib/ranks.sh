@@ -3,8 +3,8 @@
 rank_pid() { # rank_pid TAG RANK : pid of the process whose environment has ARBENCH_TEST_TAG=TAG and rank RANK
   local e
   for e in /proc/[0-9]*/environ; do
-    { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "ARBENCH_TEST_TAG=$1" || continue
-    { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" || continue
+    { tr '\0' '\n' <"$e"; } 2>/dev/null | qgrep -qx "ARBENCH_TEST_TAG=$1" || continue
+    { tr '\0' '\n' <"$e"; } 2>/dev/null | qgrep -qx "OMPI_COMM_WORLD_RANK=$2" || continue
     e=${e#/proc/}; echo "${e%/environ}"; return 0
   done
   return 1
@@ -13,7 +13,7 @@ rank_pid() { # rank_pid TAG RANK : pid of the process whose environment has ARBE
 tagged_pids() { # tagged_pids TAG : every live process with ARBENCH_TEST_TAG=TAG
   local e
   for e in /proc/[0-9]*/environ; do
-    { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "ARBENCH_TEST_TAG=$1" || continue
+    { tr '\0' '\n' <"$e"; } 2>/dev/null | qgrep -qx "ARBENCH_TEST_TAG=$1" || continue
     e=${e#/proc/}; e=${e%/environ}
     [ "$(awk '{print $3}' "/proc/$e/stat" 2>/dev/null)" = Z ] || echo "$e"
   done

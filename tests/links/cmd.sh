@@ -88,7 +88,7 @@ expect_one_line_error "bad ARBENCH_INJECT_FAULT" \
 [ ! -e "$TMP/bad.jsonl" ] || fail "a links run refused for bad input left a results file"
 expect_status 0 "$ARBENCH" links --help
 grep -q -- "--pattern LIST" "$TMP/out" || fail "links --help does not list --pattern"
-"$ARBENCH" --help | grep -q "^  links " || fail "arbench --help does not list links"
+"$ARBENCH" --help | qgrep -q "^  links " || fail "arbench --help does not list links"
 # The loaded/isolated section is a ratio, labelled as one (issue 50 item 11), never "GB/s".
 if grep -q 'loaded' "$TMP/out4"; then
   grep -q "^# ratio of a flow's GB/s loaded to isolated (1 = unslowed), at the largest size" "$TMP/out4" \

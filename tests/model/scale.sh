@@ -8,7 +8,7 @@ t0=$(date +%s%N)
 expect_status 0 timeout 120 "$ARBENCH" model --xml "$TMP/big.xml" --np 1000 -b 8 -e 1G
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$(grep -c '^[0-9]' "$TMP/out")" = 28 ] || { cat "$TMP/out"; fail "not 28 sizes"; }
-head -1 "$TMP/err" | grep -qE '^arbench model: 1000 GPUs: link graph of 4502 directed links and 999000 paths \([0-9.]+ s\)$' \
+head -1 "$TMP/err" | qgrep -qE '^arbench model: 1000 GPUs: link graph of 4502 directed links and 999000 paths \([0-9.]+ s\)$' \
   || { cat "$TMP/err"; fail "no progress line for the graph"; }
 [ "$(grep -cE '^arbench model: 1000 GPUs: [a-z-]+ costed \([1-9] of 9, [0-9.]+ s\)$' "$TMP/err")" = 9 ] \
   || { cat "$TMP/err"; fail "not one progress line per algorithm"; }

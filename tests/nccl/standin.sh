@@ -4,7 +4,7 @@ need_standin() { # need_standin NP
   export ARBENCH_STANDIN_GPUS=$(( $1 > 4 ? $1 : 4 ))
   local line
   line=$("$ARBENCH" list --wide 2>/dev/null | grep -E '^nccl ') || fail "no nccl line in arbench list"
-  if ! "$ARBENCH" version 2>/dev/null | grep -q '^NCCL stand-in nccl-standin'; then
+  if ! "$ARBENCH" version 2>/dev/null | qgrep -q '^NCCL stand-in nccl-standin'; then
     echo "skipped: this build's NCCL is not the stand-in ($line)"
     exit 77
   fi

@@ -9,7 +9,7 @@ need_standin "$np"
 "$PY" "$(dirname "$0")/measured.py" "$TMP/measured.jsonl" "$np" 4096 524288
 expect_status 0 "$ARBENCH" tune "$TMP/measured.jsonl" -o "$TMP/d"
 expect_status 0 "$ARBENCH" tune --verify --tuner "$TMP/d/tuner.json" --repeats 2 "$TMP/measured.jsonl"
-grep -c "^mpirun -np 2 .* run --backend nccl" "$TMP/out" | grep -qx 4 || { cat "$TMP/out"; fail "not 4 launches"; }
+grep -c "^mpirun -np 2 .* run --backend nccl" "$TMP/out" | qgrep -qx 4 || { cat "$TMP/out"; fail "not 4 launches"; }
 "$PY" - "$TMP/out" "$TMP/d/verify.jsonl" <<'PY' || { cat "$TMP/out" "$TMP/err"; fail "judgement"; }
 import json, re, sys
 out = open(sys.argv[1]).read()

@@ -47,7 +47,7 @@ no_banner "arbench's own call"
 # whose ranks hold more address space of their own fails arbench's own allocation first (its line names its buffers):
 # then the next limit, 128 MiB up, is tried. AddressSanitizer reserves terabytes of address space, so a sanitizer build
 # cannot run under ulimit -v at all.
-if ldd "$ARBENCH" 2>/dev/null | grep -q libasan; then echo "mpi_error: ulimit -v case skipped under ASan"
+if ldd "$ARBENCH" 2>/dev/null | qgrep -q libasan; then echo "mpi_error: ulimit -v case skipped under ASan"
 else
   for limit_kb in 920000 1051072 1182144 1313216; do
     expect_status 1 timeout -s KILL 100 bash -c 'ulimit -v '$limit_kb'; exec "$@"' _ "$ARBENCH" run --np 2 --backend mpi \

@@ -8,6 +8,6 @@ out=$(mktemp -d /tmp/arbench-nvcc.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 "$NVCC" -x cu -arch=sm_90 -std=c++17 -Werror all-warnings -I"$ARBENCH_SRC/kernels" -c \
   "$ARBENCH_SRC/tests/shm/core_nvcc.cu" -o "$out/core.o"
-nm "$out/core.o" | grep -q ar_core_check_host || { echo "FAIL: host function missing from object"; exit 1; }
+grep -q ar_core_check_host <<<"$(nm "$out/core.o")" || { echo "FAIL: host function missing from object"; exit 1; }
 "$NVCC" --version | tail -1
 echo "core_nvcc: kernels/ar_core.h compiles with nvcc -arch=sm_90 (device and host)"

@@ -8,7 +8,7 @@ if [ -z "$other" ]; then
   for cand in "$ARBENCH_SRC"/build*/arbench; do
     [ -x "$cand" ] || continue
     [ "$(cd "$(dirname "$cand")" && pwd)" = "$(cd "$(dirname "$ARBENCH")" && pwd)" ] && continue
-    ldd "$cand" 2>/dev/null | grep -q libasan && continue # a sanitizer build is no stack (and leaks MPI's memory)
+    ldd "$cand" 2>/dev/null | qgrep -q libasan && continue # a sanitizer build is no stack (and leaks MPI's memory)
     s=$("$cand" version 2>/dev/null | awk '/^stack/ {print $2}')
     [ -n "$s" ] && [ "$s" != "$mine" ] && { other=$cand; break; }
   done
@@ -53,5 +53,5 @@ for x in m:
 assert {s["backend"]: s["matches"] for s in c["summary"]} == {"mpi": 4, "shm-oneshot": 4}, c["summary"]
 print("ok: 8 matches across stacks", mine, "and", theirs)
 PY
-"$ARBENCH" compare "$TMP/a.jsonl" "$TMP/b.jsonl" | grep -q "stack $theirs" || fail "text compare does not name stack $theirs"
+"$ARBENCH" compare "$TMP/a.jsonl" "$TMP/b.jsonl" | qgrep -q "stack $theirs" || fail "text compare does not name stack $theirs"
 echo "stacks-compare: ok"

@@ -4,7 +4,7 @@
 # loaded version in its stack; a prefix without libnccl.so* is one line, exit 2. Needs no GPU.
 source "$(dirname "$0")/lib.sh"
 SA=${1:?usage: $0 SHIM-2.22.7 SHIM-2.27.3} SB=${2:?}
-"$ARBENCH" list --wide 2>/dev/null | grep -q '^nccl .*not compiled in' && { echo "skipped: built without NCCL"; exit 77; }
+"$ARBENCH" list --wide 2>/dev/null | qgrep -q '^nccl .*not compiled in' && { echo "skipped: built without NCCL"; exit 77; }
 mkdir -p "$TMP/nA/lib" "$TMP/nB/lib64" "$TMP/empty/lib"
 cp "$SA" "$TMP/nA/lib/libnccl.so.2"
 cp "$SB" "$TMP/nB/lib64/libnccl.so.2.27.3"   # lib64 and a versioned file name are found too

@@ -38,9 +38,9 @@ fi
 # --- the two-socket fixture: golden text (relative path so the source line is stable)
 (cd "$FIX" && "$ARBENCH" topo --xml 2s8g.xml) >"$TMP/2s8g.txt" || check_fail "2s8g: exit $?"
 diff -u "$FIX/2s8g.txt" "$TMP/2s8g.txt" || check_fail "2s8g: text differs from tests/fixtures/topo/2s8g.txt"
-(cd "$FIX" && "$ARBENCH" topo --xml=sys.xml) | grep -q '^SYS within one package (SNC/NPS NUMA split, no socket link): GPU0-GPU1$' ||
+(cd "$FIX" && "$ARBENCH" topo --xml=sys.xml) | qgrep -q '^SYS within one package (SNC/NPS NUMA split, no socket link): GPU0-GPU1$' ||
   check_fail "sys: same-package SYS pair not reported"
-(cd "$FIX" && "$ARBENCH" topo --xml phb.xml) | grep -q '^note: a link on a GPU path is narrower (2.00 GB/s) than the GPUs.* (15.75 GB/s)' ||
+(cd "$FIX" && "$ARBENCH" topo --xml phb.xml) | qgrep -q '^note: a link on a GPU path is narrower (2.00 GB/s) than the GPUs.* (15.75 GB/s)' ||
   check_fail "phb: root-port quirk not reported with both speeds"
 
 # --- json: the run-record summary; HWLOC_XMLFILE gives the same topology and digest as --xml

@@ -48,9 +48,9 @@ printf 'skipped (1):\n  arbench:gpu / gpu-run: built without CUDA\nfailed (1):\n
 expect_status 1 "$S" --step fuzz-opts=0 --exit 1 "$TMP/b"
 grep -qx '  the run itself: exit status 1 with no failed test or step above (see its log)' "$TMP/out" \
   || { cat "$TMP/out"; fail "a failed run read 0 failed"; }
-tail -1 "$TMP/out" | grep -qx '2 passed, 1 failed, 1 skipped' || { cat "$TMP/out"; fail "closing line"; }
+tail -1 "$TMP/out" | qgrep -qx '2 passed, 1 failed, 1 skipped' || { cat "$TMP/out"; fail "closing line"; }
 expect_status 0 "$S" --step fuzz-opts=0 --exit 0 "$TMP/b"
-tail -1 "$TMP/out" | grep -qx '2 passed, 0 failed, 1 skipped' || { cat "$TMP/out"; fail "closing line (all passed)"; }
+tail -1 "$TMP/out" | qgrep -qx '2 passed, 0 failed, 1 skipped' || { cat "$TMP/out"; fail "closing line (all passed)"; }
 # .ci/run's closing line counts every step's tests: each build dir it runs meson test in is summarized,
 # the fuzzing harnesses are steps, and its own status goes in.
 CI_RUN=$ARBENCH_SRC/.ci/run

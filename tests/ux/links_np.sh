@@ -29,7 +29,7 @@ check_eq "--np 2 -q: exit 0" 0 $?
 check_eq "-q: no progress lines" 0 "$(grep -c '^arbench links: \[' "$TMP/err")"
 "${L[@]}" --np 2 "${small[@]}" >"$TMP/out" 2>"$TMP/err"
 [ "$cores" -ge 2 ] && check_eq "2 ranks on $cores cores: no caveat" 0 "$(grep -c caveat "$TMP/out")"
-if "$ARBENCH" list --wide | grep -q '^GPUs visible: 0'; then
+if "$ARBENCH" list --wide | qgrep -q '^GPUs visible: 0'; then
   check_bad "no --np, no GPU" "links needs 2 or more ranks, got 1: arbench links --np N (or mpirun -np N arbench links)" "${L[@]}"
 fi
 check_bad "bad --np" "bad --np '1'" "${L[@]}" --np 1

@@ -8,7 +8,7 @@ M="$ARBENCH_SRC/tests/fixtures/model"
 hint="the model needs 2 or more: give the box to model with --xml FILE (lstopo --of xml there, or an NCCL topology dump), e.g. tests/fixtures/model/sw2-8g-gen5.xml (8 GPUs on two Gen5 switches) or ds-8g-gen5.xml (two sockets) of arbench's source tree"
 one="$ARBENCH_SRC/tests/fixtures/topo/nccl-format.xml"
 check_bad "one GPU in --xml" "arbench model: $one has 1 NVIDIA GPU; $hint" "$ARBENCH" model --xml "$one"
-if "$ARBENCH" list --wide | grep -q '^GPUs visible: [01]\b'; then
+if "$ARBENCH" list --wide | qgrep -q '^GPUs visible: [01]\b'; then
   check_bad "this machine" "arbench model: this machine's topology has" "$ARBENCH" model
   grep -qF "; $hint" "$TMP/bad.err" && echo "ok: this machine: points at --xml" || check_fail "this machine: no pointer"
 fi

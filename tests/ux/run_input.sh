@@ -7,7 +7,7 @@ ar_counting
 R=(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_COMM_WORLD_SIZE "$ARBENCH" run -b 8 -e 8 -n 1 -w 0)
 mkdir "$TMP/dir"
 printf 'not xml\n' >"$TMP/bad.xml"
-nogpu=0; "$ARBENCH" list --wide | grep -q '^GPUs visible: 0' && nogpu=1
+nogpu=0; "$ARBENCH" list --wide | qgrep -q '^GPUs visible: 0' && nogpu=1
 cases=( # name | needle | options
   "unknown backend|unknown backend 'nosuch'|--backend nosuch"
   "unknown variant|unknown variant 'shm-oneshot:foo=1'|--backend shm-oneshot:foo=1"
