@@ -334,6 +334,7 @@ static const struct {
   {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
   {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
   {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+  {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
   {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
   {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
   {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},

@@ -50,6 +50,10 @@ __global__ void divergent(int *p) {
   p[threadIdx.x] = v;
 }
 
+/* A template kernel: its launch is named as ptxas names the instance, `regs_tmpl<3>` (cu2cc.py). */
+template <int N> __global__ void regs_tmpl(int *p) { p[threadIdx.x] = N; }
+__global__ void unlisted(int *p) { p[threadIdx.x] = 1; }
+
 /* ---- one case per child ---- */
 static void dev_alloc(void **p, size_t n) { OK(cudaMalloc(p, n)); }
 
@@ -340,6 +344,36 @@ static void c_launch_other_device(void) {
   OK(cudaStreamSynchronize(s));
 }
 
+/* A block needs its warps' registers (256-register units, the warps rounded up to 4 sub-partitions) within the 65536
+ * of a block (cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit); beyond, cudaErrorLaunchOutOfResources, not sticky. */
+static void c_registers(void) {
+  setenv("ARBENCH_STANDIN_REGS", "add_one=65;block_sum=64;regs_tmpl<3>=200", 1);
+  int *p, h[1024];
+  dev_alloc((void **)&p, sizeof h);
+  OK(cudaMemset(p, 0, sizeof h));
+  add_one<<<1, 896>>>(p, 1024); /* 28 warps x 2304 = 64512 */
+  OK(cudaGetLastError());
+  add_one<<<1, 928>>>(p, 1024); /* 29 -> 32 warps x 2304 = 73728 */
+  CHECK(cudaGetLastError() == cudaErrorLaunchOutOfResources, "928 threads x 65 registers launched");
+  block_sum<<<1, 1024>>>(p, p); /* 32 x 2048 = 65536: exactly the limit */
+  OK(cudaGetLastError());
+  OK(cudaDeviceSynchronize()); /* not sticky */
+  regs_tmpl<3><<<1, 256>>>(p); /* 8 warps x 6400 = 51200 */
+  OK(cudaGetLastError());
+  regs_tmpl<3><<<1, 320>>>(p); /* 10 warps fit 64000, but the hardware check rounds to 12: 76800 */
+  CHECK(cudaGetLastError() == cudaErrorLaunchOutOfResources, "320 threads x 200 registers launched");
+  OK(cudaMemcpy(h, p, sizeof h, cudaMemcpyDeviceToHost));
+  CHECK(h[0] == 3 && h[255] == 3 && h[256] == 1 && h[1023] == 1, "the launches that fit did not run as wanted: %d %d %d %d",
+        h[0], h[255], h[256], h[1023]);
+}
+
+/* A kernel with no register count: the table is stale, loud. */
+static void c_registers_unknown(void) {
+  int *p;
+  dev_alloc((void **)&p, 64 * sizeof *p);
+  unlisted<<<1, 32>>>(p);
+}
+
 /* ARBENCH_EMU_CORRUPT: a device-to-device copy of 64 bytes or more flips the lowest bit of its middle word. */
 static void c_corrupt(void) {
   ar_standin_faults(-1, ar_standin_world_rank(), -1);
@@ -393,6 +427,8 @@ int main(int argc, char **argv) {
   setenv("OMPI_COMM_WORLD_RANK", "0", 1);
   setenv("ARBENCH_STANDIN_GPUS", "2", 1);
   unsetenv("CUDA_VISIBLE_DEVICES");
+  /* this file's kernels are not ptxas's (standin/cudart/registers.tsv): their register counts, as a small kernel's */
+  setenv("ARBENCH_STANDIN_REGS", "add_one=16;block_sum=16;divergent=16", 1);
   if (argc == 5 && !strcmp(argv[1], "importer")) return importer(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
   run("events", c_events, 0, NULL);
   run("order", c_order, 0, NULL);
@@ -403,6 +439,8 @@ int main(int argc, char **argv) {
   run("ipc-fail-hook", c_ipc_fail, 0, NULL);
   run("launch-other-device", c_launch_other_device, 0, NULL);
   run("corrupt-hook", c_corrupt, 0, NULL);
+  run("registers", c_registers, 0, NULL);
+  run("registers-unknown", c_registers_unknown, 70, "kernel unlisted has no register count in standin/cudart/registers.tsv");
   run("own-handle", c_own_handle, 70, "a handle this process exported itself");
   run("ipc-free-mapped", c_ipc_free_mapped, 70, "while 1 other process still maps it through CUDA IPC");
   run("ipc-close-twice", c_ipc_close_twice, 70, "closed more often than opened");

@@ -35,6 +35,7 @@ typedef enum cudaError {
   cudaErrorSymbolNotFound = 500,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorLaunchFailure = 719,
