@@ -315,6 +315,15 @@ static int dev_sync(void *stream) {
   return cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess ? 0 : -AR_ERUNTIME;
 }
 
+/* The device's last error, which a fault in a kernel leaves sticky (cudaErrorIllegalAddress, driver_types.h:763-775:
+ * "any further CUDA work will return the same error"): read, not cleared. */
+static int dev_why(char *err, size_t len) {
+  cudaError_t e = cudaPeekAtLastError();
+  if (e == cudaSuccess) return 0;
+  snprintf(err, len, "the GPU reports %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+  return 1;
+}
+
 /* Does this binary hold a kernel image (or PTX) the current device can run? Asked before the engine
  * fills anything, so a missing arch is named instead of "filling input buffers failed". */
 static int kernel_image(char *err, size_t len) {
@@ -367,6 +376,7 @@ static const struct ar_platform device_platform = {
   .time_loop = dev_time_loop,
   .cache_bytes = dev_cache_bytes,
   .sync = dev_sync,
+  .why = dev_why,
   .stream_create = dev_stream_create,
   .stream_destroy = dev_stream_destroy,
 };

@@ -135,8 +135,20 @@ cudaError_t sa_run_kernel(struct sa_stream *s, struct sa_op *op) {
   }
   unsigned threads = op->u.k.threads, resident = SA_SMS * (SA_THREADS_PER_SM / threads);
   char why[256];
+  volatile int fault = 0; /* peer.c: a load or store through a mapping of a pair whose P2P traffic is lost */
+  ar_emu_fiber_stop_on(s->grid, &fault);
+  sa_guard_kernel(&fault);
   int rc = ar_emu_fiber_run(s->grid, op->u.k.blocks, threads, resident, op->u.k.run, op->u.k.job, why, sizeof why);
+  sa_guard_kernel(NULL);
+  ar_emu_fiber_stop_on(s->grid, NULL);
   if (rc == -2) ar_standin_violation("kernel %s deadlocked: %s", op->what, why);
+  /* driver_types.h:763-775: "The device encountered a load or store instruction on an invalid memory address. This
+   * leaves the process in an inconsistent state and any further CUDA work will return the same error." */
+  if (rc == -3) {
+    fprintf(stderr, "arbench cuda stand-in: rank %d: kernel %s loaded or stored through peer memory its device cannot "
+            "reach (a pair whose P2P traffic is lost, ARBENCH_STANDIN_ACS): %s\n", sa.rank, op->what, why);
+    return cudaErrorIllegalAddress;
+  }
   if (rc) {
     fprintf(stderr, "arbench cuda stand-in: rank %d: kernel %s: %s\n", sa.rank, op->what, why);
     return cudaErrorLaunchFailure;

@@ -270,6 +270,17 @@ static int importer(int mode, int in, int out) {
   }
   int *a, *b, v = 41;
   char go;
+  if (mode == 5) { /* device 1 of the pair 0-1 whose P2P traffic is lost (ARBENCH_STANDIN_ACS) */
+    OK(cudaSetDevice(1));
+    OK(cudaIpcOpenMemHandle((void **)&a, h, cudaIpcMemLazyEnablePeerAccess));
+    OK(cudaMemcpy(a + 1, &v, sizeof v, cudaMemcpyHostToDevice)); /* over the P2P path: lost */
+    add_one<<<1, 32>>>(a, 32);                                     /* the kernel's first load faults */
+    OK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress, "a kernel reading across the ACS pair ran");
+    CHECK(cudaMalloc((void **)&b, 64) == cudaErrorIllegalAddress, "the illegal address is not sticky");
+    put(out, "o", 1);
+    return read(in, &go, 1) == 1 ? 0 : 1;
+  }
   OK(cudaIpcOpenMemHandle((void **)&a, h, cudaIpcMemLazyEnablePeerAccess));
   OK(cudaIpcOpenMemHandle((void **)&b, h, cudaIpcMemLazyEnablePeerAccess));
   CHECK(a == b, "a second open of a handle gives the same pointer");
@@ -288,7 +299,8 @@ static int importer(int mode, int in, int out) {
 
 /* The owner (this process) and an importer: mode 0 by the rules (data both ways, the owner frees after the importer
  * closed); 1: the owner frees while the importer maps; 3: the importer closes once more than it opened;
- * 4: ARBENCH_EMU_IPC_FAIL on the importer. */
+ * 4: ARBENCH_EMU_IPC_FAIL on the importer; 5: the importer on device 1 of a pair whose P2P traffic is lost (a copy
+ * through the mapping does not arrive, a kernel's load faults: cudaErrorIllegalAddress, sticky). */
 static void ipc(int mode) {
   int *p, down[2], up[2];
   dev_alloc((void **)&p, 4096);
@@ -302,6 +314,7 @@ static void ipc(int mode) {
     char m[16], i[16], o[16];
     snprintf(m, sizeof m, "%d", mode), snprintf(i, sizeof i, "%d", down[0]), snprintf(o, sizeof o, "%d", up[1]);
     close(down[1]), close(up[0]); /* the owner's ends: a gone owner is then an end of file here */
+    if (mode == 5) dup2(open("/dev/null", O_WRONLY), 2); /* the stand-in's lines about the fault: not this case's */
     execl("/proc/self/exe", self_exe, "importer", m, i, o, (char *)NULL);
     _exit(127);
   }
@@ -313,7 +326,7 @@ static void ipc(int mode) {
     get(up[0], &c, 1);
     int back[2];
     OK(cudaMemcpy(back, p, sizeof back, cudaMemcpyDeviceToHost));
-    CHECK(back[1] == 41, "the importer's write: %d", back[1]);
+    CHECK(back[1] == (mode == 5 ? 0 : 41), "the importer's write: %d", back[1]);
     if (mode == 1) cudaFree(p); /* the importer still maps it: the owner's violation */
     put(down[1], "g", 1);
   }
@@ -327,6 +340,10 @@ static void c_ipc_ok(void) { ipc(0); }
 static void c_ipc_free_mapped(void) { ipc(1); }
 static void c_ipc_close_twice(void) { ipc(3); }
 static void c_ipc_fail(void) { ipc(4); }
+static void c_ipc_acs(void) {
+  setenv("ARBENCH_STANDIN_ACS", "0-1", 1);
+  ipc(5);
+}
 
 /* A launch into a stream of another device than the current one fails (issue 48); a copy there is fine. */
 static void c_launch_other_device(void) {
@@ -437,6 +454,7 @@ int main(int argc, char **argv) {
   run("captured-plain", c_captured_plain, 70, "cudaEventQuery of an event last recorded in a stream capture");
   run("ipc", c_ipc_ok, 0, NULL);
   run("ipc-fail-hook", c_ipc_fail, 0, NULL);
+  run("ipc-acs-kernel", c_ipc_acs, 0, NULL);
   run("launch-other-device", c_launch_other_device, 0, NULL);
   run("corrupt-hook", c_corrupt, 0, NULL);
   run("registers", c_registers, 0, NULL);
