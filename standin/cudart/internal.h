@@ -158,6 +158,9 @@ void sa_guard_drop(void *lo);                /* under sa.mu */
 void sa_guard_kernel(volatile int *fault);   /* the worker's running kernel's fault word, or NULL */
 void *sa_host_view(const void *p);           /* memory.c, under sa.mu: where the stand-in itself reads/writes p */
 int sa_guarded(const void *p);               /* memory.c, under sa.mu: p is in a kernel-side guarded mapping */
+/* compute_mode.c */
+int sa_compute_mode(void);                   /* cudaComputeMode of every device (ARBENCH_STANDIN_COMPUTE_MODE) */
+cudaError_t sa_occupy(int device);           /* this process takes visible device's context (Exclusive_Process) */
 /* fault.c */
 int sa_hung(const struct sa_stream *s);
 int sa_corrupting(void);

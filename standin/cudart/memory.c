@@ -116,6 +116,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
   sa_capture_illegal("cudaMalloc");
   cudaError_t e = sa.sticky;
   pthread_mutex_unlock(&sa.mu);
+  if (!e) e = sa_occupy(sa_device()); /* the current device's context (device 0 without a cudaSetDevice) */
   if (e) return sa_error(e);
   if (!bytes) return cudaSuccess;
   if (bytes > SA_MEMORY_BYTES) return sa_error(cudaErrorMemoryAllocation);

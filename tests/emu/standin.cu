@@ -384,6 +384,39 @@ static void c_registers(void) {
         h[0], h[255], h[256], h[1023]);
 }
 
+/* Exclusive_Process compute mode: a device whose context another process holds refuses cudaSetDevice and cudaMalloc
+ * (cudaErrorDevicesUnavailable, cuda_runtime_api.h:1638-1640); another device is free. The contender is a fresh
+ * process (exec): a forked one would inherit the holder's state. */
+static void c_exclusive(void) {
+  char job[64];
+  snprintf(job, sizeof job, "emu-standin-%d", (int)getpid()); /* this case's own devices */
+  setenv("PMIX_NAMESPACE", job, 1);
+  setenv("ARBENCH_STANDIN_COMPUTE_MODE", "exclusive-process", 1);
+  int mode = -1, *p;
+  OK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0));
+  CHECK(mode == cudaComputeModeExclusiveProcess, "compute mode %d", mode);
+  OK(cudaSetDevice(0));
+  dev_alloc((void **)&p, 64);
+  OK(cudaSetDevice(0)); /* this process holds it: again is fine */
+  pid_t kid = fork();
+  if (kid == 0) {
+    execl("/proc/self/exe", self_exe, "contender", (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  waitpid(kid, &st, 0);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the contender for device 0 exited %d", st);
+}
+
+static int contender(void) {
+  int *p;
+  CHECK(cudaSetDevice(0) == cudaErrorDevicesUnavailable, "a second process took device 0 in Exclusive_Process mode");
+  CHECK(cudaMalloc((void **)&p, 64) == cudaErrorDevicesUnavailable, "cudaMalloc on the default device 0 was not refused");
+  OK(cudaSetDevice(1));
+  dev_alloc((void **)&p, 64);
+  return 0;
+}
+
 /* A kernel with no register count: the table is stale, loud. */
 static void c_registers_unknown(void) {
   int *p;
@@ -447,6 +480,7 @@ int main(int argc, char **argv) {
   /* this file's kernels are not ptxas's (standin/cudart/registers.tsv): their register counts, as a small kernel's */
   setenv("ARBENCH_STANDIN_REGS", "add_one=16;block_sum=16;divergent=16", 1);
   if (argc == 5 && !strcmp(argv[1], "importer")) return importer(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+  if (argc == 2 && !strcmp(argv[1], "contender")) return contender();
   run("events", c_events, 0, NULL);
   run("order", c_order, 0, NULL);
   run("kernels", c_kernels, 0, NULL);
@@ -458,6 +492,7 @@ int main(int argc, char **argv) {
   run("launch-other-device", c_launch_other_device, 0, NULL);
   run("corrupt-hook", c_corrupt, 0, NULL);
   run("registers", c_registers, 0, NULL);
+  run("exclusive-process", c_exclusive, 0, NULL);
   run("registers-unknown", c_registers_unknown, 70, "kernel unlisted has no register count in standin/cudart/registers.tsv");
   run("own-handle", c_own_handle, 70, "a handle this process exported itself");
   run("ipc-free-mapped", c_ipc_free_mapped, 70, "while 1 other process still maps it through CUDA IPC");

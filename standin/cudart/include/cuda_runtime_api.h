@@ -24,6 +24,7 @@ typedef enum cudaError {
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInsufficientDriver = 35,
   cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorDevicesUnavailable = 46,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorMapBufferObjectFailed = 205,
@@ -107,6 +108,7 @@ enum cudaDeviceAttr {
   cudaDevAttrWarpSize = 10,
   cudaDevAttrMultiProcessorCount = 16,
   cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
   cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrPciBusId = 33,
   cudaDevAttrPciDeviceId = 34,
@@ -117,6 +119,13 @@ enum cudaDeviceAttr {
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
   cudaDevAttrIpcEventSupport = 125
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
 };
 
 enum cudaDeviceP2PAttr {
