@@ -14,6 +14,10 @@ want="GPU 0 (ffff:01:00.0) is in the Exclusive_Process compute mode, so ranks ca
 [ "$(grep -c -- "$want" "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "not one line naming the GPU's Exclusive_Process mode"; }
 ! grep -q "cudaSetDevice\|busy or unavailable" "$TMP/err" || { cat "$TMP/err"; fail "a rank tried the GPU's context first"; }
 echo "ok: --shared-gpu on an Exclusive_Process GPU: one line, exit 2, no context made"
+ARBENCH_STANDIN_GPUS=1 expect_status 2 mpirun -q --oversubscribe "${X[@]}" -np 2 "$ARBENCH" links --shared-gpu -T 30 \
+  -J "$TMP/links.jsonl"
+[ "$(grep -c -- "$want" "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "links --shared-gpu: not the same line"; }
+echo "ok: links --shared-gpu says the same"
 ARBENCH_STANDIN_GPUS=2 expect_status 0 mpirun -q --oversubscribe "${X[@]}" -np 2 "$ARBENCH" run \
   --backend p2p-oneshot --sizes 4K -n 1 -T 30 -J "$TMP/own.jsonl"
 grep -q '"type":"result"' "$TMP/own.jsonl" || { cat "$TMP/err"; fail "one rank per Exclusive_Process GPU did not run"; }
