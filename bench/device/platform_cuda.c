@@ -315,10 +315,12 @@ static int dev_sync(void *stream) {
   return cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess ? 0 : -AR_ERUNTIME;
 }
 
-/* The device's last error, which a fault in a kernel leaves sticky (cudaErrorIllegalAddress, driver_types.h:763-775:
- * "any further CUDA work will return the same error"): read, not cleared. */
+/* The device's sticky error, which a fault in a kernel leaves (cudaErrorIllegalAddress, driver_types.h:763-775: "any
+ * further CUDA work will return the same error"): the first read clears a stale error of an earlier call (not this
+ * failure's), the second is the sticky one, which no read clears. */
 static int dev_why(char *err, size_t len) {
-  cudaError_t e = cudaPeekAtLastError();
+  cudaGetLastError();
+  cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) return 0;
   snprintf(err, len, "the GPU reports %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
   return 1;
