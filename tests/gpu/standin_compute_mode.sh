@@ -6,6 +6,9 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 need_standin
+if "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
+  echo "skipped: p2p-* not compiled in (-Dcuda-emu-nvcc=false: no kernels)"; exit 77
+fi
 export ARBENCH_STANDIN_COMPUTE_MODE=exclusive-process
 X=(-x ARBENCH_STANDIN_COMPUTE_MODE -x ARBENCH_STANDIN_GPUS)
 ARBENCH_STANDIN_GPUS=1 expect_status 2 mpirun -q --oversubscribe "${X[@]}" -np 2 "$ARBENCH" run --shared-gpu \

@@ -7,6 +7,9 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 need_standin
+if "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
+  echo "skipped: p2p-* not compiled in (-Dcuda-emu-nvcc=false: no kernels)"; exit 77
+fi
 export ARBENCH_STANDIN_GPUS=2
 unset ARBENCH_STANDIN_REGS
 run1024() { # run1024 NAME BACKENDS DTYPES: every launch at 1024 threads, checked, exit 0
