@@ -7,7 +7,11 @@
   kernel-report.py none --why TEXT --out OUT.json
   kernel-report.py header IN.json OUT.h                            (the JSON as a C string)
   kernel-report.py table REPORT.json ...                           (one table row per kernel)
-  kernel-report.py md NAME=REPORT.json ...                         (markdown: stack x kernel rows, arch columns)"""
+  kernel-report.py md NAME=REPORT.json ...                         (markdown: stack x kernel rows, arch columns)
+  kernel-report.py registers REPORT.json TABLE                     (TABLE's rows of REPORT's compiler and archs: replaced)
+  kernel-report.py registers-check REPORT.json TABLE               (REPORT against TABLE; every block fits; exit 1 if not)
+  kernel-report.py registers-header TABLE COMPILER ARCH OUT.h      (TABLE's counts of COMPILER, ARCH as a C table)
+TABLE: standin/cudart/registers.tsv (compiler, arch, kernel, registers, the largest block arbench launches it with)."""
 import json
 import os
 import re
@@ -190,9 +194,124 @@ def cmd_md(argv):
             print("| %s | %s | `%s` | %s |" % (name, r["compiler"], k, " | ".join(by.get(a, "") for a in archs)))
 
 
+def max_threads(regs):
+    """The largest block (a multiple of 32) whose registers fit a block's 65536 at regs a thread: the hardware check of
+    cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit (256-register units per warp, warps rounded up to 4 sub-partitions,
+    at most 255 a thread; the same on sm_80..sm_120), as standin/cudart/launch.c ar_standin_regs_fit."""
+    if regs > 255:
+        return 0
+    per_warp = (regs * 32 + 255) // 256 * 256
+    return max((w * 32 for w in range(1, 33) if per_warp * ((w + 3) // 4 * 4) <= 65536), default=0)
+
+
+COLS = ("compiler", "arch", "kernel", "registers", "block")
+
+
+def read_table(path):
+    """(comment lines, rows as dicts) of a registers table."""
+    head, rows = [], []
+    for n, line in enumerate(open(path).read().splitlines(), 1):
+        if not line or line.startswith("#"):
+            if not rows:
+                head.append(line)
+            continue
+        f = line.split("\t")
+        if len(f) != len(COLS) or not f[3].isdigit() or not f[4].isdigit():
+            die("%s:%d: expected %s (tab-separated), got '%s'" % (path, n, ", ".join(COLS), line))
+        rows.append({"compiler": f[0], "arch": f[1], "kernel": f[2], "registers": int(f[3]), "block": int(f[4])})
+    return head, rows
+
+
+def compiled(report):
+    r = json.load(open(report))
+    if r["compiler"] is None:
+        die("%s compiled no kernels (%s)" % (report, r.get("why", "")))
+    return r, [e for e in r["kernels"] if e["compiled"]]
+
+
+def cmd_registers(argv):
+    if len(argv) != 2:
+        die("usage: registers REPORT.json TABLE")
+    r, es = compiled(argv[0])
+    head, rows = read_table(argv[1])
+    block = {row["kernel"]: row["block"] for row in rows}
+    new = [e for e in es if e["kernel"] not in block]
+    if new:
+        die("no block size for %s in %s: add a row with the largest block arbench launches it with"
+            % (", ".join(sorted({e["kernel"] for e in new})), argv[1]))
+    done = {(r["compiler"], e["arch"]) for e in es}
+    keep = [row for row in rows if (row["compiler"], row["arch"]) not in done]
+    keep += [{"compiler": r["compiler"], "arch": e["arch"], "kernel": e["kernel"], "registers": e["registers"],
+              "block": block[e["kernel"]]} for e in es]
+    keep.sort(key=lambda row: (row["compiler"], int(row["arch"][3:]), row["kernel"]))
+    with open(argv[1], "w") as f:
+        f.write("\n".join(head) + "\n")
+        for row in keep:
+            f.write("\t".join(str(row[c]) for c in COLS) + "\n")
+    print("%s: %d rows of %s (%s)" % (argv[1], len(es), r["compiler"], ", ".join(sorted(a for _, a in done))))
+
+
+def cmd_registers_check(argv):
+    """Exact counts where TABLE has rows of REPORT's compiler and arch; on every arch, each kernel's largest launch
+    fits its registers (a kernel a launch may run at 1024 threads needs __launch_bounds__ or __maxnreg__)."""
+    if len(argv) != 2:
+        die("usage: registers-check REPORT.json TABLE")
+    r, es = compiled(argv[0])
+    _, rows = read_table(argv[1])
+    block = {row["kernel"]: row["block"] for row in rows}
+    have = {(row["compiler"], row["arch"], row["kernel"]): row["registers"] for row in rows}
+    pairs = {(row["compiler"], row["arch"]) for row in rows}
+    bad, exact = [], 0
+    for e in es:
+        k = e["kernel"]
+        if k not in block:
+            bad.append("%s: not in %s" % (k, argv[1]))
+            continue
+        top = max_threads(e["registers"])
+        if top < block[k]:
+            bad.append("%s %s %s: %d registers fit %d threads a block, arbench launches up to %d"
+                       % (r["compiler"], e["arch"], k, e["registers"], top, block[k]))
+        if (r["compiler"], e["arch"]) in pairs:
+            exact += 1
+            want = have.get((r["compiler"], e["arch"], k))
+            if want != e["registers"]:
+                bad.append("%s %s %s: %d registers, %s says %s" % (r["compiler"], e["arch"], k, e["registers"],
+                                                                     argv[1], want))
+    for (c, a) in sorted(pairs):
+        if c == r["compiler"] and a in {e["arch"] for e in es}:
+            gone = {row["kernel"] for row in rows if (row["compiler"], row["arch"]) == (c, a)} - {
+                e["kernel"] for e in es if e["arch"] == a}
+            bad += ["%s %s %s: in %s, not compiled" % (c, a, k, argv[1]) for k in sorted(gone)]
+    for b in bad:
+        print("registers: " + b)
+    if bad:
+        print("regenerate (a CUDA build of the table's compiler): scripts/kernel-report.py registers %s %s"
+              % (argv[0], argv[1]))
+        sys.exit(1)
+    print("%s: %d kernel x arch entries fit their largest launch; %d compared exactly with %s"
+          % (r["compiler"], len(es), exact, argv[1]))
+
+
+def cmd_registers_header(argv):
+    if len(argv) != 4:
+        die("usage: registers-header TABLE COMPILER ARCH OUT.h")
+    _, rows = read_table(argv[0])
+    rows = [row for row in rows if (row["compiler"], row["arch"]) == (argv[1], argv[2])]
+    if not rows:
+        die("%s has no rows of %s %s" % (argv[0], argv[1], argv[2]))
+    with open(argv[3], "w") as f:
+        f.write("/* generated by scripts/kernel-report.py registers-header from %s */\n" % os.path.basename(argv[0]))
+        f.write('#define AR_STANDIN_REGISTERS_FROM "%s, %s"\n' % (argv[1], argv[2]))
+        f.write("static const struct { const char *kernel; int registers; } ar_standin_registers[] = {\n")
+        for row in rows:
+            f.write('  {"%s", %d},\n' % (row["kernel"], row["registers"]))
+        f.write("};\n")
+
+
 def main():
     cmds = {"nvcc": cmd_nvcc, "nvrtc": cmd_nvrtc, "none": cmd_none, "header": cmd_header, "table": cmd_table,
-            "md": cmd_md}
+            "md": cmd_md, "registers": cmd_registers, "registers-check": cmd_registers_check,
+            "registers-header": cmd_registers_header}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

@@ -113,6 +113,26 @@ static int shared_by_busid(struct ar_env *env, int dev) {
   return shared;
 }
 
+/* Ranks that share a GPU need it to take several processes' contexts: in the Exclusive_Process compute mode the second
+ * one's cudaSetDevice fails (cuda_runtime_api.h:1638-1640), in Prohibited every one does (driver_types.h:1834-1837).
+ * Said before any rank makes its context, naming the GPU and the way out; 0 when the GPU can be shared. */
+static int shareable(const struct ar_env *env, int dev, char *err, size_t len) {
+  int mode = cudaComputeModeDefault;
+  if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0; /* unknown: cudaSetDevice will say */
+  }
+  if (mode == cudaComputeModeDefault) return 0;
+  char bus[32];
+  busid_of(dev, bus, sizeof bus);
+  snprintf(err, len, "rank %d: GPU %d (%s) is in the %s compute mode, so ranks cannot share it (--shared-gpu): run one "
+           "rank per GPU, or set its Default mode (nvidia-smi -i %s -c DEFAULT)", env->rank, dev, *bus ? bus : "?",
+           mode == cudaComputeModeExclusiveProcess ? "Exclusive_Process" : mode == cudaComputeModeProhibited
+                                                                             ? "Prohibited" : "Exclusive_Thread",
+           *bus ? bus : "?");
+  return -AR_EINVAL;
+}
+
 int ar_gpu_select(struct ar_env *env, char *err, size_t len) {
   const struct ar_opts *o = env->opts;
   int list[AR_MAX_DEVICES], n = 0;
@@ -126,6 +146,7 @@ int ar_gpu_select(struct ar_env *env, char *err, size_t len) {
   int dev = choose(env, list, rc ? 0 : n, rc ? 0 : count);
   env->device_shared = shared_by_busid(env, dev);
   if (rc || dev < 0) return rc;
+  if (env->device_shared && (rc = shareable(env, dev, err, len))) return rc;
   cudaError_t crc = cudaSetDevice(dev);
   if (crc != cudaSuccess) {
     snprintf(err, len, "rank %d: cudaSetDevice(%d) failed: %s", env->rank, dev, cudaGetErrorString(crc));

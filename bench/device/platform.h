@@ -41,6 +41,9 @@ struct ar_platform {
   size_t (*cache_bytes)(void);
   /* Wait until work queued on stream is done (NULL on host). */
   int (*sync)(void *stream);
+  /* Optional: after a failure, what the device says about it (a sticky CUDA error, e.g. a kernel's illegal address):
+   * 1 with err set, or 0 when it says nothing. */
+  int (*why)(char *err, size_t len);
   /* Optional: create/destroy the rank's stream. */
   int (*stream_create)(void **stream, char *err, size_t len);
   void (*stream_destroy)(void *stream);

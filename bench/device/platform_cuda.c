@@ -315,6 +315,17 @@ static int dev_sync(void *stream) {
   return cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess ? 0 : -AR_ERUNTIME;
 }
 
+/* The device's sticky error, which a fault in a kernel leaves (cudaErrorIllegalAddress, driver_types.h:763-775: "any
+ * further CUDA work will return the same error"): the first read clears a stale error of an earlier call (not this
+ * failure's), the second is the sticky one, which no read clears. */
+static int dev_why(char *err, size_t len) {
+  cudaGetLastError();
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return 0;
+  snprintf(err, len, "the GPU reports %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+  return 1;
+}
+
 /* Does this binary hold a kernel image (or PTX) the current device can run? Asked before the engine
  * fills anything, so a missing arch is named instead of "filling input buffers failed". */
 static int kernel_image(char *err, size_t len) {
@@ -367,6 +378,7 @@ static const struct ar_platform device_platform = {
   .time_loop = dev_time_loop,
   .cache_bytes = dev_cache_bytes,
   .sync = dev_sync,
+  .why = dev_why,
   .stream_create = dev_stream_create,
   .stream_destroy = dev_stream_destroy,
 };

@@ -151,6 +151,13 @@ static void combine_ranks(const struct ar_env *env, int how, double *mine, doubl
 
 
 /* One (dtype, size, placement). Returns 0, or -AR_E* with msg (agreed across ranks). */
+/* A checked call that failed, and what the device says about it (a kernel's fault leaves a sticky CUDA error). */
+static void call_failed(const struct ar_platform *p, int c, int rc, char *msg, size_t len) {
+  char dev[160];
+  if (p->why && p->why(dev, sizeof dev)) snprintf(msg, len, "checked call %d failed: %s (%s)", c, ar_status_name(rc), dev);
+  else snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
+}
+
 static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace, struct measured *m,
                    char *msg, size_t len) {
   const struct ar_env *env = b->e->env;
@@ -209,7 +216,7 @@ static int measure(struct bench *b, enum ar_dtype dt, size_t count, int inplace,
     uint64_t w = 0;
     if (!rc) rc = b->be->check ? b->be->check(b->state, out[k], count, dt, o->op, &w)
                                : b->plat->check(out[k], count, dt, o->op, env->nranks, &w);
-    if (rc && !*msg) snprintf(msg, len, "checked call %d failed: %s", c, ar_status_name(rc));
+    if (rc && !*msg) call_failed(b->plat, c, rc, msg, len);
     wrong += w;
   }
   ar_fault_unwrap(&forget);

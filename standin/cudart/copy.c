@@ -44,11 +44,16 @@ static enum cudaMemcpyKind check(void *dst, const void *src, size_t bytes, enum 
   return real;
 }
 
+/* A copy through an IPC mapping of a pair whose P2P traffic is lost (memory.c) reaches the memory by the mapping's
+ * twin and arrives nowhere, as over that pair's P2P path (peer_op). */
 static struct sa_op *copy_op(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind real, const char *what) {
   struct sa_op *op = sa_op_new(SA_COPY, what);
   if (!op) return NULL;
-  op->u.c.dst = dst;
-  op->u.c.src = src;
+  pthread_mutex_lock(&sa.mu);
+  op->u.c.dropped = sa_guarded(dst) || sa_guarded(src);
+  op->u.c.dst = sa_host_view(dst);
+  op->u.c.src = sa_host_view(src);
+  pthread_mutex_unlock(&sa.mu);
   op->u.c.bytes = bytes;
   op->u.c.corruptible = (real == cudaMemcpyDeviceToDevice || real == cudaMemcpyDeviceToHost) && bytes >= 64;
   return op;
@@ -171,7 +176,7 @@ static struct sa_op *peer_op(void *dst, int dd, const void *src, int sd, size_t 
   pthread_mutex_lock(&sa.mu);
   int direct = sa.peer_enabled[sd][dd] || sa.peer_enabled[dd][sd];
   pthread_mutex_unlock(&sa.mu);
-  op->u.c.dropped = direct && sa_p2p(sd, dd) == SA_P2P_ACS;
+  op->u.c.dropped |= direct && sa_p2p(sd, dd) == SA_P2P_ACS;
   return op;
 }
 
@@ -194,7 +199,10 @@ static struct sa_op *set_op(void *dst, int value, size_t bytes, const char *call
   if (side_of(dst, bytes, call, "destination") != DEVICE)
     ar_standin_violation("%s(%p, %d, %zu bytes): not device memory", call, dst, value, bytes);
   struct sa_op *op = sa_op_new(SA_SET, call);
-  if (op) op->u.m.dst = dst, op->u.m.value = value, op->u.m.bytes = bytes;
+  if (!op) return NULL;
+  pthread_mutex_lock(&sa.mu);
+  op->u.m.dst = sa_host_view(dst), op->u.m.value = value, op->u.m.bytes = sa_guarded(dst) ? 0 : bytes; /* as copy_op */
+  pthread_mutex_unlock(&sa.mu);
   return op;
 }
 

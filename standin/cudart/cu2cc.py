@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # cu2cc.py — a .cu file for the host C++ compiler of the CUDA stand-in build: every launch
-# `kernel<<<grid, block[, shmem[, stream]]>>>(args)` becomes `ar_standin_launch("kernel", grid, block, shmem,
+# `kernel<<<grid, block[, shmem[, stream]]>>>(args)` becomes `ar_standin_launch(NAME, grid, block, shmem,
 # stream, kernel, args)` (standin/cudart/include/cuda_runtime.h), line numbers kept (#line), the emu's CUDA
-# (standin/kernels/ar_emu_cuda.h, with its flag hook) included first. Usage: cu2cc.py IN.cu OUT.cc
+# (standin/kernels/ar_emu_cuda.h, with its flag hook) included first. NAME is the kernel as ptxas's report names it
+# (kernel-report.py: `ns::kernel<1>`, template arguments as their values), the key of its register count
+# (standin/cudart/registers.tsv). Usage: cu2cc.py IN.cu OUT.cc
 import sys
 
 IDENT = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")
@@ -47,6 +49,16 @@ def split_top(text):
     return [p.strip() for p in parts]
 
 
+def name_expr(name):
+    """The launch's name as a C++ expression: a literal, or for `ns::k<A, B>` the values of A and B at run time
+    (ar_standin_kname), as c++filt prints the instance ptxas compiled."""
+    if not name.endswith(">"):
+        return '"%s"' % name
+    base, _, args = name[:-1].partition("<")
+    vals = ", ".join("(long long)(%s)" % a for a in split_top(args))
+    return 'ar_standin_kname("%s", {%s})' % (base.strip(), vals)
+
+
 def rewrite(src, path):
     out, pos = [], 0
     while True:
@@ -71,8 +83,8 @@ def rewrite(src, path):
         end = closing(src, paren, "(", ")")
         args = src[paren + 1:end - 1]
         out.append(src[pos:start])
-        out.append('ar_standin_launch("%s", %s, %s%s%s)' % (name, ", ".join(cfg), name, ", " if args.strip() else "",
-                                                            args))
+        out.append('ar_standin_launch(%s, %s, %s%s%s)' % (name_expr(name), ", ".join(cfg), name,
+                                                          ", " if args.strip() else "", args))
         pos = end
 
 

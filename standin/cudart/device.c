@@ -152,6 +152,8 @@ cudaError_t cudaSetDevice(int device) {
   cudaError_t e = sticky();
   if (e) return sa_error(e);
   if (check_device(device)) return sa_error(cudaErrorInvalidDevice);
+  e = sa_occupy(device); /* its primary context, made now (cuda_runtime_api.h:1634-1640) */
+  if (e) return sa_error(e);
   current = device;
   return cudaSuccess;
 }
@@ -183,6 +185,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
   case cudaDevAttrMaxThreadsPerMultiProcessor: *value = SA_THREADS_PER_SM; break;
   case cudaDevAttrComputeCapabilityMajor: *value = 12; break;
   case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+  case cudaDevAttrComputeMode: *value = sa_compute_mode(); break;
   default: return sa_error(cudaErrorInvalidValue);
   }
   return cudaSuccess;
@@ -322,6 +325,7 @@ static const struct {
   {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
   {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
   {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+  {cudaErrorDevicesUnavailable, "cudaErrorDevicesUnavailable", "CUDA-capable device(s) is/are busy or unavailable"},
   {cudaErrorMapBufferObjectFailed, "cudaErrorMapBufferObjectFailed", "mapping of buffer object failed"},
   {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice",
    "no kernel image is available for execution on the device"},
@@ -334,6 +338,7 @@ static const struct {
   {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
   {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
   {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+  {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
   {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
   {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
   {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},

@@ -152,6 +152,15 @@ void sa_sync_device(int device);                                   /* under sa.m
 double sa_now(void);
 /* memory.c */
 enum ar_standin_mem sa_pointer(const void *p, size_t bytes, struct ar_standin_ptr *info); /* under sa.mu */
+/* peer.c: kernel-side mappings of pairs whose P2P traffic is lost */
+int sa_guard_add(void *lo, size_t bytes);    /* under sa.mu; -1: table full */
+void sa_guard_drop(void *lo);                /* under sa.mu */
+void sa_guard_kernel(volatile int *fault);   /* the worker's running kernel's fault word, or NULL */
+void *sa_host_view(const void *p);           /* memory.c, under sa.mu: where the stand-in itself reads/writes p */
+int sa_guarded(const void *p);               /* memory.c, under sa.mu: p is in a kernel-side guarded mapping */
+/* compute_mode.c */
+int sa_compute_mode(void);                   /* cudaComputeMode of every device (ARBENCH_STANDIN_COMPUTE_MODE) */
+cudaError_t sa_occupy(int device);           /* this process takes visible device's context (Exclusive_Process) */
 /* fault.c */
 int sa_hung(const struct sa_stream *s);
 int sa_corrupting(void);

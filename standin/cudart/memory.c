@@ -30,6 +30,8 @@ struct alloc {
   int opened;     /* IPC: cudaIpcOpenMemHandle calls not yet closed in this process */
   uint64_t id;
   struct hdr *h;
+  char *view;     /* IPC of a pair whose P2P traffic is lost: map is what kernels get (no access, peer.c), view the
+                   * same memory as the stand-in's own copies reach it; NULL otherwise */
 };
 
 /* The process's allocations, sorted by base. Under sa.mu. */
@@ -78,6 +80,16 @@ enum ar_standin_mem sa_pointer(const void *p, size_t bytes, struct ar_standin_pt
   return tab[i].kind;
 }
 
+void *sa_host_view(const void *p) {
+  int i = p ? find(p) : -1;
+  return i >= 0 && tab[i].view ? tab[i].view + ((const char *)p - tab[i].map) : (void *)p;
+}
+
+int sa_guarded(const void *p) {
+  int i = p ? find(p) : -1;
+  return i >= 0 && tab[i].view;
+}
+
 enum ar_standin_mem ar_standin_pointer(const void *p, size_t bytes, struct ar_standin_ptr *info) {
   sa_init();
   pthread_mutex_lock(&sa.mu);
@@ -104,6 +116,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
   sa_capture_illegal("cudaMalloc");
   cudaError_t e = sa.sticky;
   pthread_mutex_unlock(&sa.mu);
+  if (!e) e = sa_occupy(sa_device()); /* the current device's context (device 0 without a cudaSetDevice) */
   if (e) return sa_error(e);
   if (!bytes) return cudaSuccess;
   if (bytes > SA_MEMORY_BYTES) return sa_error(cudaErrorMemoryAllocation);
@@ -119,7 +132,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
   }
   struct hdr *h = (struct hdr *)m;
   pthread_mutex_lock(&sa.mu);
-  struct alloc a = {AR_STANDIN_DEVICE, m, m + HDR, bytes, map_bytes, fd, sa_device(), 0, 0, h};
+  struct alloc a = {AR_STANDIN_DEVICE, m, m + HDR, bytes, map_bytes, fd, sa_device(), 0, 0, h, NULL};
   a.id = ((uint64_t)getpid() << 24) ^ ++serial;
   *h = (struct hdr){MAGIC, a.id, bytes, getpid(), sa_device(), 0, 0};
   int rc = insert(&a);
@@ -180,7 +193,7 @@ cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
   char *m = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) return sa_error(cudaErrorMemoryAllocation);
   pthread_mutex_lock(&sa.mu);
-  struct alloc a = {AR_STANDIN_HOST_PINNED, m, m, bytes ? bytes : 1, map_bytes, -1, -1, 0, 0, NULL};
+  struct alloc a = {AR_STANDIN_HOST_PINNED, m, m, bytes ? bytes : 1, map_bytes, -1, -1, 0, 0, NULL, NULL};
   a.id = ((uint64_t)getpid() << 24) ^ ++serial;
   a.opened = (flags & cudaHostAllocMapped) != 0; /* for host memory: mapped into the devices */
   int rc = insert(&a);
@@ -252,9 +265,9 @@ cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *out, void *p) {
 
 /* An allocation of this process opened before: the same pointer, counted (CUDA: "the reference count on the
  * handle is incremented by 1 and the existing device pointer is returned"). Under sa.mu. */
-static int opened_before(uint64_t id) {
+static int opened_before(uint64_t id, int guarded) {
   for (size_t i = 0; i < ntab; i++)
-    if (tab[i].kind == AR_STANDIN_IPC && tab[i].id == id) return (int)i;
+    if (tab[i].kind == AR_STANDIN_IPC && tab[i].id == id && !tab[i].view == !guarded) return (int)i;
   return -1;
 }
 
@@ -287,7 +300,12 @@ cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t handle, unsigned i
     pthread_mutex_unlock(&sa.mu);
     return sa_error(cudaErrorMapBufferObjectFailed);
   }
-  int i = opened_before(h.id);
+  /* A pair whose P2P traffic ACS loses (ARBENCH_STANDIN_ACS): the mapping is made, but a kernel's load or store
+   * through it faults (peer.c; cudaErrorIllegalAddress, driver_types.h:763-775) and copies through it lose their data,
+   * as copies over that pair's P2P path do (copy.c). */
+  int guarded = !through_host && h.physical != mine && h.physical >= 0 && h.physical < SA_MAX_DEVICES &&
+                sa.p2p[mine][h.physical] == SA_P2P_ACS;
+  int i = opened_before(h.id, guarded);
   if (i >= 0) {
     tab[i].opened++;
     *p = tab[i].base;
@@ -301,25 +319,31 @@ cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t handle, unsigned i
   if (fd < 0) return sa_error(cudaErrorMapBufferObjectFailed); /* the owner is gone */
   size_t map_bytes = HDR + (h.bytes + 4095) / 4096 * 4096;
   char *m = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  char *k = guarded && m != MAP_FAILED ? mmap(NULL, map_bytes, PROT_NONE, MAP_SHARED, fd, 0) : NULL;
   close(fd);
+  if (k == MAP_FAILED) munmap(m, map_bytes), m = MAP_FAILED;
   if (m == MAP_FAILED) return sa_error(cudaErrorMapBufferObjectFailed);
   struct hdr *hd = (struct hdr *)m;
   if (hd->magic != MAGIC || hd->id != h.id || __atomic_load_n(&hd->freed, __ATOMIC_ACQUIRE)) {
     munmap(m, map_bytes);
+    if (k) munmap(k, map_bytes);
     ar_standin_violation("cudaIpcOpenMemHandle: the handle's memory (process %d) was freed before this open",
                          (int)h.pid);
   }
   __atomic_fetch_add(&hd->opens, 1, __ATOMIC_ACQ_REL);
   pthread_mutex_lock(&sa.mu);
-  struct alloc a = {AR_STANDIN_IPC, m, m + HDR, h.bytes, map_bytes, -1, h.device, 1, h.id, hd};
+  struct alloc a = {AR_STANDIN_IPC, m, m + HDR, h.bytes, map_bytes, -1, h.device, 1, h.id, hd, NULL};
+  if (k) a.map = k, a.base = k + HDR, a.view = m;
   int rc = insert(&a);
+  if (!rc && k && sa_guard_add(k, map_bytes)) drop(find(a.base)), rc = -1;
   pthread_mutex_unlock(&sa.mu);
   if (rc) {
     __atomic_fetch_sub(&hd->opens, 1, __ATOMIC_ACQ_REL);
     munmap(m, map_bytes);
+    if (k) munmap(k, map_bytes);
     return sa_error(cudaErrorMemoryAllocation);
   }
-  *p = m + HDR;
+  *p = a.base;
   return cudaSuccess;
 }
 
@@ -347,8 +371,10 @@ cudaError_t cudaIpcCloseMemHandle(void *p) {
   i = find(p);
   struct alloc a = tab[i];
   drop(i);
+  if (a.view) sa_guard_drop(a.map);
   __atomic_fetch_sub(&a.h->opens, 1, __ATOMIC_ACQ_REL);
   pthread_mutex_unlock(&sa.mu);
   munmap(a.map, a.map_bytes);
+  if (a.view) munmap(a.view, a.map_bytes);
   return cudaSuccess;
 }

@@ -92,6 +92,7 @@ struct Grid {
 #endif
   ar_emu_fiber_fn fn;
   void *job;
+  const volatile int *stop; /* set: the kernel is ended at its threads' next switch (ar_emu_fiber_stop_on) */
   const void *sched_bottom; /* the scheduler's stack, for ASan (learnt when the first fiber starts) */
   size_t sched_size;
   void *sched_fake;
@@ -196,7 +197,7 @@ void leave(Grid *g, Fiber *from, int to, int freed) {
 
 /* The running thread stops until it can run again (it waits at a barrier), or lets the others run (yield). */
 void park(Grid *g) {
-  int me = g->cur, to = next_thread(g, me);
+  int me = g->cur, to = g->stop && *g->stop ? -1 : next_thread(g, me);
   if (to == me) return; /* a yield with nobody else to run */
   Thread *t = &g->t[me];
   t->self = ar_emu_self;
@@ -268,7 +269,7 @@ void fiber_main(void) {
     g->fn(g->job);
     Thread *t = &g->t[g->cur];
     finish(g, t);
-    int to = next_thread(g, g->cur);
+    int to = g->stop && *g->stop ? -1 : next_thread(g, g->cur);
     if (to >= 0 && (unsigned)to == g->started) { /* not started: it takes this fiber over */
       g->started++;
       t->fiber = -1;
@@ -392,6 +393,10 @@ int wave(Grid *g, unsigned first, unsigned nb, unsigned blocks, unsigned threads
     e->fb = &g->ops;
   }
   run_wave(g);
+  if (g->stop && *g->stop) {
+    snprintf(why, len, "stopped in block %u of a %u x %u grid", first + g->t[g->cur].block, blocks, threads);
+    return -3;
+  }
   if (!g->live) return 0;
   unsigned at = 0;
   while (at < n && g->t[at].state == T_DONE) at++;
@@ -422,6 +427,8 @@ extern "C" void ar_emu_fiber_close(struct ar_emu_fiber_grid *gp) {
   free(g->t), free(g->f), free(g->free_f), free(g->bar), free(g->warp), free(g->warp_buf);
   free(g);
 }
+
+extern "C" void ar_emu_fiber_stop_on(struct ar_emu_fiber_grid *gp, const volatile int *stop) { ((Grid *)gp)->stop = stop; }
 
 extern "C" int ar_emu_fiber_run(struct ar_emu_fiber_grid *gp, unsigned blocks, unsigned threads, unsigned resident,
                                 ar_emu_fiber_fn fn, void *job, char *why, size_t len) {

@@ -19,11 +19,15 @@ struct ar_emu_fiber_grid; /* a runner: its fiber stacks, kept between launches (
  * take slot_base + i). NULL when out of memory. */
 struct ar_emu_fiber_grid *ar_emu_fiber_open(int slot_base);
 void ar_emu_fiber_close(struct ar_emu_fiber_grid *g);
+/* A word that, once non-zero, ends the running kernel at its threads' next switch (barrier, shuffle, flag hook,
+ * sleep, a thread's end), as a GPU ends a kernel that faulted; NULL: none. */
+void ar_emu_fiber_stop_on(struct ar_emu_fiber_grid *g, const volatile int *stop);
 
 /* Run blocks x threads GPU threads of fn(job) to their end, in waves of at most `resident` blocks (every block of
  * a wave runs at once, as on a GPU whose SMs hold that many; blocks of later waves start when the wave ended).
  * Returns 0, -1 when out of memory (fiber stacks), or -2 when the threads of a block wait at barriers that can
- * never complete (a __syncthreads or shuffle not reached by every thread): why gets one line. */
+ * never complete (a __syncthreads or shuffle not reached by every thread), -3 when the stop word became non-zero
+ * (the kernel faulted): why gets one line. */
 int ar_emu_fiber_run(struct ar_emu_fiber_grid *g, unsigned blocks, unsigned threads, unsigned resident,
                      ar_emu_fiber_fn fn, void *job, char *why, size_t len);
 

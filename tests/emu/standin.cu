@@ -50,6 +50,10 @@ __global__ void divergent(int *p) {
   p[threadIdx.x] = v;
 }
 
+/* A template kernel: its launch is named as ptxas names the instance, `regs_tmpl<3>` (cu2cc.py). */
+template <int N> __global__ void regs_tmpl(int *p) { p[threadIdx.x] = N; }
+__global__ void unlisted(int *p) { p[threadIdx.x] = 1; }
+
 /* ---- one case per child ---- */
 static void dev_alloc(void **p, size_t n) { OK(cudaMalloc(p, n)); }
 
@@ -266,6 +270,17 @@ static int importer(int mode, int in, int out) {
   }
   int *a, *b, v = 41;
   char go;
+  if (mode == 5) { /* device 1 of the pair 0-1 whose P2P traffic is lost (ARBENCH_STANDIN_ACS) */
+    OK(cudaSetDevice(1));
+    OK(cudaIpcOpenMemHandle((void **)&a, h, cudaIpcMemLazyEnablePeerAccess));
+    OK(cudaMemcpy(a + 1, &v, sizeof v, cudaMemcpyHostToDevice)); /* over the P2P path: lost */
+    add_one<<<1, 32>>>(a, 32);                                     /* the kernel's first load faults */
+    OK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress, "a kernel reading across the ACS pair ran");
+    CHECK(cudaMalloc((void **)&b, 64) == cudaErrorIllegalAddress, "the illegal address is not sticky");
+    put(out, "o", 1);
+    return read(in, &go, 1) == 1 ? 0 : 1;
+  }
   OK(cudaIpcOpenMemHandle((void **)&a, h, cudaIpcMemLazyEnablePeerAccess));
   OK(cudaIpcOpenMemHandle((void **)&b, h, cudaIpcMemLazyEnablePeerAccess));
   CHECK(a == b, "a second open of a handle gives the same pointer");
@@ -284,7 +299,8 @@ static int importer(int mode, int in, int out) {
 
 /* The owner (this process) and an importer: mode 0 by the rules (data both ways, the owner frees after the importer
  * closed); 1: the owner frees while the importer maps; 3: the importer closes once more than it opened;
- * 4: ARBENCH_EMU_IPC_FAIL on the importer. */
+ * 4: ARBENCH_EMU_IPC_FAIL on the importer; 5: the importer on device 1 of a pair whose P2P traffic is lost (a copy
+ * through the mapping does not arrive, a kernel's load faults: cudaErrorIllegalAddress, sticky). */
 static void ipc(int mode) {
   int *p, down[2], up[2];
   dev_alloc((void **)&p, 4096);
@@ -298,6 +314,7 @@ static void ipc(int mode) {
     char m[16], i[16], o[16];
     snprintf(m, sizeof m, "%d", mode), snprintf(i, sizeof i, "%d", down[0]), snprintf(o, sizeof o, "%d", up[1]);
     close(down[1]), close(up[0]); /* the owner's ends: a gone owner is then an end of file here */
+    if (mode == 5) dup2(open("/dev/null", O_WRONLY), 2); /* the stand-in's lines about the fault: not this case's */
     execl("/proc/self/exe", self_exe, "importer", m, i, o, (char *)NULL);
     _exit(127);
   }
@@ -309,7 +326,7 @@ static void ipc(int mode) {
     get(up[0], &c, 1);
     int back[2];
     OK(cudaMemcpy(back, p, sizeof back, cudaMemcpyDeviceToHost));
-    CHECK(back[1] == 41, "the importer's write: %d", back[1]);
+    CHECK(back[1] == (mode == 5 ? 0 : 41), "the importer's write: %d", back[1]);
     if (mode == 1) cudaFree(p); /* the importer still maps it: the owner's violation */
     put(down[1], "g", 1);
   }
@@ -323,6 +340,10 @@ static void c_ipc_ok(void) { ipc(0); }
 static void c_ipc_free_mapped(void) { ipc(1); }
 static void c_ipc_close_twice(void) { ipc(3); }
 static void c_ipc_fail(void) { ipc(4); }
+static void c_ipc_acs(void) {
+  setenv("ARBENCH_STANDIN_ACS", "0-1", 1);
+  ipc(5);
+}
 
 /* A launch into a stream of another device than the current one fails (issue 48); a copy there is fine. */
 static void c_launch_other_device(void) {
@@ -338,6 +359,69 @@ static void c_launch_other_device(void) {
   add_one<<<1, 64, 0, s>>>(p, 64);
   OK(cudaGetLastError());
   OK(cudaStreamSynchronize(s));
+}
+
+/* A block needs its warps' registers (256-register units, the warps rounded up to 4 sub-partitions) within the 65536
+ * of a block (cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit); beyond, cudaErrorLaunchOutOfResources, not sticky. */
+static void c_registers(void) {
+  setenv("ARBENCH_STANDIN_REGS", "add_one=65;block_sum=64;regs_tmpl<3>=200", 1);
+  int *p, h[1024];
+  dev_alloc((void **)&p, sizeof h);
+  OK(cudaMemset(p, 0, sizeof h));
+  add_one<<<1, 896>>>(p, 1024); /* 28 warps x 2304 = 64512 */
+  OK(cudaGetLastError());
+  add_one<<<1, 928>>>(p, 1024); /* 29 -> 32 warps x 2304 = 73728 */
+  CHECK(cudaGetLastError() == cudaErrorLaunchOutOfResources, "928 threads x 65 registers launched");
+  block_sum<<<1, 1024>>>(p, p); /* 32 x 2048 = 65536: exactly the limit */
+  OK(cudaGetLastError());
+  OK(cudaDeviceSynchronize()); /* not sticky */
+  regs_tmpl<3><<<1, 256>>>(p); /* 8 warps x 6400 = 51200 */
+  OK(cudaGetLastError());
+  regs_tmpl<3><<<1, 320>>>(p); /* 10 warps fit 64000, but the hardware check rounds to 12: 76800 */
+  CHECK(cudaGetLastError() == cudaErrorLaunchOutOfResources, "320 threads x 200 registers launched");
+  OK(cudaMemcpy(h, p, sizeof h, cudaMemcpyDeviceToHost));
+  CHECK(h[0] == 3 && h[255] == 3 && h[256] == 1 && h[1023] == 1, "the launches that fit did not run as wanted: %d %d %d %d",
+        h[0], h[255], h[256], h[1023]);
+}
+
+/* Exclusive_Process compute mode: a device whose context another process holds refuses cudaSetDevice and cudaMalloc
+ * (cudaErrorDevicesUnavailable, cuda_runtime_api.h:1638-1640); another device is free. The contender is a fresh
+ * process (exec): a forked one would inherit the holder's state. */
+static void c_exclusive(void) {
+  char job[64];
+  snprintf(job, sizeof job, "emu-standin-%d", (int)getpid()); /* this case's own devices */
+  setenv("PMIX_NAMESPACE", job, 1);
+  setenv("ARBENCH_STANDIN_COMPUTE_MODE", "exclusive-process", 1);
+  int mode = -1, *p;
+  OK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0));
+  CHECK(mode == cudaComputeModeExclusiveProcess, "compute mode %d", mode);
+  OK(cudaSetDevice(0));
+  dev_alloc((void **)&p, 64);
+  OK(cudaSetDevice(0)); /* this process holds it: again is fine */
+  pid_t kid = fork();
+  if (kid == 0) {
+    execl("/proc/self/exe", self_exe, "contender", (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  waitpid(kid, &st, 0);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the contender for device 0 exited %d", st);
+}
+
+static int contender(void) {
+  int *p;
+  CHECK(cudaSetDevice(0) == cudaErrorDevicesUnavailable, "a second process took device 0 in Exclusive_Process mode");
+  CHECK(cudaMalloc((void **)&p, 64) == cudaErrorDevicesUnavailable, "cudaMalloc on the default device 0 was not refused");
+  OK(cudaSetDevice(1));
+  dev_alloc((void **)&p, 64);
+  return 0;
+}
+
+/* A kernel with no register count: the table is stale, loud. */
+static void c_registers_unknown(void) {
+  int *p;
+  dev_alloc((void **)&p, 64 * sizeof *p);
+  unlisted<<<1, 32>>>(p);
 }
 
 /* ARBENCH_EMU_CORRUPT: a device-to-device copy of 64 bytes or more flips the lowest bit of its middle word. */
@@ -393,7 +477,10 @@ int main(int argc, char **argv) {
   setenv("OMPI_COMM_WORLD_RANK", "0", 1);
   setenv("ARBENCH_STANDIN_GPUS", "2", 1);
   unsetenv("CUDA_VISIBLE_DEVICES");
+  /* this file's kernels are not ptxas's (standin/cudart/registers.tsv): their register counts, as a small kernel's */
+  setenv("ARBENCH_STANDIN_REGS", "add_one=16;block_sum=16;divergent=16", 1);
   if (argc == 5 && !strcmp(argv[1], "importer")) return importer(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+  if (argc == 2 && !strcmp(argv[1], "contender")) return contender();
   run("events", c_events, 0, NULL);
   run("order", c_order, 0, NULL);
   run("kernels", c_kernels, 0, NULL);
@@ -401,8 +488,12 @@ int main(int argc, char **argv) {
   run("captured-plain", c_captured_plain, 70, "cudaEventQuery of an event last recorded in a stream capture");
   run("ipc", c_ipc_ok, 0, NULL);
   run("ipc-fail-hook", c_ipc_fail, 0, NULL);
+  run("ipc-acs-kernel", c_ipc_acs, 0, NULL);
   run("launch-other-device", c_launch_other_device, 0, NULL);
   run("corrupt-hook", c_corrupt, 0, NULL);
+  run("registers", c_registers, 0, NULL);
+  run("exclusive-process", c_exclusive, 0, NULL);
+  run("registers-unknown", c_registers_unknown, 70, "kernel unlisted has no register count in standin/cudart/registers.tsv");
   run("own-handle", c_own_handle, 70, "a handle this process exported itself");
   run("ipc-free-mapped", c_ipc_free_mapped, 70, "while 1 other process still maps it through CUDA IPC");
   run("ipc-close-twice", c_ipc_close_twice, 70, "closed more often than opened");

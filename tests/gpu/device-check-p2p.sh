@@ -52,8 +52,8 @@ step np2-graph 0 2 -- --backend "$ALL" --counts 7,65536$MORE -d float,bf16 -n 20
 step np2-shapes 0 2 -- --backend 'p2p-oneshot:blocks=1,threads=64;p2p-oneshot:mode=push,blocks=3,threads=96;p2p-twoshot:blocks=64,threads=1024;p2p-staged:blocks=3,threads=96' \
   --counts 1,4097$MORE -d half -n 3 -c 1 --inplace both -T 60
 # threads=1024 on every kernel and dtype (issue 48): 1024 threads x the kernel's registers must fit the block's 64 K
-# registers, which only ptxas's count on a GPU settles (cudaErrorLaunchOutOfResources otherwise; the stand-in has no
-# registers)
+# registers (cudaErrorLaunchOutOfResources otherwise): the stand-in checks the counts of standin/cudart/registers.tsv
+# (nvcc 13.0.88, sm_120); this GPU settles the count of the stack's own compiler on its own arch
 step np2-threads1024 0 2 -- --backend 'p2p-oneshot:threads=1024;p2p-oneshot:mode=push,threads=1024;p2p-twoshot:threads=1024;p2p-staged:threads=1024;p2p-islands:threads=1024' \
   --counts 7,65536$MORE -d float,half,bf16,int32 -n 3 -c 1 --inplace both -T 60
 # The long checked-call steps on one shared GPU: without MPS the two ranks' kernels time-slice, so a

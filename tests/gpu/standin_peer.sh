@@ -25,3 +25,31 @@ expect_status 3 mpirun -q --oversubscribe -x ARBENCH_STANDIN_NO_P2P -x ARBENCH_S
 grep -q '"reason":"no P2P between rank 0 (GPU FFFF:03:00.0) and rank 1 (GPU FFFF:04:00.0)"' "$TMP/p.jsonl" \
   || { cat "$TMP/p.jsonl" "$TMP/err"; fail "no skip record for the pair without P2P"; }
 echo "ok: p2p-oneshot skips the pair without P2P"
+# p2p-oneshot on the ACS-broken pair: cudaDeviceCanAccessPeer says 1 and the IPC mapping is made, but the kernel's first
+# load or store through it faults (cudaErrorIllegalAddress, sticky: driver_types.h:763-775): every rank's checked call
+# fails, the error record names the GPU's error, the run ends without waiting for -T
+expect_status 1 mpirun -q --oversubscribe -x ARBENCH_STANDIN_ACS -x ARBENCH_STANDIN_GPUS -np 2 "$ARBENCH" run \
+  --backend p2p-oneshot --devices 0,1 --sizes 4K -n 2 -T 60 -J "$TMP/acs.jsonl"
+"$PY" - "$TMP/acs.jsonl" <<'PY' || { cat "$TMP/err"; fail "the kernel across the ACS pair: no error record naming the GPU's error"; }
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = [(r["type"], r.get("message")) for r in recs if r["type"] in ("result", "error", "skip")]
+want = "checked call 0 failed: runtime error (the GPU reports cudaErrorIllegalAddress: an illegal memory access was encountered)"
+assert got == [("error", want)], got
+PY
+for r in 0 1; do
+  grep -q "^arbench cuda stand-in: rank $r: kernel ar_p2p::p2p_kernel<0> loaded or stored through peer memory its device cannot reach" \
+    "$TMP/err" || { cat "$TMP/err"; fail "rank $r's kernel did not fault on the ACS pair"; }
+done
+echo "ok: p2p-oneshot's kernel across the ACS pair faults (cudaErrorIllegalAddress), the record says so"
+# links on the same pair: copies through the IPC mapping are lost as the P2P path's are, so its smoke test skips the
+# pair (both directions) before any timed copy or kernel uses it
+expect_status 1 mpirun -q --oversubscribe -x ARBENCH_STANDIN_ACS -x ARBENCH_STANDIN_GPUS -np 2 "$ARBENCH" links \
+  --devices 0,1 --method ce-read,sm-read -T 60 -J "$TMP/links.jsonl"
+for p in "0->1 (ffff:01:00.0 -> ffff:02:00.0)" "1->0 (ffff:02:00.0 -> ffff:01:00.0)"; do
+  grep -qF "arbench links: GPU pair $p: the data arrived corrupted in the P2P smoke test" "$TMP/err" \
+    || { cat "$TMP/err"; fail "links did not fail the ACS pair $p in its smoke test"; }
+done
+[ "$(grep -c '"type":"skip"' "$TMP/links.jsonl")" = 2 ] && ! grep -q '"type":"link"' "$TMP/links.jsonl" \
+  || { cat "$TMP/links.jsonl"; fail "links measured the ACS pair"; }
+echo "ok: links' smoke test skips the ACS pair (copies through the IPC mapping lost)"

@@ -19,6 +19,17 @@ assert got == [
 assert r["kernels"][0]["error"].startswith("NVRTC_ERROR_INVALID_OPTION; nvrtc: error: invalid value"), r["kernels"][0]
 PY
 [ $? = 0 ] || fail "kernel-report.py misread the fixture logs"
+# Registers against the largest block arbench launches each kernel with (standin/cudart/registers.tsv, whose
+# nvcc 13.0.88 sm_120 rows the CUDA stand-in's launch checks): the fixtures' 62 and 64 fit 1024 threads; one more
+# register does not (65 x 1024 > 65536: cudaErrorLaunchOutOfResources on a GPU).
+TABLE=$ARBENCH_SRC/standin/cudart/registers.tsv
+"$PY" "$R" registers-check "$TMP/r.json" "$TABLE" >"$TMP/rc.out" || { cat "$TMP/rc.out"; fail "registers-check refused the fixtures"; }
+grep -qx "nvrtc 12.8: 3 kernel x arch entries fit their largest launch; 0 compared exactly with $TABLE" "$TMP/rc.out" \
+  || { cat "$TMP/rc.out"; fail "registers-check's summary of the fixtures"; }
+sed 's/"registers": 64/"registers": 65/' "$TMP/r.json" >"$TMP/r65.json"
+"$PY" "$R" registers-check "$TMP/r65.json" "$TABLE" >"$TMP/rc.out" && { cat "$TMP/rc.out"; fail "65 registers x 1024 threads passed"; }
+grep -qx "registers: nvrtc 12.8 sm_120 ar_p2p::p2p_kernel<1>: 65 registers fit 896 threads a block, arbench launches up to 1024" "$TMP/rc.out" \
+  || { cat "$TMP/rc.out"; fail "registers-check did not name the kernel that no longer fits"; }
 report=$(dirname "$ARBENCH")/kernels/kernels-report.json
 [ -f "$report" ] || fail "no $report in this build"
 "$ARBENCH" version >"$TMP/v" || fail "arbench version failed"
@@ -47,6 +58,9 @@ for arch in r["archs"]:
 print("%s: %d kernels x %d archs" % (r["compiler"], len(want), len(r["archs"])))
 PY
 [ $? = 0 ] || fail "the build's kernel report is incomplete"
+# This build's counts: every kernel fits its largest launch on every arch, and the table's rows of this compiler and
+# arch (the stand-in's) are this build's exactly.
+"$PY" "$R" registers-check "$report" "$TABLE" || fail "this build's registers disagree with $TABLE (see above)"
 comp=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["compiler"])' "$report")
 # `version` fits a screen: one summary line; `version --kernels` has the table (issue 24).
 grep -q "^kernel build $comp, [0-9]* kernel x arch entries, [0-9]* spilling, [0-9]* failed (arbench version --kernels)$" "$TMP/v" \

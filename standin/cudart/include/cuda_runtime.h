@@ -7,7 +7,9 @@
 
 #ifdef __cplusplus
 #include "ar_emu_cuda.h"
+#include <initializer_list>
 #include <new>
+#include <stdio.h>
 #include <stdlib.h>
 #include <tuple>
 #include <type_traits>
@@ -17,6 +19,22 @@ extern "C" cudaError_t ar_standin_launch_job(unsigned gx, unsigned gy, unsigned 
                                              unsigned bz, size_t shmem, cudaStream_t stream, void (*run)(void *),
                                              void *(*clone)(const void *), void (*release)(void *), void *job,
                                              const char *name);
+
+extern "C" const char *ar_standin_kname_intern(const char *name);
+
+/* `base<v1, v2>`: a template kernel's name as c++filt prints the instance ptxas compiled (int arguments by value),
+ * the key of its register count (launch.c); cu2cc.py writes the call. The text lives as long as the process. */
+static inline const char *ar_standin_kname(const char *base, std::initializer_list<long long> vals) {
+  char buf[256];
+  int n = snprintf(buf, sizeof buf, "%s<", base);
+  const char *sep = "";
+  for (long long v : vals) {
+    if (n > 0 && (size_t)n < sizeof buf) n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%lld", sep, v);
+    sep = ", ";
+  }
+  if (n > 0 && (size_t)n < sizeof buf) snprintf(buf + n, sizeof buf - (size_t)n, ">");
+  return ar_standin_kname_intern(buf);
+}
 
 /* One launch: the kernel and a copy of its arguments converted to its parameter types at the launch (what CUDA
  * copies into the kernel's parameter space); every GPU thread calls the kernel with its own copy of them. */

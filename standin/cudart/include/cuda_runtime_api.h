@@ -24,6 +24,7 @@ typedef enum cudaError {
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInsufficientDriver = 35,
   cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorDevicesUnavailable = 46,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorMapBufferObjectFailed = 205,
@@ -35,6 +36,7 @@ typedef enum cudaError {
   cudaErrorSymbolNotFound = 500,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorLaunchFailure = 719,
@@ -106,6 +108,7 @@ enum cudaDeviceAttr {
   cudaDevAttrWarpSize = 10,
   cudaDevAttrMultiProcessorCount = 16,
   cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
   cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrPciBusId = 33,
   cudaDevAttrPciDeviceId = 34,
@@ -116,6 +119,13 @@ enum cudaDeviceAttr {
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
   cudaDevAttrIpcEventSupport = 125
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
 };
 
 enum cudaDeviceP2PAttr {
