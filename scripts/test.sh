@@ -39,7 +39,8 @@ mult=()
 case " ${MESON_TEST_OPTS:-} $* " in *" --timeout-multiplier"* | *" -t "*) ;; *)
   m=$(scripts/timeout-multiplier.sh)
   [ "$m" = 1 ] || echo "test.sh: load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs: test timeouts x$m"
-  mult=(--timeout-multiplier "$m") ;;
+  mult=(--timeout-multiplier "$m")
+  export ARBENCH_TIMEOUT_MULTIPLIER=$m ;; # the tests' own guards (e.g. device-check's step timeout) read it
 esac
 meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild "${mult[@]}" ${MESON_TEST_OPTS:-} "$@" || rc=$?
 scripts/test-summary.py "$BUILD_DIR" || rc=1

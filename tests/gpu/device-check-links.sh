@@ -30,7 +30,7 @@ step() {
   while [ "$1" != -- ]; do envs+=("$1"); xs+=(-x "${1%%=*}"); shift; done
   shift
   local t0=$SECONDS
-  env "${envs[@]}" timeout 300 mpirun -np "$np" "${xs[@]}" "$ARBENCH" links -J "$tmp/$name.jsonl" "$@" \
+  env "${envs[@]}" timeout $((300 * ${ARBENCH_TIMEOUT_MULTIPLIER:-1})) mpirun -np "$np" "${xs[@]}" "$ARBENCH" links -J "$tmp/$name.jsonl" "$@" \
     >"$tmp/$name.out" 2>"$tmp/$name.err"
   local rc=$?
   echo "== $name: exit $rc (want $want), $((SECONDS - t0)) s"

@@ -32,7 +32,7 @@ step() {
   for ((i = 1; i < np; i++)); do devs+=",$(( gpus > 1 && ${MULTI:-0} == 1 ? i % gpus : 0 ))"; done
   local shared=(--shared-gpu)
   [ "${MULTI:-0}" = 1 ] && shared=()
-  env "${envs[@]}" timeout 300 mpirun -np "$np" "$ARBENCH" run --devices "$devs" "${shared[@]}" -J "$tmp/$name.jsonl" \
+  env "${envs[@]}" timeout $((300 * ${ARBENCH_TIMEOUT_MULTIPLIER:-1})) mpirun -np "$np" "$ARBENCH" run --devices "$devs" "${shared[@]}" -J "$tmp/$name.jsonl" \
     "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
   local rc=$?
   echo "$name $want $rc $((SECONDS - t0))" >>"$tmp/steps"

@@ -26,7 +26,7 @@ step() {
   shift
   local t0=$SECONDS devs=0
   for ((i = 1; i < np; i++)); do devs+=",$i"; done
-  env "${envs[@]}" timeout 300 mpirun -np "$np" "$ARBENCH" run --devices "$devs" -J "$tmp/$name.jsonl" \
+  env "${envs[@]}" timeout $((300 * ${ARBENCH_TIMEOUT_MULTIPLIER:-1})) mpirun -np "$np" "$ARBENCH" run --devices "$devs" -J "$tmp/$name.jsonl" \
     "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
   local rc=$?
   echo "$name $want $rc $((SECONDS - t0))" >>"$tmp/steps"

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 need_standin
-if "$ARBENCH" list | grep -q '^p2p-oneshot .*not compiled in'; then
+if "$ARBENCH" list | qgrep -q '^p2p-oneshot .*not compiled in'; then
   echo "skipped: p2p-* not compiled in (-Dcuda-emu-nvcc=false: no kernels)"; exit 77
 fi
 export ARBENCH_STANDIN_COMPUTE_MODE=exclusive-process
