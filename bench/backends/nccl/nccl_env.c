@@ -56,8 +56,8 @@ static const char *forced_or(const char *forced, const char *saved) {
 static int plan_init(const struct ar_nccl_env_in *in, struct ar_nccl_env_set *out) {
   int tuned = in->tuner && *in->tuner;
   const char *v[AR_NENV_COUNT] = {
-      [AR_NENV_ALGO] = forced_or(in->algo, in->saved[AR_NENV_ALGO]),
-      [AR_NENV_PROTO] = forced_or(in->proto, in->saved[AR_NENV_PROTO]),
+      [AR_NENV_ALGO] = in->percall && in->algo && *in->algo ? NULL : forced_or(in->algo, in->saved[AR_NENV_ALGO]),
+      [AR_NENV_PROTO] = in->percall && in->proto && *in->proto ? NULL : forced_or(in->proto, in->saved[AR_NENV_PROTO]),
       [AR_NENV_DEBUG] = "INFO",
       [AR_NENV_SUBSYS] = probe_subsys,
       [AR_NENV_FILE] = in->logpath,
