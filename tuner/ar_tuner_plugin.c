@@ -158,9 +158,7 @@ static int v5_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ar
 /* v7: the same, its larger constants (5 compute-capability rows) left untouched too. */
 static int v7_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ar_nccl_logger_t log,
                    ar_nccl_nvl_domain_v5_t *nvl, ar_nccl_tuner_constants_v7_t *constants) {
-  (void)commId;
-  (void)nvl;
-  (void)constants;
+  (void)commId, (void)nvl, (void)constants;
   return init_common(nRanks, nNodes, log, ctx);
 }
 

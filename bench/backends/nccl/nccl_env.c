@@ -56,8 +56,8 @@ static const char *forced_or(const char *forced, const char *saved) {
 static int plan_init(const struct ar_nccl_env_in *in, struct ar_nccl_env_set *out) {
   int tuned = in->tuner && *in->tuner;
   const char *v[AR_NENV_COUNT] = {
-      [AR_NENV_ALGO] = in->percall && in->algo && *in->algo ? NULL : forced_or(in->algo, in->saved[AR_NENV_ALGO]),
-      [AR_NENV_PROTO] = in->percall && in->proto && *in->proto ? NULL : forced_or(in->proto, in->saved[AR_NENV_PROTO]),
+      [AR_NENV_ALGO] = forced_or(in->algo, in->saved[AR_NENV_ALGO]),
+      [AR_NENV_PROTO] = forced_or(in->proto, in->saved[AR_NENV_PROTO]),
       [AR_NENV_DEBUG] = "INFO",
       [AR_NENV_SUBSYS] = probe_subsys,
       [AR_NENV_FILE] = in->logpath,
@@ -66,6 +66,9 @@ static int plan_init(const struct ar_nccl_env_in *in, struct ar_nccl_env_set *ou
       [AR_NENV_TUNER] = tuned ? in->tuner_lib : in->saved[AR_NENV_TUNER],
       [AR_NENV_TUNERFILE] = tuned ? in->tuner : in->saved[AR_NENV_TUNERFILE],
   };
+  /* Forced per call (ncclCollConfig_t, NCCL >= 2.31): the variables of what the call forces are unset at init. */
+  if (in->percall && in->algo && *in->algo) v[AR_NENV_ALGO] = NULL;
+  if (in->percall && in->proto && *in->proto) v[AR_NENV_PROTO] = NULL;
   for (int i = 0; i < AR_NENV_COUNT; i++) out[i] = (struct ar_nccl_env_set){names[i], v[i]};
   return AR_NENV_COUNT;
 }
