@@ -1,4 +1,4 @@
-/* ar_tuner_abi.h — arbench's own declarations of NCCL's tuner-plugin ABI (versions 2 to 6), written
+/* ar_tuner_abi.h — arbench's own declarations of NCCL's tuner-plugin ABI (versions 2 to 7), written
  * from reading NCCL's plugin headers; the plugin is built against these alone (no nccl.h).
  *
  * What was read, and what it says (NCCL source, github NVIDIA/nccl):
@@ -16,6 +16,13 @@
  *    at any of these tags. NCCL_TUNER_PLUGIN=none disables plugins from 2.30 on. The 2.32.3 PyPI wheel's
  *    libnccl.so.2 (the cu130-nccl232 stack) holds the names v2..v6 and no other (tests/tuner/abi.sh checks
  *    each stack's library this way).
+ *  - v7: no tag of the mirror (newest v2.30.7-1; dev is 2.31.0a7) has it. Its header is published in
+ *    github NVIDIA/nccl at commit 2449986fd9ec7df240c202511a0170fc1bc74b08, src/include/plugin/tuner/tuner_v7.h
+ *    (with src/plugin/tuner/tuner_v7.cc: dlsym "ncclTunerPlugin_v7", "TUNER/Plugin: Using %s (v7)"): v6's
+ *    functions unchanged; its constants have 5 compute-capability rows (NCCL_NUM_COMPCAPS_V7 5) where v5/v6
+ *    have 4, so the struct init receives is larger (ncclTunerConstants_v7_t). The 2.32.6 PyPI wheel's
+ *    libnccl.so.2 (nvidia-nccl-cu13 2.32.6) holds ncclTunerPlugin_v2..v7 and "Using %s (v7)"; 2.31.2's holds
+ *    v2..v6 only.
  *  The first name found wins; the older ones are never called. The library is loaded once per process
  *  (reference counted over communicators); init is called per communicator. In every version
  *  init.cc calls init through NCCLCHECK: an init that returns an error makes ncclCommInitRank* fail
@@ -88,6 +95,17 @@ typedef struct {
   double perChMaxTreeBws[4][3];
   double perChMaxNVLSTreeBws[4][3];
 } ar_nccl_tuner_constants_v5_t;
+/* v7's constants (tuner_v7.h): the per-compute-capability tables have 5 rows. */
+#define AR_NCCL_NUM_COMPCAPS_V7 5
+typedef struct {
+  double baseLatencies[7][3];
+  double hwLatencies[3][7][3];
+  double llMaxBws[AR_NCCL_NUM_COMPCAPS_V7][3];
+  double perChMaxRingLL128Bws[AR_NCCL_NUM_COMPCAPS_V7][3];
+  double perChMaxTreeLL128Bws[AR_NCCL_NUM_COMPCAPS_V7][3];
+  double perChMaxTreeBws[AR_NCCL_NUM_COMPCAPS_V7][3];
+  double perChMaxNVLSTreeBws[AR_NCCL_NUM_COMPCAPS_V7][3];
+} ar_nccl_tuner_constants_v7_t;
 
 /* v2 (2.19 .. 2.21 primary; still looked up last): NCCL passes availability, the plugin returns
  * algorithm and protocol. */
@@ -137,5 +155,16 @@ typedef struct {
   int (*finalize)(void *ctx);
   int (*getChunkSize)(void *ctx, int collType, size_t nBytes, int algo, int proto, int nChannels, size_t *chunkSize);
 } ar_nccl_tuner_v6_t;
+
+/* v7 (2.32.6 ..): v6's functions, init takes the v7 constants (ncclTuner_v7_t, tuner_v7.h). */
+typedef struct {
+  const char *name;
+  int (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ar_nccl_logger_t log,
+              ar_nccl_nvl_domain_v5_t *nvl, ar_nccl_tuner_constants_v7_t *constants);
+  int (*getCollInfo)(void *ctx, int collType, size_t nBytes, int numPipeOps, float **collCostTable, int numAlgo,
+                     int numProto, int regBuff, int *nChannels);
+  int (*finalize)(void *ctx);
+  int (*getChunkSize)(void *ctx, int collType, size_t nBytes, int algo, int proto, int nChannels, size_t *chunkSize);
+} ar_nccl_tuner_v7_t;
 
 #endif

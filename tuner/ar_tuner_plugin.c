@@ -1,4 +1,4 @@
-/* ar_tuner_plugin.c — libarbench-tuner.so: NCCL's tuner plugin ABI v2..v6 (ar_tuner_abi.h) over the
+/* ar_tuner_plugin.c — libarbench-tuner.so: NCCL's tuner plugin ABI v2..v7 (ar_tuner_abi.h) over the
  * decisions `arbench tune` writes (ARBENCH_TUNER_FILE=tuner.json); no NCCL headers, no link to NCCL. */
 #include "ar_tuner_abi.h"
 #include "ar_tuner_decisions.h"
@@ -155,6 +155,13 @@ static int v5_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ar
   return init_common(nRanks, nNodes, log, ctx);
 }
 
+/* v7: the same, its larger constants (5 compute-capability rows) left untouched too. */
+static int v7_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ar_nccl_logger_t log,
+                   ar_nccl_nvl_domain_v5_t *nvl, ar_nccl_tuner_constants_v7_t *constants) {
+  (void)commId, (void)nvl, (void)constants;
+  return init_common(nRanks, nNodes, log, ctx);
+}
+
 /* No opinion on chunk sizes: NCCL's stays. */
 static int v6_chunk(void *ctx, int collType, size_t nBytes, int algo, int proto, int nChannels, size_t *chunkSize) {
   (void)ctx, (void)collType, (void)nBytes, (void)algo, (void)proto, (void)nChannels, (void)chunkSize;
@@ -166,3 +173,4 @@ AR_EXPORT ar_nccl_tuner_v3_t ncclTunerPlugin_v3 = {AR_TUNER_NAME, v2_init, v3_co
 AR_EXPORT ar_nccl_tuner_v4_t ncclTunerPlugin_v4 = {AR_TUNER_NAME, v2_init, v4_coll, fini_common};
 AR_EXPORT ar_nccl_tuner_v5_t ncclTunerPlugin_v5 = {AR_TUNER_NAME, v5_init, v4_coll, fini_common};
 AR_EXPORT ar_nccl_tuner_v6_t ncclTunerPlugin_v6 = {AR_TUNER_NAME, v5_init, v4_coll, fini_common, v6_chunk};
+AR_EXPORT ar_nccl_tuner_v7_t ncclTunerPlugin_v7 = {AR_TUNER_NAME, v7_init, v4_coll, fini_common, v6_chunk};

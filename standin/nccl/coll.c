@@ -82,7 +82,8 @@ static int registered(ncclComm_t c, const void *p, size_t bytes) {
 }
 
 /* getAlgoInfo + topoGetAlgoInfo + the plan's channels: the choice, or NCCL's error when nothing can run. */
-static ncclResult_t tune(ncclComm_t c, const struct job *j, int *algo, int *proto, int *lo, int *hi) {
+static ncclResult_t tune(ncclComm_t c, const struct job *j, const struct sn_select *sel, int *algo, int *proto, int *lo,
+                         int *hi) {
   size_t es = (size_t)sn_type_size(j->dt), bytes = j->count * es;
   float table[SN_NUM_ALGOS * SN_NUM_PROTOS];
   int nch = 0;
@@ -92,7 +93,9 @@ static ncclResult_t tune(ncclComm_t c, const struct job *j, int *algo, int *prot
     ncclResult_t rc = sn_tuner_coll(c->tuner, c->tuner_ctx, SN_FUNC_ALLREDUCE, bytes, table, reg, &nch);
     if (rc) return rc;
   }
-  if (sn_model_pick(table, algo, proto)) {
+  int picked = sel ? sn_select_pick(sel, table, algo, proto) : 0; /* 2.31's per-call selection (collconfig.c) */
+  if (picked < 0) return ncclInvalidArgument;
+  if (!picked && sn_model_pick(table, algo, proto)) {
     const char *a = sn_getenv("NCCL_ALGO"), *p = sn_getenv("NCCL_PROTO"); /* read now, in the calling thread */
     char as[1100] = "", ps[1100] = "";
     if (a) snprintf(as, sizeof as, " NCCL_ALGO was set to %s.", a);
@@ -142,6 +145,11 @@ static void persistent_gone(void *arg) {
 
 SN_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op,
                            ncclComm_t c, cudaStream_t stream) {
+  return sn_allreduce(send, recv, count, dt, op, c, stream, NULL);
+}
+
+ncclResult_t sn_allreduce(const void *send, void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t c,
+                          cudaStream_t stream, const struct sn_select *sel) {
   ncclResult_t rc = sn_comm_check(c, "AllReduce");
   if (rc) return rc;
   if ((rc = __atomic_load_n(&c->async, __ATOMIC_ACQUIRE))) return rc; /* ncclCommEnsureReady */
@@ -153,7 +161,7 @@ SN_API ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, nc
   if (!count) return ncclSuccess;
   if (c->nranks == 1) return one_rank(&j, stream);
   int algo, proto, lo, hi;
-  if ((rc = tune(c, &j, &algo, &proto, &lo, &hi))) return rc;
+  if ((rc = tune(c, &j, sel, &algo, &proto, &lo, &hi))) return rc;
   if (c->rank == 0)
     SN_INFO(SN_TUNING, "AllReduce: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}",
             (long)(count * (size_t)sn_type_size(dt)), sn_algo_name(algo), sn_proto_name(proto), lo, hi);

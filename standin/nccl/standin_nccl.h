@@ -163,4 +163,16 @@ void sn_pause(unsigned *spins);
 /* coll.c: the element math of one reduction step */
 void sn_reduce(void *out, const void *const *in, int n, size_t count, ncclDataType_t dt, ncclRedOp_t op);
 
+/* ---- the per-collective config of 2.31 (collconfig.c): ncclAllReduceConfig's algorithm selection ---- */
+struct sn_select {
+  const char *selection; /* ncclCollConfig_t.algSelection, non-empty */
+  int force;             /* forceAlgSelection */
+};
+/* The pick within the selection on the call's cost table (after the plugin): 1 picked (algo, proto set), 0 none and
+ * not forced (NCCL's own pick follows), -1 NCCL's error (WARN said; ncclInvalidArgument). */
+int sn_select_pick(const struct sn_select *sel, const float *table, int *algo, int *proto);
+/* ncclAllReduce with a selection (NULL: none), coll.c. */
+ncclResult_t sn_allreduce(const void *send, void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t c,
+                          cudaStream_t stream, const struct sn_select *sel);
+
 #endif

@@ -118,8 +118,39 @@ static void test_no_add_remove_while_live(void **st) {
     }
 }
 
+/* Forced per call (NCCL >= 2.31, ncclCollConfig_t): what the variant forces is unset at init, so a user's
+ * NCCL_ALGO/NCCL_PROTO does not narrow the call's selection; what it leaves alone stays the user's. */
+static void test_percall(void **st) {
+  (void)st;
+  struct ar_nccl_env_in in;
+  struct ar_nccl_env_set set[AR_NENV_COUNT];
+  in_default(&in);
+  in.version = 23102;
+  in.percall = 1;
+  in.saved[AR_NENV_ALGO] = "Tree";
+  in.saved[AR_NENV_PROTO] = "Simple";
+  in.algo = "Ring";
+  int n = ar_nccl_env_plan(AR_NENV_INIT, &in, set), f;
+  assert_null(value_of(set, n, "NCCL_ALGO", &f));
+  assert_true(f);
+  assert_string_equal(value_of(set, n, "NCCL_PROTO", &f), "Simple");
+  in.algo = "";
+  in.proto = "LL";
+  n = ar_nccl_env_plan(AR_NENV_INIT, &in, set);
+  assert_string_equal(value_of(set, n, "NCCL_ALGO", &f), "Tree");
+  assert_null(value_of(set, n, "NCCL_PROTO", &f));
+  assert_true(f);
+  in.percall = 0; /* before 2.31: the variable carries it */
+  n = ar_nccl_env_plan(AR_NENV_INIT, &in, set);
+  assert_string_equal(value_of(set, n, "NCCL_PROTO", &f), "LL");
+  in.percall = 1;
+  n = ar_nccl_env_plan(AR_NENV_RESTORE, &in, set);
+  assert_string_equal(value_of(set, n, "NCCL_ALGO", &f), "Tree");
+  assert_string_equal(value_of(set, n, "NCCL_PROTO", &f), "Simple");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_exact_plans), cmocka_unit_test(test_user_values),
-                                     cmocka_unit_test(test_no_add_remove_while_live)};
+                                     cmocka_unit_test(test_no_add_remove_while_live), cmocka_unit_test(test_percall)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_tuner_plugin.c — dlopens the built libarbench-tuner.so the way NCCL does and drives every
- * exported ABI version (v2..v6) with a fake logger and fake cost tables laid out as NCCL lays them. */
+ * exported ABI version (v2..v7) with a fake logger and fake cost tables laid out as NCCL lays them. */
 #include "ar_tuner_abi.h"
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,16 @@ static const char *GOOD =
   "    {\"min_bytes\": 0, \"max_bytes\": 1048576, \"algorithm\": \"pat\", \"protocol\": \"simple\", \"channels\": -1}]}\n"
   " ]}\n";
 
-/* ---- one view over the five versions ---- */
+/* v7's constants as tuner_v7.h lays them out (github NVIDIA/nccl 2449986f): 7x3 base latencies, 3x7x3 hardware
+ * latencies, then five tables of 5 compute capabilities x 3 tuning scales, all double: 159 doubles. */
+_Static_assert(sizeof(ar_nccl_tuner_constants_v7_t) == (21 + 63 + 5 * 5 * 3) * sizeof(double), "v7 constants size");
+_Static_assert(offsetof(ar_nccl_tuner_constants_v7_t, perChMaxNVLSTreeBws) == (21 + 63 + 4 * 15) * sizeof(double),
+               "v7 constants: the last table after four 5x3 tables");
+_Static_assert(sizeof(ar_nccl_tuner_constants_v5_t) == (21 + 63 + 5 * 4 * 3) * sizeof(double), "v5 constants size");
+_Static_assert(offsetof(ar_nccl_tuner_v7_t, getChunkSize) == 4 * sizeof(void *), "v7: name, init, getCollInfo, "
+               "finalize, getChunkSize");
+
+/* ---- one view over the six versions ---- */
 struct api {
   int v;
   void *sym;
@@ -94,12 +104,14 @@ struct api {
 static int api_init(const struct api *a, size_t nranks, size_t nnodes, void **ctx) {
   ar_nccl_nvl_domain_v5_t nvl = {1, (int)nranks, (int)nranks};
   static ar_nccl_tuner_constants_v5_t k;
+  static ar_nccl_tuner_constants_v7_t k7;
   switch (a->v) {
   case 2: return ((ar_nccl_tuner_v2_t *)a->sym)->init(nranks, nnodes, fake_log, ctx);
   case 3: return ((ar_nccl_tuner_v3_t *)a->sym)->init(nranks, nnodes, fake_log, ctx);
   case 4: return ((ar_nccl_tuner_v4_t *)a->sym)->init(nranks, nnodes, fake_log, ctx);
   case 5: return ((ar_nccl_tuner_v5_t *)a->sym)->init(ctx, 0x1234u, nranks, nnodes, fake_log, &nvl, &k);
-  default: return ((ar_nccl_tuner_v6_t *)a->sym)->init(ctx, 0x1234u, nranks, nnodes, fake_log, &nvl, &k);
+  case 6: return ((ar_nccl_tuner_v6_t *)a->sym)->init(ctx, 0x1234u, nranks, nnodes, fake_log, &nvl, &k);
+  default: return ((ar_nccl_tuner_v7_t *)a->sym)->init(ctx, 0x1234u, nranks, nnodes, fake_log, &nvl, &k7);
   }
 }
 
@@ -108,7 +120,8 @@ static int api_coll(const struct api *a, void *ctx, int coll, size_t nbytes, flo
   case 3: return ((ar_nccl_tuner_v3_t *)a->sym)->getCollInfo(ctx, coll, nbytes, 1, (float **)table, nalgo, 3, nch);
   case 4: return ((ar_nccl_tuner_v4_t *)a->sym)->getCollInfo(ctx, coll, nbytes, 1, (float **)table, nalgo, 3, 0, nch);
   case 5: return ((ar_nccl_tuner_v5_t *)a->sym)->getCollInfo(ctx, coll, nbytes, 1, (float **)table, nalgo, 3, 0, nch);
-  default: return ((ar_nccl_tuner_v6_t *)a->sym)->getCollInfo(ctx, coll, nbytes, 1, (float **)table, nalgo, 3, 1, nch);
+  case 6: return ((ar_nccl_tuner_v6_t *)a->sym)->getCollInfo(ctx, coll, nbytes, 1, (float **)table, nalgo, 3, 1, nch);
+  default: return ((ar_nccl_tuner_v7_t *)a->sym)->getCollInfo(ctx, coll, nbytes, 1, (float **)table, nalgo, 3, 1, nch);
   }
 }
 
@@ -118,7 +131,8 @@ static int api_fini(const struct api *a, void *ctx) {
   case 3: return ((ar_nccl_tuner_v3_t *)a->sym)->destroy(ctx);
   case 4: return ((ar_nccl_tuner_v4_t *)a->sym)->destroy(ctx);
   case 5: return ((ar_nccl_tuner_v5_t *)a->sym)->finalize(ctx);
-  default: return ((ar_nccl_tuner_v6_t *)a->sym)->finalize(ctx);
+  case 6: return ((ar_nccl_tuner_v6_t *)a->sym)->finalize(ctx);
+  default: return ((ar_nccl_tuner_v7_t *)a->sym)->finalize(ctx);
   }
 }
 
@@ -155,6 +169,25 @@ static void choice(const struct api *a, void *ctx, size_t nbytes, int nalgo, int
 }
 
 #define IDX(a, p) ((a) * 3 + (p))
+
+/* v7 init gets NCCL's constants (5 compute-capability rows) and the NVL domains: the plugin reads and writes
+ * neither, and its context works as v6's. */
+static void test_v7_constants(const ar_nccl_tuner_v7_t *v7) {
+  ar_nccl_tuner_constants_v7_t k, ref;
+  ar_nccl_nvl_domain_v5_t nvl = {1, 8, 8}, nvl_ref = nvl;
+  memset(&k, 0xA5, sizeof k);
+  k.perChMaxNVLSTreeBws[4][2] = 123.5; /* the last double of the 5th row: outside v5's struct */
+  ref = k;
+  void *ctx = NULL;
+  CHECK(v7->init(&ctx, 0x77u, 8, 1, fake_log, &nvl, &k) == 0 && ctx, "v7 init");
+  CHECK(!memcmp(&k, &ref, sizeof k) && !memcmp(&nvl, &nvl_ref, sizeof nvl), "v7 init changed NCCL's constants");
+  float t[21];
+  int nch = 0;
+  fill(t, 7);
+  CHECK(v7->getCollInfo(ctx, AR_NCCL_FUNC_ALLREDUCE, 4096, 1, (float **)t, 7, 3, 0, &nch) == 0 &&
+        zeroed(t, 7) == IDX(AR_NCCL_ALGO_RING, AR_NCCL_PROTO_LL) && nch == 0, "v7 getCollInfo at 4096 B: ring/ll");
+  CHECK(v7->finalize(ctx) == 0, "v7 finalize");
+}
 
 static void test_table_version(const struct api *a, int nalgo) {
   void *ctx = NULL;
@@ -341,8 +374,8 @@ int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[2], "--choose")) return choose_mode(h, argc, argv);
   char good[512];
   write_file("good.json", GOOD, good, sizeof good);
-  struct api apis[5];
-  for (int v = 2; v <= 6; v++) {
+  struct api apis[6];
+  for (int v = 2; v <= 7; v++) {
     char sym[32];
     snprintf(sym, sizeof sym, "ncclTunerPlugin_v%d", v);
     apis[v - 2].v = v;
@@ -359,14 +392,20 @@ int main(int argc, char **argv) {
   test_table_version(&apis[2], 7);
   test_table_version(&apis[3], 7);
   test_table_version(&apis[4], 7);
+  test_table_version(&apis[5], 7);
   size_t chunk = 131072;
   ar_nccl_tuner_v6_t *v6 = apis[4].sym;
   CHECK(v6->getChunkSize && v6->getChunkSize(NULL, 4, 1 << 20, 1, 2, 8, &chunk) == 0 && chunk == 131072,
         "v6 getChunkSize leaves NCCL's chunk size");
+  ar_nccl_tuner_v7_t *v7 = apis[5].sym;
+  chunk = 131072;
+  CHECK(v7->getChunkSize && v7->getChunkSize(NULL, 4, 1 << 20, 1, 2, 8, &chunk) == 0 && chunk == 131072,
+        "v7 getChunkSize leaves NCCL's chunk size");
+  test_v7_constants(v7);
 
-  for (int i = 0; i < 5; i++) test_collnet(&apis[i]);
+  for (int i = 0; i < 6; i++) test_collnet(&apis[i]);
   setenv("ARBENCH_TUNER_FILE", good, 1);
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 6; i++) {
     const struct api *a = &apis[i];
     test_bad(a, "missing.json", NULL, "cannot open tuning file");
     test_bad(a, "", NULL, "ARBENCH_TUNER_FILE is not set");
@@ -398,6 +437,6 @@ int main(int argc, char **argv) {
   if (system(cmd)) fprintf(stderr, "note: could not remove %s\n", dir);
   dlclose(h);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  else printf("ok: libarbench-tuner.so, ABI v2..v6, good and 9 bad decisions files\n");
+  else printf("ok: libarbench-tuner.so, ABI v2..v7, good and 9 bad decisions files\n");
   return failures ? 1 : 0;
 }

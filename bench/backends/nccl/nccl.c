@@ -1,5 +1,6 @@
-/* nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto through
- * NCCL_ALGO/NCCL_PROTO at init, CTAs through ncclConfig_t), with NCCL's own lines captured per variant. */
+/* nccl.c — the `nccl` backend: ncclAllReduce on a communicator per variant (algo/proto per call through
+ * ncclCollConfig_t on NCCL >= 2.31, else NCCL_ALGO/NCCL_PROTO at init; CTAs through ncclConfig_t), with NCCL's own
+ * lines captured per variant. */
 #include "run/fault.h"
 #include "ar_config.h"
 #include "device/gpu.h"
@@ -55,7 +56,7 @@ static void env_save(struct ar_nccl *s) {
 
 /* Apply the plan of phase p (nccl_env.c decides; this only sets). */
 static void env_apply(struct ar_nccl *s, enum ar_nccl_env_phase p) {
-  struct ar_nccl_env_in in = {.algo = s->v.algo, .proto = s->v.proto, .tuner = s->v.tuner,
+  struct ar_nccl_env_in in = {.algo = s->v.algo, .proto = s->v.proto, .percall = s->percall != NULL, .tuner = s->v.tuner,
                               .tuner_lib = s->v.tuner_lib, .logpath = s->logpath, .userlog = s->userlog,
                               .version = s->version};
   for (int i = 0; i < AR_NCCL_NSAVED; i++) in.saved[i] = s->saved[i];
@@ -76,6 +77,16 @@ static void log_path(struct ar_nccl *s) {
   gethostname(host, sizeof host - 1);
   snprintf(s->logpath, sizeof s->logpath, "%s/arbench-nccl-%s-%d-r%d-%lld.log", dir, host, (int)getpid(),
            s->env->rank, (long long)(ar_nccl_now() * 1e6));
+}
+
+/* How algo=/proto= are forced: per call through ncclCollConfig_t where the loaded NCCL has ncclAllReduceConfig
+ * (>= 2.31: no variable, nothing read at init), else NCCL_ALGO/NCCL_PROTO around this variant's communicator init. */
+static void forcing_plan(struct ar_nccl *s) {
+  if (!*s->v.algo && !*s->v.proto) return;
+  ar_nccl_allreduce_config_fn fn = ar_nccl_collconfig_lookup(s->version);
+  if (!fn || ar_nccl_collconfig_selection(s->v.algo, s->v.proto, s->selection, sizeof s->selection)) return;
+  ar_nccl_collconfig_init(&s->cfg, s->selection);
+  s->percall = fn;
 }
 
 /* Before comm init (no communicator of this process alive): force the variant's algorithm/protocol and
@@ -216,6 +227,7 @@ static int nccl_init(const struct ar_env *env, const char *variant, void **state
   s->hang_bytes = env->fault ? env->fault->nccl_hang_bytes : 0; /* ARBENCH_NCCL_HANG_BYTES, parsed by fault.c */
   ar_nccl_log_init(s->log);
   ar_guard_init(&s->guard);
+  forcing_plan(s);
   logging_begin(s);
   rc = comm_create(s, err, len); /* the forced variables stay until state_free: 2.28+ re-reads ALGO/PROTO */
   if (!rc) rc = ar_nccl_watch_start(s, err, len);
@@ -264,6 +276,21 @@ static void CUDART_CB hold_stream(void *arg) {
   while (!ar_guard_aborted(&s->guard)) nanosleep(&t, NULL);
 }
 
+/* The variant's allreduce: through its per-collective config when it forces one that way, else plain. */
+static ncclResult_t allreduce_call(struct ar_nccl *s, const void *in, void *out, size_t count, enum ar_dtype dt,
+                                   enum ar_op op, cudaStream_t stream) {
+  if (!s->percall) return ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), s->comm, stream);
+  return (ncclResult_t)s->percall(in, out, count, (int)nccl_type(dt), (int)nccl_op(op), s->comm, stream, &s->cfg);
+}
+
+/* NCCL's answer to a forced algorithm/protocol the machine cannot run: ncclInvalidUsage when NCCL_ALGO/NCCL_PROTO
+ * narrowed it (src/enqueue.cc, "no algorithm/protocol available"); ncclInvalidArgument for a per-call selection
+ * (2.31: "algSelection: no algorithm in the selected set is available", force on). */
+static int forced_unavailable(const struct ar_nccl *s, ncclResult_t rc) {
+  if (!*s->v.algo && !*s->v.proto) return 0;
+  return s->percall ? rc == ncclInvalidArgument : rc == ncclInvalidUsage;
+}
+
 /* One ncclAllReduce under the guard (never on a communicator the watchdog aborted): NCCL forbids
  * using one communicator from two threads, and the watchdog's abort frees it. ncclAllReduce only
  * enqueues, so the lock is held briefly; were NCCL's host side ever to block on a hung GPU inside it,
@@ -277,17 +304,17 @@ static int call(struct ar_nccl *s, const void *in, void *out, size_t count, enum
   __atomic_store_n(&s->stream, stream, __ATOMIC_RELEASE);
   if (s->hang_bytes && !s->probing && s->hang_bytes == count * ar_dtype_size(dt) && !s->hung++)
     cudaLaunchHostFunc(stream, hold_stream, s);
-  ncclResult_t rc = ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), s->comm, stream);
-  int forced = *s->v.algo || *s->v.proto;
+  ncclResult_t rc = allreduce_call(s, in, out, count, dt, op, stream);
+  int unavail = forced_unavailable(s, rc);
   if (rc != ncclSuccess && rc != ncclInProgress)
-    snprintf(err, len, "nccl%s%s: ncclAllReduce of %zu bytes (%s) %s: %s (%s)", *s->variant ? ":" : "", s->variant,
-             count * ar_dtype_size(dt), ar_dtype_name(dt),
-             forced && rc == ncclInvalidUsage ? "cannot run the forced algorithm/protocol here" : "failed",
-             ncclGetErrorString(rc), ncclGetLastError(s->comm));
+    snprintf(err, len, "nccl%s%s: %s of %zu bytes (%s) %s: %s (%s)", *s->variant ? ":" : "", s->variant,
+             s->percall ? "ncclAllReduceConfig" : "ncclAllReduce", count * ar_dtype_size(dt), ar_dtype_name(dt),
+             unavail ? "cannot run the forced algorithm/protocol here" : "failed", ncclGetErrorString(rc),
+             ncclGetLastError(s->comm));
   ar_guard_leave(&s->guard);
   if (rc == ncclInProgress) return ar_nccl_wait_comm(s, "ncclAllReduce", err, len);
   if (rc == ncclSuccess) return 0;
-  return forced && rc == ncclInvalidUsage ? -AR_EUNAVAIL : -AR_ERUNTIME;
+  return unavail ? -AR_EUNAVAIL : -AR_ERUNTIME;
 }
 
 /* The engine's sizes and dtypes, once each with NCCL's INFO lines on, on the engine's own buffers
@@ -481,6 +508,17 @@ static void nccl_progress(void *state, const volatile uint64_t *progress, int pe
   pthread_mutex_unlock(&s->guard.lock);
 }
 
+/* Which way algo=/proto= reached NCCL: "collconfig" (ncclAllReduceConfig, with the selection passed) or "env"
+ * (NCCL_ALGO/NCCL_PROTO at init); null when the variant forces neither. */
+static void describe_forcing(const struct ar_nccl *s, json_t *forced) {
+  if (!*s->v.algo && !*s->v.proto) {
+    json_object_set_new(forced, "via", json_null());
+    return;
+  }
+  json_object_set_new(forced, "via", json_string(s->percall ? "collconfig" : "env"));
+  if (s->percall) json_object_set_new(forced, "selection", json_string(s->selection));
+}
+
 static int nccl_describe(void *state, json_t *rec) {
   struct ar_nccl *s = state;
   const struct ar_nccl_log *log = s->log;
@@ -503,6 +541,7 @@ static int nccl_describe(void *state, json_t *rec) {
   json_object_set_new(n, "forced", json_pack("{s:o, s:o, s:i, s:b, s:b}", "algo", *s->v.algo ? json_string(s->v.algo) : json_null(),
                                              "proto", *s->v.proto ? json_string(s->v.proto) : json_null(), "ctas", s->v.ctas,
                                              "reg", s->v.reg, "symm", s->v.symm));
+  describe_forcing(s, json_object_get(n, "forced"));
   if (s->v.symm) /* 2.28.x runs symmetric kernels on PCIe P2P; from 2.29.2 NVLink only, silent fallback */
     json_object_set_new(n, "symmetric", json_pack("{s:b, s:s}", "ran", t && t->symmetric, "note",
                         t && t->symmetric ? "NCCL's symmetric kernel ran"

@@ -66,6 +66,9 @@ static int plan_init(const struct ar_nccl_env_in *in, struct ar_nccl_env_set *ou
       [AR_NENV_TUNER] = tuned ? in->tuner_lib : in->saved[AR_NENV_TUNER],
       [AR_NENV_TUNERFILE] = tuned ? in->tuner : in->saved[AR_NENV_TUNERFILE],
   };
+  /* Forced per call (ncclCollConfig_t, NCCL >= 2.31): the variables of what the call forces are unset at init. */
+  if (in->percall && in->algo && *in->algo) v[AR_NENV_ALGO] = NULL;
+  if (in->percall && in->proto && *in->proto) v[AR_NENV_PROTO] = NULL;
   for (int i = 0; i < AR_NENV_COUNT; i++) out[i] = (struct ar_nccl_env_set){names[i], v[i]};
   return AR_NENV_COUNT;
 }

@@ -22,6 +22,8 @@ enum ar_nccl_env_phase { AR_NENV_INIT, AR_NENV_QUIET, AR_NENV_RESTORE };
 struct ar_nccl_env_in {
   const char *saved[AR_NENV_COUNT]; /* the user's values, NULL = unset */
   const char *algo, *proto;         /* forced NCCL_ALGO / NCCL_PROTO */
+  int percall;                      /* algo/proto go through ncclCollConfig_t per call (NCCL >= 2.31): the variables
+                                       they force are unset at init instead (none narrows the call's selection) */
   const char *tuner_lib, *tuner;    /* tuner=FILE: NCCL_TUNER_PLUGIN and ARBENCH_TUNER_FILE */
   const char *logpath;              /* NCCL's INFO lines of the probe */
   const char *userlog;              /* NCCL's lines outside the probe when the user asked for lines */

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "backends/nccl/guard.h"
+#include "backends/nccl/nccl_collconfig.h"
 #include "backends/nccl/nccl_parse.h"
 #include "device/device.h"
 #include <cuda_runtime_api.h>
@@ -19,6 +20,10 @@ struct ar_nccl {
   char variant[256];
   struct ar_nccl_variant v;
   int version; /* loaded NCCL */
+  /* algo=/proto= per call (NCCL >= 2.31: ncclAllReduceConfig), else NULL: NCCL_ALGO/NCCL_PROTO at init */
+  ar_nccl_allreduce_config_fn percall;
+  struct ar_nccl_coll_config cfg;
+  char selection[256]; /* cfg.algSelection */
   ncclComm_t comm;
   double timeout; /* -T seconds, 0 = none */
   /* NCCL's own lines for this variant */
