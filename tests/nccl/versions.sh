@@ -49,6 +49,10 @@ for r in rs:
 for r in res("symmax2.28.9"):
     assert r["nccl"]["symmetric"]["ran"] is False and r["nccl_algo"] == "RING", r["nccl"]
     assert "a sum of a floating type" in r["nccl"]["symmetric"]["note"], r["nccl"]
+for v in ("2.28.9", "2.29.2", "2.31.2"):  # the run record names the release the stand-in modelled
+    run = [r for r in map(json.loads, open("%s/symm%s.jsonl" % (sys.argv[1], v))) if r["type"] == "run"][0]
+    assert run["stack"]["standin"]["nccl"] == "nccl-standin (mimics %s)" % v, run["stack"]
+    assert run["stack"]["nccl_loaded"] == v, run["stack"]
 for v in ("2.29.2", "2.31.2"):
     rs = res("symm" + v) + res("symmax" + v)
     assert len(rs) == 7, len(rs)
