@@ -4,6 +4,7 @@
 #include "analysis/serving_priv.h"
 #include "ar.h"
 #include "ar_tuner_decisions.h"
+#include "ncclenv.h"
 #include "opts.h"
 #include "results.h"
 #include "runas.h"
@@ -135,6 +136,37 @@ static void capability(const struct ar_grid *g, json_t *runs, const char *cols, 
     json_t *run = json_object_get(runs, ar_rec_str(g->cfgrec[c], "run_id", ""));
     snprintf(cc, len, "%s", ar_rec_str(json_array_get(json_object_get(run, "gpus"), 0), "cc", ""));
   }
+}
+
+/* The NCCL the group's runs loaded (their run records' stack.nccl_loaded), as a version code; 0 when unknown or when
+ * the runs loaded different ones. */
+static int nccl_version(const struct ar_grid *g, json_t *runs, const char *cols) {
+  int v = 0;
+  for (int c = 0; c < g->ncfg; c++) {
+    if (!cols[c]) continue;
+    json_t *run = json_object_get(runs, ar_rec_str(g->cfgrec[c], "run_id", ""));
+    int code = ar_ncclenv_version_code(ar_rec_str(json_object_get(run, "stack"), "nccl_loaded", ""));
+    if (!code) continue;
+    if (v && code != v) return 0;
+    v = code;
+  }
+  return v;
+}
+
+/* Where the loaded NCCL runs no symmetric kernel on this interconnect: the group says so (and options leave out the
+ * engines' NCCL symmetric-memory switch); NULL otherwise. */
+static json_t *nccl_symmetric_json(int version, int nvlink) {
+  if (!ar_serving_nccl_symm_off(version, nvlink == 1)) return NULL;
+  char ver[16], why[600];
+  ar_ncclenv_version_str(version, ver, sizeof ver);
+  snprintf(why, sizeof why, "NCCL %s runs its symmetric kernels only when every GPU pair is NVLink-connected (2.29.2 "
+           "and later, no variable overrides it): on this %s box the engines' NCCL symmetric-memory switch "
+           "(VLLM_USE_NCCL_SYMM_MEM=1, --enable-symm-mem) registers windows and NCCL runs its regular algorithms, so "
+           "it is not recommended; nccl:symm=1 records say what ran (nccl.symmetric.ran)", ver,
+           nvlink < 0 ? "PCIe (taken as PCIe: no NCCL path recorded)" : "PCIe");
+  return json_pack("{s:b, s:s, s:s, s:s}", "runs", 0, "nccl", ver, "why", why, "source",
+                   "NVIDIA/nccl src/sym_kernels.cc:389 at v2.29.2-1 (ncclSymkAvailable: isAllDirectNvlink), :593 at "
+                   "v2.30.7-1");
 }
 
 /* Columns of path p among cols (p < 0: every one), as labels. */
@@ -453,7 +485,10 @@ json_t *ar_serving_group(const struct ar_grid *g, json_t *runs, const struct ar_
   json_object_set_new(grp, "engine_runs", json_string(sg.runs_text));
   json_object_set_new(grp, "paths", paths);
   if (sg.fusion) json_object_set_new(grp, "fusion", sg.fusion);
-  json_object_set_new(grp, "options", ar_serving_options(e, g->ranks, g->nodes, g->dtype, sg.nvlink == 1, measured));
+  int nv = nccl_version(g, runs, sg.cols);
+  json_object_set_new(grp, "options", ar_serving_options(e, g->ranks, g->nodes, g->dtype, sg.nvlink == 1, measured, nv));
+  json_t *symm = nccl_symmetric_json(nv, sg.nvlink);
+  if (symm) json_object_set_new(grp, "nccl_symmetric", symm);
   json_object_set_new(grp, "nccl", nccl);
   json_object_set_new(grp, "baseline", baseline_json(&sg));
   json_object_set_new(grp, "basis", basis_json(&sg));

@@ -69,9 +69,12 @@ int ar_serving_auto_kernel(int ranks, int nvlink, size_t bytes);
 /* The value of its cap that keeps custom allreduce at every size up to max_bytes and off above. */
 long long ar_serving_cap_value(const struct ar_serving_engine *e, size_t max_bytes);
 /* Engine paths arbench did not measure, to try (never measured settings): for ranks on nodes, dtype,
- * interconnect; measured[p] says which paths the group measured (those are left out). */
+ * interconnect; measured[p] says which paths the group measured (those are left out); nccl_version (code, 0
+ * unknown): NCCL's symmetric-memory path is not offered where that NCCL will not run it (ar_serving_nccl_symm_off). */
 json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, int nodes, const char *dtype, int nvlink,
-                           const char *measured);
+                           const char *measured, int nccl_version);
+/* 1 where NCCL nccl_version (code) runs no symmetric kernel (>= 2.29.2 without NVLink between every pair). */
+int ar_serving_nccl_symm_off(int nccl_version, int nvlink);
 
 /* ---- the files (serving.c) ---- */
 

@@ -158,8 +158,13 @@ static void add_option(json_t *out, const char *path, const char *how, const cha
                                        "source", source, "measured", 0));
 }
 
+/* NCCL from 2.29.2 runs its symmetric kernels only when every GPU pair is NVLink-connected (ncclSymkAvailable,
+ * src/sym_kernels.cc:389 at v2.29.2-1, :593 at v2.30.7-1; no variable overrides it): on PCIe the engines' NCCL
+ * symmetric-memory switch registers windows and NCCL runs its regular algorithms. 1 when that NCCL is known. */
+int ar_serving_nccl_symm_off(int nccl_version, int nvlink) { return !nvlink && nccl_version >= 22902; }
+
 json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, int nodes, const char *dtype, int nvlink,
-                           const char *measured) {
+                           const char *measured, int nccl_version) {
   json_t *out = json_array();
   int half = !strcmp(dtype, "bfloat16") || !strcmp(dtype, "half");
   int vllm = !strcmp(e->name, "vllm");
@@ -175,12 +180,13 @@ json_t *ar_serving_options(const struct ar_serving_engine *e, int ranks, int nod
                "not one arbench measured",
                "vllm/distributed/device_communicators/flashinfer_pcie_ipc_all_reduce.py at fcf933f4 (PR #53576, "
                "merged into vLLM main after c81093757)");
-  if (!measured[AR_SP_NCCL_SYMM] && vllm && ranks >= 4)
+  int symm_off = ar_serving_nccl_symm_off(nccl_version, nvlink);
+  if (!measured[AR_SP_NCCL_SYMM] && vllm && ranks >= 4 && !symm_off)
     add_option(out, "nccl-symmetric-memory", "VLLM_USE_NCCL_SYMM_MEM=1",
                "TP >= 4: NCCL's symmetric kernels below 16 KiB and from 512 KiB (TP 4) or 128 KiB (TP 8); measure it "
                "with arbench run --backend nccl:symm=1",
                "vllm/distributed/device_communicators/all_reduce_utils.py:100-145 at c81093757");
-  if (!measured[AR_SP_NCCL_SYMM] && !vllm)
+  if (!measured[AR_SP_NCCL_SYMM] && !vllm && !symm_off)
     add_option(out, "nccl-symmetric-memory", "--enable-symm-mem",
                "NCCL's symmetric kernels; SGLang then sets NCCL_CUMEM_ENABLE=1 and NCCL_NVLS_ENABLE=1; measure it "
                "with arbench run --backend nccl:symm=1",

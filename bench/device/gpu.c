@@ -220,8 +220,10 @@ json_t *ar_stack_describe(void) {
   if (*warn) json_object_set_new(st, "warning", json_string(warn));
 #if AR_CUDA_EMU /* what the records' readers test (ar_rec_standin): the stand-ins this stack is made of */
   json_t *standin = json_pack("{s:s}", "cuda", ar_standin_describe());
-#ifdef AR_NCCL_STANDIN_DESCRIBE /* the NCCL stand-in's nccl.h: "nccl-standin (mimics 2.28.9)" */
-  json_object_set_new(standin, "nccl", json_string(AR_NCCL_STANDIN_DESCRIBE));
+#ifdef AR_NCCL_STANDIN_DESCRIBE /* the NCCL stand-in's nccl.h: "nccl-standin (mimics 2.28.9)"; the release its knob */
+  char sn[64];                    /* (ARBENCH_STANDIN_NCCL_VERSION) models is the one ncclGetVersion says */
+  snprintf(sn, sizeof sn, "nccl-standin (mimics %s)", *nl ? nl : nc);
+  json_object_set_new(standin, "nccl", json_string(sn));
 #endif
   json_object_set_new(st, "standin", standin);
   json_object_set_new(st, "cuda_home", json_null());

@@ -109,6 +109,25 @@ static ncclResult_t tune(ncclComm_t c, const struct job *j, const struct sn_sele
   return ncclSuccess;
 }
 
+/* ncclPrepareTasks: a call in symmetric windows whose symmetric kernel is available takes it, before the plugin and
+ * NCCL_ALGO/NCCL_PROTO are consulted (src/scheduler/symmetric_sched.cc:28-229 at v2.28.9-1); the rest are tuned. */
+static ncclResult_t plan(ncclComm_t c, const struct job *j, const struct sn_select *sel) {
+  long bytes = (long)(j->count * (size_t)sn_type_size(j->dt));
+  const char *kernel;
+  int blocks, algo, proto, lo, hi;
+  if (sn_symk_pick(c, j->send, j->recv, j->count, j->dt, j->op, &kernel, &blocks)) {
+    if (c->rank == 0) /* nthreads: ncclSymkPickKernel's 16 warps */
+      SN_INFO(SN_TUNING, "AllReduce [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d", bytes,
+              kernel, blocks, 16 * 32, 1);
+    return ncclSuccess;
+  }
+  ncclResult_t rc = tune(c, j, sel, &algo, &proto, &lo, &hi);
+  if (!rc && c->rank == 0)
+    SN_INFO(SN_TUNING, "AllReduce: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}", bytes, sn_algo_name(algo),
+            sn_proto_name(proto), lo, hi);
+  return rc;
+}
+
 static ncclResult_t args_check(ncclComm_t c, ncclDataType_t dt, ncclRedOp_t op) {
   if ((unsigned)dt >= ncclNumTypes) {
     SN_WARN("AllReduce : invalid type %d", (int)dt);
@@ -160,11 +179,7 @@ ncclResult_t sn_allreduce(const void *send, void *recv, size_t count, ncclDataTy
   struct job j = {c, send, recv, count, dt, op, 0};
   if (!count) return ncclSuccess;
   if (c->nranks == 1) return one_rank(&j, stream);
-  int algo, proto, lo, hi;
-  if ((rc = tune(c, &j, sel, &algo, &proto, &lo, &hi))) return rc;
-  if (c->rank == 0)
-    SN_INFO(SN_TUNING, "AllReduce: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}",
-            (long)(count * (size_t)sn_type_size(dt)), sn_algo_name(algo), sn_proto_name(proto), lo, hi);
+  if ((rc = plan(c, &j, sel))) return rc;
   enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
   j.counted = cudaStreamIsCapturing(stream, &cs) != cudaSuccess || cs == cudaStreamCaptureStatusNone;
   if (j.counted) __atomic_add_fetch(&c->pending, 1, __ATOMIC_SEQ_CST);

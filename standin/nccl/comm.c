@@ -129,7 +129,11 @@ static void env_override(ncclComm_t c) {
   if (mx != NCCL_CONFIG_UNDEF_INT && mx <= 0) SN_INFO(SN_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d", (int)mx, cfg->maxCTAs);
   else if (mx != NCCL_CONFIG_UNDEF_INT) SN_INFO(SN_ENV, "Comm config maxCTAs reset to NCCL_MAX_CTAS=%d", (int)mx), cfg->maxCTAs = (int)mx;
   if (cfg->minCTAs > SN_MAXCHANNELS) cfg->minCTAs = SN_MAXCHANNELS;
-  if (cfg->maxCTAs > SN_MAXCHANNELS) cfg->maxCTAs = SN_MAXCHANNELS;
+  if (cfg->maxCTAs > SN_MAXCHANNELS) { /* src/init.cc:1765-1768 at v2.28.9-1 (the same to v2.30.7-1) */
+    SN_INFO(SN_ENV, "maxCTAs %d is larger than #channels upper limit %d, cap it to %d", cfg->maxCTAs, SN_MAXCHANNELS,
+            SN_MAXCHANNELS);
+    cfg->maxCTAs = SN_MAXCHANNELS;
+  }
   if (cfg->minCTAs > cfg->maxCTAs) {
     SN_INFO(SN_ENV, "minCTAs %d is larger than maxCTAs %d, set both to %d", cfg->minCTAs, cfg->maxCTAs, cfg->maxCTAs);
     cfg->minCTAs = cfg->maxCTAs;
@@ -204,6 +208,7 @@ static ncclResult_t meet(ncclComm_t c) {
     void *p = NULL;
     /* P2P/IPC where the pair has peer access, else NCCL's SHM transport through host memory (here: the same mapping) */
     int p2p = ar_standin_bus_p2p(c->busid, c->area->peer[r].busid);
+    if (!p2p) sn_param_shm_ce();
     ncclResult_t rc = cuda_check(p2p ? cudaIpcOpenMemHandle(&p, c->area->peer[r].staging, cudaIpcMemLazyEnablePeerAccess)
                                      : ar_standin_ipc_open_host(&p, c->area->peer[r].staging),
                                  "cudaIpcOpenMemHandle of a peer's buffer");
@@ -253,6 +258,7 @@ static ncclResult_t init_job(ncclComm_t c, const ncclUniqueId *id, const char *f
   int nch = SEARCH_CHANNELS < c->config.maxCTAs ? SEARCH_CHANNELS : c->config.maxCTAs;
   c->model.nchannels = nch > c->config.minCTAs ? nch : c->config.minCTAs;
   say_topology(c);
+  sn_param_thread_context(); /* the proxy thread starts with the connections */
   rc = tuning(c);
   if (rc) return rc;
   SN_INFO(SN_INIT, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",

@@ -92,6 +92,21 @@ int64_t sn_param_comm_blocking(void) {
   return load(&c, "NCCL_COMM_BLOCKING", NCCL_CONFIG_UNDEF_INT);
 }
 
+/* The SHM transport's copy-engine switches, read when a connection goes through host memory (initCeOperation,
+ * src/transport/shm.cc:504-505 at v2.28.9-1), by the releases that have them (up to 2.30.4: sn_since). */
+void sn_param_shm_ce(void) {
+  static int64_t use = UNREAD, mode = UNREAD;
+  if (sn_since(SN_SHM_CE_GONE)) return;
+  if (load(&use, "NCCL_SHM_USE_CUDA_MEMCPY", 0)) load(&mode, "NCCL_SHM_MEMCPY_MODE", 1);
+}
+
+/* The proxy thread's context switch, read when the proxy starts (setProxyThreadContext, src/proxy.cc:866-872 at
+ * v2.28.9-1), up to 2.30.4. */
+void sn_param_thread_context(void) {
+  static int64_t c = UNREAD;
+  if (!sn_since(SN_THREAD_CTX_GONE)) load(&c, "NCCL_CREATE_THREAD_CONTEXT", 0);
+}
+
 /* Not an NCCL line: the variables arbench plans around a communicator, as this process's environment holds
  * them at init (tests check arbench's INIT plan from inside the library with it). */
 void sn_env_report(int rank) {

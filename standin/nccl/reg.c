@@ -64,7 +64,7 @@ static ncclResult_t add_reg(ncclComm_t c, void *buff, size_t size, int window, v
     return ncclSystemError;
   }
   struct sn_reg *r = &c->reg[c->nreg++];
-  *r = (struct sn_reg){buff, size, window, 0};
+  *r = (struct sn_reg){buff, size, window, 0, 0};
   *handle = r;
   pthread_mutex_unlock(&c->lock);
   return ncclSuccess;
@@ -82,7 +82,7 @@ static ncclResult_t drop_reg(ncclComm_t c, void *handle) {
     return ncclInvalidUsage;
   }
   /* keep handles of the others stable: only the slot is emptied (a zero-sized entry matches nothing) */
-  c->reg[i] = (struct sn_reg){NULL, 0, 0, 0};
+  c->reg[i] = (struct sn_reg){NULL, 0, 0, 0, 0};
   while (c->nreg && !c->reg[c->nreg - 1].base) c->nreg--;
   pthread_mutex_unlock(&c->lock);
   return ncclSuccess;
@@ -117,11 +117,11 @@ static int window_reached(const struct sn_peer *p, uint64_t v) { return __atomic
  * a bootstrap barrier: every rank must register, or the others wait (until ncclCommAbort). A NULL buffer or a size
  * of 0 registers nothing and leaves *win as it was (src/dev_runtime.cc:902). */
 SN_API ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size, ncclWindow_t *win, int flags) {
-  (void)flags;
   if (!buff || !size) return ncclSuccess;
   void *h = NULL;
   ncclResult_t rc = add_reg(c, buff, size, 1, &h);
   if (rc) return rc;
+  ((struct sn_reg *)h)->flags = flags; /* the symmetric kernels need NCCL_WIN_COLL_SYMMETRIC on both (sym.c) */
   if (!c->symmetric) {
     *win = (ncclWindow_t)h;
     return ncclSuccess;

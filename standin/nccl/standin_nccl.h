@@ -44,12 +44,24 @@ const char *sn_last_error(void);
 int sn_version(void);
 /* "2.31.2" */
 void sn_version_string(char *buf, size_t len);
+/* The rules that differ between the modelled releases; sn_since(r): the modelled release has rule r. */
+enum sn_rule {
+  SN_SYMK_NEEDS_NVLINK, /* 2.29.2: symmetric kernels only when every pair is NVLink-connected */
+  SN_SHM_CE_GONE,       /* 2.30.7: NCCL_SHM_USE_CUDA_MEMCPY, NCCL_SHM_MEMCPY_MODE no longer read */
+  SN_THREAD_CTX_GONE,   /* 2.30.7: NCCL_CREATE_THREAD_CONTEXT no longer read */
+  SN_TUNER_V6,          /* 2.30.3: the tuner loader looks up ncclTunerPlugin_v6 first */
+  SN_RULE_COUNT
+};
+int sn_since(enum sn_rule rule);
 
 /* ---- environment (env.c) ---- */
 /* NCCL_PARAM: read once per process at first use, then cached; NCCL_CONFIG_UNDEF_INT when unset. */
 int64_t sn_param_min_ctas(void);
 int64_t sn_param_max_ctas(void);
 int64_t sn_param_comm_blocking(void);
+/* Variables NCCL reads only by some releases (none read from 2.30.7): read and said where the release has them. */
+void sn_param_shm_ce(void);
+void sn_param_thread_context(void);
 /* The stand-in's own line at init: the NCCL_* and ARBENCH_TUNER_* variables it saw (tests read it). */
 void sn_env_report(int rank);
 
@@ -87,6 +99,11 @@ const char *sn_proto_name(int proto); /* "SIMPLE" */
 const char *sn_datatype_name(ncclDataType_t t);
 int sn_type_size(ncclDataType_t t);
 
+/* ---- symmetric kernels (sym.c): 2.28.x runs them on any all-P2P node, from 2.29.2 only on all-NVLink ---- */
+/* 1 with NCCL's kernel name and blocks when this call runs a symmetric kernel (both buffers in symmetric windows). */
+int sn_symk_pick(ncclComm_t c, const void *send, const void *recv, size_t count, ncclDataType_t dt, ncclRedOp_t op,
+                 const char **kernel, int *blocks);
+
 /* ---- the rendezvous area of one communicator (bootstrap.c): shared memory named by the unique id ---- */
 #define SN_MAX_RANKS 64
 struct sn_peer {
@@ -116,6 +133,7 @@ struct sn_reg {
   void *base;
   size_t size;
   int window, symmetric;
+  int flags; /* a window's winFlags (NCCL_WIN_COLL_SYMMETRIC) */
 };
 struct ncclComm {
   uint64_t magic;

@@ -1,5 +1,5 @@
 /* tuner.c — the NCCL stand-in's tuner-plugin loader, as NCCL 2.28.9 loads one (src/plugin/tuner.cc,
- * plugin_open.cc, tuner/tuner_v2..v5.cc): NCCL_TUNER_PLUGIN as a path or name, symbols v5, v4, v3, v2. */
+ * plugin_open.cc, tuner/tuner_v2..v5.cc): NCCL_TUNER_PLUGIN as a path or name, symbols v5 .. v2 (v6 first from 2.30.3). */
 #include "standin_nccl.h"
 #include <dlfcn.h>
 #include <errno.h>
@@ -56,7 +56,7 @@ typedef struct {
 } tuner_v5_t;
 
 struct sn_tuner {
-  int version; /* 5, 4, 3 or 2: the symbol found */
+  int version; /* 6, 5, 4, 3 or 2: the symbol found */
   const void *sym;
   const char *name;
 };
@@ -105,14 +105,27 @@ static void *open_lib(const char *given, char *path, size_t plen) {
   return h;
 }
 
-/* The newest interface the library exports, v5 first. */
+/* The symbols each release's loader looks up, newest first (src/plugin/tuner.cc at its tag): v5..v2 up to 2.30.2
+ * (v2.28.9-1 :72-80, v2.29.7-1 the same), v6 first from 2.30.3 (v2.30.3-1 :74-85). A v6 is driven through its v5
+ * prefix (init, getCollInfo, finalize: tuner_v6.h at v2.30.3-1); its getChunkSize is not called here. */
+static const struct {
+  enum sn_rule since; /* SN_RULE_COUNT: every modelled release */
+  const char *names[6];
+} lookup[] = {
+    {SN_TUNER_V6, {"ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4", "ncclTunerPlugin_v3",
+                   "ncclTunerPlugin_v2"}},
+    {SN_RULE_COUNT, {"ncclTunerPlugin_v5", "ncclTunerPlugin_v4", "ncclTunerPlugin_v3", "ncclTunerPlugin_v2"}},
+};
+
+/* The newest interface the library exports that this release looks up. */
 static int find_symbol(void *h) {
-  static const char *const names[] = {"ncclTunerPlugin_v5", "ncclTunerPlugin_v4", "ncclTunerPlugin_v3",
-                                      "ncclTunerPlugin_v2"};
-  for (int i = 0; i < 4; i++) {
-    const void *sym = dlsym(h, names[i]);
+  size_t row = 0;
+  while (lookup[row].since != SN_RULE_COUNT && !sn_since(lookup[row].since)) row++;
+  for (int i = 0; lookup[row].names[i]; i++) {
+    const char *name = lookup[row].names[i];
+    const void *sym = dlsym(h, name);
     if (!sym) continue;
-    plugin.version = 5 - i;
+    plugin.version = name[strlen(name) - 1] - '0';
     plugin.sym = sym;
     plugin.name = *(const char *const *)sym; /* every version starts with its name */
     SN_INFO(SN_INIT | SN_TUNING, "TUNER/Plugin: Using %s (v%d)", plugin.name, plugin.version);
@@ -170,6 +183,7 @@ ncclResult_t sn_tuner_init(struct sn_tuner *t, void **ctx, uint64_t comm_id, siz
   nvl_domain_v5_t nvl = {(int)nnodes, (int)(nranks / nnodes), (int)(nranks / nnodes)};
   *ctx = NULL;
   switch (t->version) {
+  case 6:
   case 5: return ((const tuner_v5_t *)t->sym)->init(ctx, comm_id, nranks, nnodes, sn_log, &nvl, &constants);
   case 4: return ((const tuner_v4_t *)t->sym)->init(nranks, nnodes, sn_log, ctx);
   case 3: return ((const tuner_v3_t *)t->sym)->init(nranks, nnodes, sn_log, ctx);
@@ -195,6 +209,7 @@ static ncclResult_t coll_v2(const tuner_v2_t *p, void *ctx, int func, size_t byt
 ncclResult_t sn_tuner_coll(struct sn_tuner *t, void *ctx, int func, size_t bytes, float *table, int reg, int *nch) {
   float **tp = (float **)(void *)table;
   switch (t->version) {
+  case 6:
   case 5: return ((const tuner_v5_t *)t->sym)->getCollInfo(ctx, func, bytes, 1, tp, SN_NUM_ALGOS, SN_NUM_PROTOS, reg, nch);
   case 4: return ((const tuner_v4_t *)t->sym)->getCollInfo(ctx, func, bytes, 1, tp, SN_NUM_ALGOS, SN_NUM_PROTOS, reg, nch);
   case 3: return ((const tuner_v3_t *)t->sym)->getCollInfo(ctx, func, bytes, 1, tp, SN_NUM_ALGOS, SN_NUM_PROTOS, nch);
@@ -203,6 +218,6 @@ ncclResult_t sn_tuner_coll(struct sn_tuner *t, void *ctx, int func, size_t bytes
 }
 
 ncclResult_t sn_tuner_finalize(struct sn_tuner *t, void *ctx) {
-  if (t->version == 5) return ((const tuner_v5_t *)t->sym)->finalize(ctx);
+  if (t->version >= 5) return ((const tuner_v5_t *)t->sym)->finalize(ctx);
   return ((const tuner_v4_t *)t->sym)->destroy(ctx); /* v2..v4 share the layout up to destroy */
 }

@@ -41,3 +41,15 @@ void sn_version_string(char *buf, size_t len) {
   int v = sn_version();
   snprintf(buf, len, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
 }
+
+/* The rules that changed between the modelled releases, each the first release that has it (read at its tag;
+ * docs/nccl-standin.md cites file:line). A release without a tag (2.31.x) follows the newest tag read, 2.30.7. */
+int sn_since(enum sn_rule rule) {
+  static const int first[SN_RULE_COUNT] = {
+      [SN_SYMK_NEEDS_NVLINK] = 22902, /* v2.29.2-1 src/sym_kernels.cc:389 ncclSymkAvailable: !isAllDirectNvlink */
+      [SN_SHM_CE_GONE] = 23007,       /* v2.30.4-1 src/transport/shm.cc:68-69 read them; v2.30.7-1 does not */
+      [SN_THREAD_CTX_GONE] = 23007,   /* v2.30.4-1 src/proxy.cc:877 read it; v2.30.7-1 does not */
+      [SN_TUNER_V6] = 23003,          /* v2.30.3-1 src/plugin/tuner.cc:74 getNcclTuner_v6 first */
+  };
+  return rule >= 0 && rule < SN_RULE_COUNT && sn_version() >= first[rule];
+}

@@ -47,6 +47,19 @@ tune twonode "$TMP/twonode.jsonl" --hidden 4096 || check_fail "tune twonode exit
 check_eq "two nodes: no PCIe-IPC option, custom allreduce off across nodes" '2 [] 1' \
   "$(S="$TMP/twonode/serving.json" grp vllm 2 bfloat16 '.nodes, [.options[].path]' | paste -sd' ') $(S="$TMP/twonode/serving.json" grp vllm 2 bfloat16 .engine_runs | grep -c 'spanning nodes')"
 
+# NCCL's symmetric-memory path: offered to try with the NCCL these runs loaded (2.28.9 runs symmetric kernels on an
+# all-P2P node); not with 2.29.2 on the same PCIe box (symmetric kernels only when every pair is NVLink-connected).
+check_eq "NCCL 2.28.9 on PCIe: NCCL symmetric memory offered (vLLM TP8, SGLang TP2), no nccl_symmetric" \
+  '["VLLM_USE_NCCL_SYMM_MEM=1"] ["--enable-symm-mem"] null' \
+  "$(grp vllm 8 bfloat16 '[.options[] | select(.path == "nccl-symmetric-memory") | .how]') $(grp sglang 2 bfloat16 '[.options[] | select(.path == "nccl-symmetric-memory") | .how]') $(grp vllm 8 bfloat16 .nccl_symmetric)"
+jq -c 'if .type == "run" then .stack.nccl_loaded = "2.29.2" else . end' "$TMP/main.jsonl" >"$TMP/nccl2292.jsonl"
+tune nccl2292 "$TMP/nccl2292.jsonl" --hidden 4096 || check_fail "tune nccl2292 exited $?"
+for e in vllm sglang; do for r in 2 8; do
+  check_eq "NCCL 2.29.2 on PCIe: $e TP$r: no NCCL symmetric-memory option, the group says why" \
+    '[] false "2.29.2" 1' \
+    "$(S="$TMP/nccl2292/serving.json" grp $e $r bfloat16 '[.options[] | select(.path == "nccl-symmetric-memory")], .nccl_symmetric.runs, .nccl_symmetric.nccl' | paste -sd' ') $(S="$TMP/nccl2292/serving.json" grp $e $r bfloat16 .nccl_symmetric.why | grep -c 'runs its symmetric kernels only when every GPU pair is NVLink-connected')"
+done; done
+
 # TP=2 half: NCCL wins everywhere: both engines get --disable-custom-all-reduce and nothing to patch.
 for e in vllm sglang; do
   check_eq "$e TP2 half: custom off, the flag, no patch" 'false 0 ["--disable-custom-all-reduce"] 0' \

@@ -45,8 +45,9 @@ for r in res:
     assert (f["reg"], f["symm"], f["ctas"]) == {"reg=1": (True, False, 0), "symm=1": (False, True, 0),
                                                 "ctas=4": (False, False, 4)}[r["variant"]], f
     assert r["nccl"]["coll_channels"] == (4 if r["variant"] == "ctas=4" else 2), r["nccl"]
-    if r["variant"] == "symm=1":  # the stand-in, like NCCL without symmetric memory, runs its regular kernels
-        assert r["nccl"]["symmetric"]["ran"] is False, r["nccl"]
+    if r["variant"] == "symm=1":  # 2.28.9 on an all-P2P node: NCCL's symmetric kernels (versions.sh: per release)
+        assert r["nccl"]["symmetric"]["ran"] is True and r["nccl_algo"] == "SYMMETRIC", r["nccl"]
+        assert r["nccl"]["kernel"] == ("AllReduce_AGxLL_R" if r["size"] == 8 else "AllReduce_RSxLD_AGxST"), r["nccl"]
 print("ok: reg=1, symm=1, ctas=4: %d records, 0 wrong" % len(res))
 PY
 # What this machine cannot run, forced: NCCL's own error at the call (NVLS needs NVSwitch), a skip naming it.

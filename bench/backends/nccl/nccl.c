@@ -7,6 +7,7 @@
 #include "device/device.h"
 #include "backends/nccl/nccl_priv.h"
 #include "backends/nccl/nccl_env.h"
+#include "backends/nccl/nccl_ran.h"
 #include "opts.h"
 #include <dlfcn.h>
 #include <stdio.h>
@@ -519,6 +520,35 @@ static void describe_forcing(const struct ar_nccl *s, json_t *forced) {
   if (s->percall) json_object_set_new(forced, "selection", json_string(s->selection));
 }
 
+extern char **environ;
+
+/* symm=1: whether NCCL's symmetric kernel ran. 2.28.x runs them on any node whose pairs all have CUDA P2P; from
+ * 2.29.2 only when every pair is NVLink-connected (src/sym_kernels.cc ncclSymkAvailable), silently otherwise. */
+static json_t *symmetric_json(const struct ar_nccl *s, const struct ar_nccl_tuned *t) {
+  char note[300];
+  if (!t) snprintf(note, sizeof note, "unknown (no tuning line for this call)");
+  else if (t->symmetric) snprintf(note, sizeof note, "NCCL's symmetric kernel ran");
+  else if (s->version >= NCCL_VERSION(2, 29, 2) && strcmp(s->log->path_intra, "NVL"))
+    snprintf(note, sizeof note, "NCCL ran its regular kernels: NCCL >= 2.29.2 runs symmetric kernels only when every "
+             "GPU pair is NVLink-connected (path %s here)", *s->log->path_intra ? s->log->path_intra : "unknown");
+  else snprintf(note, sizeof note, "NCCL ran its regular kernels (no symmetric kernel for this call: a sum of a "
+                "floating type in symmetric windows on every rank, or NCCL without symmetric memory)");
+  return json_pack("{s:b, s:s}", "ran", t && t->symmetric, "note", note);
+}
+
+/* What NCCL ran against what was asked (nccl_ran.c): CTAs it clamped, an algorithm or protocol it fell back from
+ * (asked by the variant, else by the user's own NCCL_ALGO/NCCL_PROTO), variables the loaded NCCL does not read. */
+static void describe_ran(const struct ar_nccl *s, const struct ar_nccl_tuned *t, json_t *n) {
+  json_t *c = ar_nccl_ctas_json(s->v.ctas, s->saved[AR_NENV_MINCTAS], s->saved[AR_NENV_MAXCTAS], s->log->coll_channels);
+  if (c) json_object_set_new(n, "ctas", c);
+  const char *algo = *s->v.algo ? s->v.algo : s->saved[AR_NENV_ALGO];
+  const char *proto = *s->v.proto ? s->v.proto : s->saved[AR_NENV_PROTO];
+  json_t *f = t ? ar_nccl_fallback_json(algo, proto, t->algo, t->proto) : NULL;
+  if (f) json_object_set_new(n, "fallback", f);
+  json_t *e = ar_nccl_ignored_env_json(environ, s->version);
+  if (e) json_object_set_new(n, "ignored_env", e);
+}
+
 static int nccl_describe(void *state, json_t *rec) {
   struct ar_nccl *s = state;
   const struct ar_nccl_log *log = s->log;
@@ -542,12 +572,8 @@ static int nccl_describe(void *state, json_t *rec) {
                                              "proto", *s->v.proto ? json_string(s->v.proto) : json_null(), "ctas", s->v.ctas,
                                              "reg", s->v.reg, "symm", s->v.symm));
   describe_forcing(s, json_object_get(n, "forced"));
-  if (s->v.symm) /* 2.28.x runs symmetric kernels on PCIe P2P; from 2.29.2 NVLink only, silent fallback */
-    json_object_set_new(n, "symmetric", json_pack("{s:b, s:s}", "ran", t && t->symmetric, "note",
-                        t && t->symmetric ? "NCCL's symmetric kernel ran"
-                        : t ? "NCCL ran its regular kernels (no symmetric kernel for this call; NCCL >= 2.29.2 "
-                              "runs them only on fully NVLink-connected GPUs)"
-                            : "unknown (no tuning line for this call)"));
+  if (s->v.symm) json_object_set_new(n, "symmetric", symmetric_json(s, t));
+  describe_ran(s, t, n);
   json_object_set_new(n, "nccl_warnings", json_integer(log->warnings));
   if (log->warnings) json_object_set_new(n, "first_warning", json_string(log->first_warning));
   json_object_set_new(rec, "nccl", n);
