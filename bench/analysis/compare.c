@@ -197,6 +197,33 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
   return m;
 }
 
+/* What the match's interval at its Holm level is made of (struct ar_iv), kept in the match until finish_family:
+ * "_iv", raw doubles (d, se, df, tok, nospread, w, k, n, then the bootstrap's two tails of k each). */
+static void keep_iv(json_t *m, const struct ar_pair *t) {
+  int k = t->iv.tail ? t->iv.k : 0;
+  double *v = malloc(sizeof *v * (size_t)(8 + 2 * k));
+  if (!v) return;
+  double head[8] = {t->iv.d, t->iv.se, t->iv.df, t->iv.tok, t->iv.nospread, t->iv.w, k, t->iv.n};
+  memcpy(v, head, sizeof head);
+  if (k) memcpy(v + 8, t->iv.tail, sizeof *v * (size_t)(2 * k));
+  json_object_set_new(m, "_iv", json_stringn_nocheck((const char *)v, sizeof *v * (size_t)(8 + 2 * k)));
+  free(v);
+}
+
+/* The kept ingredients back into t->iv (its tail points into the match's string: no release). */
+static void read_iv(json_t *m, struct ar_pair *t) {
+  json_t *s = json_object_get(m, "_iv");
+  if (!s || json_string_length(s) < 8 * sizeof(double)) return;
+  const double *v = (const double *)(const void *)json_string_value(s);
+  double head[8];
+  memcpy(head, v, sizeof head);
+  t->iv = (struct ar_iv){head[0], head[1], head[2], (int)head[3], (int)head[4], head[5], NULL, (int)head[6], (int)head[7]};
+  if (t->iv.k > 0) {
+    t->iv.tail = malloc(sizeof(double) * (size_t)(2 * t->iv.k));
+    if (t->iv.tail) memcpy(t->iv.tail, v + 8, sizeof(double) * (size_t)(2 * t->iv.k));
+  }
+}
+
 /* Configurations (keys without size) present only in `from`, with their sizes. */
 static json_t *only_in(json_t *order, json_t *from, json_t *other) {
   json_t *out = json_array(), *byconf = json_object();
@@ -287,11 +314,15 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
     nz.seed = o->seed;
     nz.margin = o->margin;
     nz.drift = o->drift;
+    nz.tails = 1; /* the interval at the match's Holm level, once the family is known (finish_family) */
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
     struct ar_pair t;
     int have = !ar_pair_test(ra, rb, sk, &nz, 1, &t);
-    json_array_append_new(matches, match_json(ra, rb, &t, have));
+    json_t *mj = match_json(ra, rb, &t, have);
+    keep_iv(mj, &t);
+    ar_pair_release(&t);
+    json_array_append_new(matches, mj);
   }
   json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:f, s:o, s:o, s:o}", "a", sa, "b", sb, "ratio",
                           "p50(B)/p50(A)", "resamples", o->resamples, "seed", (json_int_t)o->seed, "margin", o->margin,
@@ -342,7 +373,7 @@ static double detectable(json_t *x, double alpha) {
   int na = reps(x, 0), nb = reps(x, 1);
   if (!isnan(sd) && na >= 2 && nb >= 2) return detect_at(sd, na, nb, alpha);
   if (launch_unit(x) || !(lo > 0 && hi > 0)) return NAN;
-  double se = (log(hi) - log(lo)) / (2 * 1.959964);
+  double lvl = ar_rec_num(x, "level", 0.05), se = (log(hi) - log(lo)) / (2 * ar_t_quantile(1 - lvl / 2, 1e6));
   return exp(se * (ar_t_quantile(1 - alpha / 2, 1e6) + ar_t_quantile(AR_POWER, 1e6)));
 }
 
@@ -363,14 +394,19 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
                             .p_diff = json_is_number(p) ? json_number_value(p) : NAN,
                             .p_equiv = ar_rec_num(x, "p_equiv", NAN), .sd = ar_rec_num(x, "run_spread", NAN),
                             .between = launch_unit(x)};
+    read_iv(x, &t[k]);
+    json_object_del(x, "_iv");
     tested += json_is_number(p);
     k++;
   }
-  if (!rc) rc = ar_pair_verdicts(t, m, AR_FAMILY_ALPHA, v, padj);
+  if (!rc) rc = ar_pair_judge(t, m, AR_FAMILY_ALPHA, v, padj); /* verdicts, and the intervals they are judged on */
   k = 0;
   json_array_foreach(comps, i, c) {
     json_array_foreach(json_object_get(c, "matches"), j, x) {
       if (rc) break;
+      json_object_set_new(x, "lo", num_or_null(t[k].lo));
+      json_object_set_new(x, "hi", num_or_null(t[k].hi));
+      json_object_set_new(x, "level", num_or_null(t[k].level)); /* the two-sided error level of lo..hi */
       json_object_set_new(x, "p_holm", num_or_null(padj[k]));
       json_object_set_new(x, "verdict", json_string(ar_pair_verdict_name(v[k])));
       int need = v[k] != AR_PV_UNDECIDED ? 0

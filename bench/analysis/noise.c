@@ -253,6 +253,69 @@ static double boot_percentile(double *r, int n, double q) {
   return v + (next - v) * (pos - lo);
 }
 
+/* What ar_pair_interval needs of the bootstrap's ratios for every level down to cap (two-sided: cap / 2 a tail; the
+ * TOST's interval: cap a tail): the k smallest and the k largest, each sorted (k = cap (n - 1) + 3 ranks, the ranks
+ * boot_percentile interpolates between included); the percentiles are then the same values boot_percentile gives,
+ * without keeping or redrawing the n resamples. Reorders r. Out of memory: no tails (the t test's interval alone). */
+static void keep_tails(double *r, int n, double cap, struct ar_pair *t) {
+  int k = (int)ceil(cap * (n - 1)) + 3;
+  if (2 * k >= n) k = n;
+  double *tl = malloc(sizeof *tl * (size_t)(2 * k + 1));
+  if (!tl) return;
+  if (k == n) {
+    memcpy(tl, r, sizeof *r * (size_t)n);
+    qsort(tl, (size_t)n, sizeof *tl, cmp_dbl);
+    memcpy(tl + n, tl, sizeof *r * (size_t)n);
+  } else {
+    select_kth(r, n, k - 1); /* r[0..k) the k smallest */
+    memcpy(tl, r, sizeof *r * (size_t)k);
+    select_kth(r, n, n - k); /* r[n-k..n) the k largest */
+    memcpy(tl + k, r + n - k, sizeof *r * (size_t)k);
+    qsort(tl, (size_t)k, sizeof *tl, cmp_dbl);
+    qsort(tl + k, (size_t)k, sizeof *tl, cmp_dbl);
+  }
+  t->iv.tail = tl, t->iv.k = k, t->iv.n = n;
+}
+
+/* boot_percentile's value at q from the kept tails: rank q (n - 1), interpolated to the next rank; a rank beyond
+ * the tails (a level below cap's) is taken at the tail's inner end (a wider interval). */
+static double tail_percentile(const struct ar_iv *iv, double q) {
+  int n = iv->n, k = iv->k, hi = q > 0.5;
+  const double *v = iv->tail + (hi ? k : 0);
+  int base = hi ? n - k : 0; /* the rank of v[0] */
+  double pos = q * (n - 1);
+  if (pos < base) pos = base;
+  if (pos > base + k - 1) pos = base + k - 1;
+  int lo = (int)floor(pos);
+  if (lo + 1 > base + k - 1) return v[k - 1];
+  return v[lo - base] + (v[lo - base + 1] - v[lo - base]) * (pos - lo);
+}
+
+void ar_pair_release(struct ar_pair *t) {
+  free(t->iv.tail);
+  t->iv.tail = NULL;
+  t->iv.k = t->iv.n = 0;
+}
+
+int ar_pair_interval(const struct ar_pair *t, double a, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  int have = 0;
+  if (t->iv.tail && !isinf(t->iv.w)) { /* the bootstrap's percentiles, widened by the drift allowed */
+    double w = t->iv.w >= 1 ? t->iv.w : 1;
+    *lo = tail_percentile(&t->iv, a / 2) / w;
+    *hi = tail_percentile(&t->iv, 1 - a / 2) * w;
+    have = 1;
+  } else if (t->iv.tail) return -1; /* no drift bound: a side of one run can show nothing */
+  if (t->iv.tok) {
+    double q = t->iv.nospread ? 0 : ar_t_quantile(1 - a / 2, t->iv.df);
+    double l = exp(t->iv.d - q * t->iv.se), h = exp(t->iv.d + q * t->iv.se);
+    *lo = have && *lo < l ? *lo : l;
+    *hi = have && *hi > h ? *hi : h;
+    have = 1;
+  }
+  return have ? 0 : -1;
+}
+
 /* Two-sided bootstrap p of "the ratio lies in [lo, hi]": twice the smaller tail beyond that interval, +1
  * so it is never 0 by chance; 0 when every resample gives the same ratio outside it. */
 static double boot_p_in(const double *r, int n, double lo, double hi) {
@@ -528,15 +591,21 @@ static void t_ps(const struct tstat *t, double x, double D, double *pd, double *
   *pb = fmin(1.0, 2 * t_upper((fabs(x) - D) / t->se, t->df)); /* beyond the margin, either direction */
 }
 
+/* The t test's part of a comparison's interval (ar_pair_interval). */
+static void t_iv(const struct tstat *ts, struct ar_pair *t) {
+  t->iv.d = ts->d, t->iv.se = ts->se, t->iv.df = ts->df;
+  t->iv.tok = ts->ok, t->iv.nospread = ts->nospread;
+  t->level = 0.05;
+}
+
 /* A side without samples (nccl-tests imports, -N runs: one value per size per launch): the runs are the replicates,
  * the t test on their log p50s alone decides, and the interval is its 95% one, exp(d +- t se) (the ratio of the
  * runs' geometric means); with fewer than two runs a side nothing can be tested: -1. */
 static int runs_only(const struct tstat *ts, double shift, double m, struct ar_pair *t) {
   if (!ts->ok) return -1;
   t_ps(ts, ts->d - log(shift), log(m), &t->p_diff, &t->p_equiv, &t->p_beyond);
-  double q = ts->nospread ? 0 : ar_t_quantile(0.975, ts->df);
-  t->lo = exp(ts->d - q * ts->se);
-  t->hi = exp(ts->d + q * ts->se);
+  t_iv(ts, t);
+  ar_pair_interval(t, 0.05, &t->lo, &t->hi);
   t->unsampled = 1;
   return 0;
 }
@@ -555,7 +624,7 @@ static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la
   int sa = ar_runs_sampled(runs_a), sb = ar_runs_sampled(runs_b);
   int launched = !ar_rec_predicted(json_array_get(runs_a, 0)); /* `arbench model`'s predictions: no launch at all */
   *t = (struct ar_pair){la->n && lb->n ? exp(mb - ma) : NAN, NAN, NAN, NAN, NAN, NAN, ts.sd, shift, sa, sb, 0, launched,
-                        la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN};
+                        la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN, .level = 0.05};
   if (!sa || !sb) { /* sample-less: the runs with a p50 */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);
@@ -563,9 +632,8 @@ static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la
   }
   if (!ts.ok) return -1;
   t_ps(&ts, ts.d - log(shift), log1p(nz->margin), &t->p_diff, &t->p_equiv, &t->p_beyond);
-  double q = ts.nospread ? 0 : ar_t_quantile(0.975, ts.df);
-  t->lo = exp(ts.d - q * ts.se);
-  t->hi = exp(ts.d + q * ts.se);
+  t_iv(&ts, t);
+  ar_pair_interval(t, 0.05, &t->lo, &t->hi);
   t->unsampled = !sa || !sb;
   return 0;
 }
@@ -597,7 +665,7 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
   struct tstat ts;
   runs_t(runs_a, runs_b, &ts);
   *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
-                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN};
+                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN, .level = 0.05};
   if (!t->runs_a || !t->runs_b) { /* sample-less: the runs (launches) with a p50 are what is tested */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);
@@ -613,7 +681,11 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
   t->p_diff = boot_p_in(r, n, shift / w, shift * w);
   t->p_equiv = boot_p_out(r, n, shift * w / m, shift * m / w);
   t->p_beyond = boot_p_in(r, n, shift / (m * w), shift * m * w);
+  t->iv.w = w;
+  if (nz->tails) keep_tails(r, n, AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1), t);
   free(r);
+  if (ts.ok) t_iv(&ts, t);
+  t->level = 0.05;
   if (ts.ok) { /* two or more runs a side: the runs' spread counts too; both tests must reject */
     double pd, pe, pb;
     t_ps(&ts, ts.d - log(shift), log(m), &pd, &pe, &pb);
@@ -674,6 +746,57 @@ int ar_pair_verdicts(const struct ar_pair *t, int m, double alpha, int *verdict,
   }
   free(rd);
   free(re);
+  return rc;
+}
+
+/* Holm's level for each of the m pairs' p-values p_of(equiv) (NAN where not tested): the k-th smallest (0-based)
+ * rejected at alpha / (m' - k), every one not rejected at alpha / (m' - R), m' the tested ones and R the rejected. */
+static int holm_levels(const struct ar_pair *t, int m, int equiv, double alpha, double *lvl) {
+  int *ord = malloc(sizeof *ord * (size_t)(m + 1)), have = 0, rej = 0;
+  double *p = malloc(sizeof *p * (size_t)(m + 1));
+  if (!ord || !p) return free(ord), free(p), -AR_ERUNTIME;
+  for (int i = 0; i < m; i++) {
+    p[i] = p_of(&t[i], equiv);
+    lvl[i] = NAN;
+    if (!isnan(p[i])) ord[have++] = i;
+  }
+  qsort_r(ord, (size_t)have, sizeof *ord, cmp_holm, p);
+  while (rej < have && p[ord[rej]] <= alpha / (have - rej)) rej++; /* ar_holm's step-down */
+  for (int k = 0; k < have; k++) lvl[ord[k]] = alpha / (have - (k < rej ? k : rej));
+  free(ord);
+  free(p);
+  return 0;
+}
+
+int ar_pair_judge(struct ar_pair *t, int m, double alpha, int *verdict, double *padj_diff) {
+  double *ld = malloc(sizeof *ld * (size_t)(m + 1)), *le = malloc(sizeof *le * (size_t)(m + 1));
+  int rc = ld && le ? ar_pair_verdicts(t, m, alpha, verdict, padj_diff) : -AR_ERUNTIME;
+  if (!rc) rc = holm_levels(t, m, 0, alpha, ld);
+  if (!rc) rc = holm_levels(t, m, 1, alpha, le);
+  for (int i = 0; !rc && i < m; i++) {
+    struct ar_pair *x = &t[i];
+    double lo = NAN, hi = NAN, l2, h2;
+    x->level = NAN;
+    if (isnan(x->p_diff) || verdict[i] == AR_PV_NOSAMPLES) {
+    } else if (verdict[i] == AR_PV_EQUIVALENT) { /* the TOST's interval: inside the margin */
+      x->level = 2 * le[i];
+      ar_pair_interval(x, x->level, &lo, &hi);
+    } else if (verdict[i] != AR_PV_UNDECIDED) { /* faster / slower: excludes 1 */
+      x->level = ld[i];
+      ar_pair_interval(x, x->level, &lo, &hi);
+    } else if (!ar_pair_interval(x, ld[i], &lo, &hi)) { /* neither shown: holds 1, and is not inside the margin */
+      x->level = ld[i];
+      if (!isnan(le[i]) && !ar_pair_interval(x, 2 * le[i], &l2, &h2)) {
+        lo = l2 < lo ? l2 : lo, hi = h2 > hi ? h2 : hi;
+        x->level = 2 * le[i] < ld[i] ? 2 * le[i] : ld[i];
+      }
+      lo = lo > 1 ? 1 : lo, hi = hi < 1 ? 1 : hi;
+    }
+    x->lo = lo, x->hi = hi;
+  }
+  for (int i = 0; i < m; i++) ar_pair_release(&t[i]);
+  free(ld);
+  free(le);
   return rc;
 }
 
