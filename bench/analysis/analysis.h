@@ -418,8 +418,10 @@ void ar_bound_text(const struct ar_grid *g, const struct ar_decisions *d, int s,
 /* One line naming what a table's families tested (its legend, tune's header, table --format json's
  * "correction"). */
 void ar_family_text(const struct ar_decisions *d, char *buf, size_t len);
-/* The statistics paragraph, once per command: the rule, the margin, the tests, the power. */
+/* The statistics paragraph, once per command behind --explain: the rule, the margin, the tests, the power, the bound. */
 void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len);
+/* The one line printed in its place without --explain: where the paragraph is (cmd: "table", "tune", "compare"). */
+void ar_explain_hint(const char *cmd, char *buf, size_t len);
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);

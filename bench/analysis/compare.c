@@ -25,7 +25,7 @@
 #define AR_LAUNCHES_SUGGESTED 3
 
 struct cmp_opts {
-  int json, resamples;
+  int json, resamples, explain;
   double margin, drift; /* --margin, --drift (compare: none assumed by default: one run a side decides nothing) */
   unsigned long long seed;
   struct ar_filter filter;
@@ -65,6 +65,7 @@ static void usage(FILE *f) {
           "                       implies --by stack. More or fewer than two files imply --by stack too\n"
           "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
           "  --margin PCT         the practical margin of equivalence (default 5)\n"
+          "  --explain            say how the verdicts and their intervals are decided (in place of one line)\n"
           "  --drift PCT          run-to-run drift to allow for when a side has one run inside the same\n"
           "                       launches (default: none assumed, so such a match is undecided); between\n"
           "                       launches one launch a side decides nothing\n"
@@ -586,11 +587,31 @@ static void print_unit(json_t *matches, const char *who) {
   printf("\n");
 }
 
-static void print_text(json_t *r) {
+/* --explain: how the verdicts and their intervals are decided; else one line saying where that is. */
+static void print_explain(int explain) {
+  char hint[300];
+  ar_explain_hint("compare", hint, sizeof hint);
+  if (!explain) {
+    printf("\n%s\n", hint);
+    return;
+  }
+  printf("\nIntervals and verdicts: one definition. Holm-Bonferroni orders the matches by p; the k-th smallest is shown\n"
+         "different while p <= 5%% / (m - k) (m the matches tested). Each row's interval is at the level Holm judged it:\n"
+         "a difference shown at step k at 5%% / (m - k), so it excludes 1 on its side; a match not shown different at\n"
+         "5%% / (m - R), R the ones shown (Strassburger & Bretz's compatible levels), so it holds 1; an equivalent one\n"
+         "the two one-sided tests' interval at its own Holm level, inside the margin; an undecided one holds 1 and is\n"
+         "not inside the margin. So faster = the interval below 1, slower = above 1, equivalent = inside the margin.\n"
+         "Inside the same launches the interval is the hull of the bootstrap's percentiles and the runs' t interval\n"
+         "(both tests must reject); between launches the launches' t interval (each launch one value).\n");
+}
+
+static void print_text(json_t *r, int explain) {
   print_side("A", json_object_get(r, "a"));
   print_side("B", json_object_get(r, "b"));
-  printf("ratio = p50(B) / p50(A): below 1 means B is faster. 95%% interval: bootstrap, %d resamples of each\n"
-         "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
+  printf("ratio = p50(B) / p50(A): below 1 means B is faster. 95%% interval: family-wise, each row's at the level Holm\n"
+         "judged it (the interval its verdict is judged on): bootstrap, %d resamples of each side's runs and their\n"
+         "samples (ratio of medians), seed %lld, hulled with the runs' t test; between launches the launches' t test.\n"
+         "Verdicts say how B does against A.\n",
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
   json_t *mm;
@@ -617,11 +638,12 @@ static void print_text(json_t *r) {
   if (dhi > 0)
     printf("\nSmallest ratio these data could detect (80%% power, Holm's strictest level): %s over the matches (a B/A "
            "beyond it, or below its inverse, would be called).\n", range);
-  if (count_verdict(matches, "undecided"))
+  if (count_verdict(matches, "undecided") && explain)
     printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
            "side that would decide (80%% power); a side with one run cannot separate the two sides from run-to-run\n"
            "drift: measure several runs per side (arbench run --repeat N); between launches 'N launches a side' is what\n"
            "would decide: append launches to each file, A and B interleaved.\n");
+  print_explain(explain);
   print_only("A", json_object_get(r, "only_a"));
   print_only("B", json_object_get(r, "only_b"));
   print_notes("A", json_object_get(r, "a"));
@@ -761,7 +783,7 @@ static int no_match(const char *a, const char *b) {
   return AR_EXIT_NOTHING;
 }
 
-static void print_groups(json_t *r) {
+static void print_groups(json_t *r, int explain) {
   json_t *comps = json_object_get(r, "comparisons"), *c, *v;
   const char *base = ar_rec_str(r, "baseline", "");
   size_t i, j;
@@ -772,8 +794,10 @@ static void print_groups(json_t *r) {
   printf("\n");
   int without = (int)ar_rec_num(r, "without_key", 0);
   if (without) printf("%d result records have no %s and are left out.\n", without, ar_rec_str(r, "by", ""));
-  printf("ratio = p50(X) / p50(%s): below 1 means X is faster. 95%% interval: bootstrap, %d resamples of each\n"
-         "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how X does against %s.\n",
+  printf("ratio = p50(X) / p50(%s): below 1 means X is faster. 95%% interval: family-wise, each row's at the level\n"
+         "Holm judged it (the interval its verdict is judged on): bootstrap, %d resamples of each side's runs and their\n"
+         "samples (ratio of medians), seed %lld, hulled with the runs' t test; between launches the launches' t test.\n"
+         "Verdicts say how X does against %s.\n",
          base, (int)ar_rec_num(r, "resamples", 0), (long long)json_integer_value(json_object_get(r, "seed")), base);
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
   int undecided = 0, any = 0;
@@ -786,10 +810,11 @@ static void print_groups(json_t *r) {
   }
   if (any) print_group_matches(r);
   else printf("\nNo matching configurations.\n");
-  if (undecided)
+  if (undecided && explain)
     printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
            "side that would decide (80%% power); with one run on a side the stacks cannot be separated from run-to-run\n"
            "drift: measure several runs per stack (arbench sweep --stacks ... --repeat N interleaves them).\n");
+  print_explain(explain);
   json_array_foreach(comps, i, c) {
     char side[300];
     snprintf(side, sizeof side, "%s, not in %s", base, ar_rec_str(c, "group", ""));
@@ -845,7 +870,7 @@ static int cmd_by(const struct cmp_opts *o) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");
     free(s);
-  } else print_groups(r);
+  } else print_groups(r, o->explain);
   json_decref(r);
   char basename[300];
   snprintf(basename, sizeof basename, "the baseline %s %s", o->by, json_string_value(json_array_get(b.groups, (size_t)base)));
@@ -872,7 +897,7 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
     {"seed", required_argument, 0, 'S'},   AR_FILTER_OPTIONS,
     {"by", required_argument, 0, 'Y'},     {"baseline", required_argument, 0, 'L'},
     {"margin", required_argument, 0, 'G'}, {"drift", required_argument, 0, 'D'},
-    {"shift", required_argument, 0, 'H'},
+    {"shift", required_argument, 0, 'H'},   {"explain", no_argument, 0, 'X'},
     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   long v;
   int c, f;
@@ -880,7 +905,8 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
     if (c == 'h') return usage(stdout), 1;
-    if (c == 'F') {
+    if (c == 'X') o->explain = 1;
+    else if (c == 'F') {
       if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
         fprintf(stderr, "arbench compare: bad --format '%s' (expected text or json)\n", optarg);
         return -AR_EINVAL;
@@ -1038,7 +1064,7 @@ int ar_cmd_compare(int argc, char **argv) {
     printf("%s\n", s ? s : "{}");
     free(s);
   } else {
-    print_text(r);
+    print_text(r, o.explain);
     if (json_object_get(r, "links")) ar_links_compare_print(json_object_get(r, "links"));
   }
   json_decref(r);

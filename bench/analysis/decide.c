@@ -314,6 +314,11 @@ void ar_family_text(const struct ar_decisions *d, char *buf, size_t len) {
            split ? " (5% split over the tables of this call)" : "");
 }
 
+void ar_explain_hint(const char *cmd, char *buf, size_t len) {
+  snprintf(buf, len, "How the picks, verdicts and bounds are decided: arbench %s --explain (docs/analysis.md#decisions).",
+           cmd);
+}
+
 void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
   snprintf(buf, len,
            "Decisions: the pick at each size is the fastest (lowest p50, the median over runs) unless another "
@@ -331,7 +336,10 @@ void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
            "what would decide, and one launch a side decides nothing. "
            "Eligible: a configuration whose correctness check reported wrong elements at a size (in any run) or that is "
            "unsafe is never the pick there; where none is left the size has no valid configuration. Bound: the pick is "
-           "at most X%% slower than its best alternative at 95%% (the upper end of the interval of their ratio). "
+           "at most X%% slower than its best alternative (the upper end of the interval of their ratio); every comparison's "
+           "interval is the one its verdict is judged on, at the level Holm judged it (95%% family-wise): one shown "
+           "different excludes 1, one shown equivalent lies inside the margin, an undecided one holds 1, so 'at least X%% "
+           "faster' means clear. "
            "'repeat N' is printed up to %d runs a side; beyond, the pick's bound stands.",
            nz->margin * 100, 1 + nz->margin, 1 + nz->margin, nz->drift * 100, AR_REPEAT_CAP);
 }
