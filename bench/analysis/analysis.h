@@ -300,8 +300,9 @@ struct ar_pair {
     double d, se, df; /* the t test's log difference, standard error, degrees of freedom (tok) */
     int tok, nospread;
     double w;         /* the bootstrap's drift widening (1 + drift with a side of one run, else 1) */
-    double *tail;     /* nz->tails: the bootstrap's k smallest then k largest ratios, each ascending (malloc'd), or NULL */
-    int k, n;         /* per tail, and the resamples they came from */
+    double *tail;     /* nz->tails: the bootstrap's order statistics, (rank, value) pairs: nlo of the lower tail then nhi
+                       * of the upper, ranks ascending (malloc'd), or NULL */
+    int nlo, nhi, n;  /* pairs per tail, and the resamples they came from */
   } iv;
 };
 /* The replicates a comparison tested a side: its launches between launches, else its runs. */

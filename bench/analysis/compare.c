@@ -199,30 +199,30 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
 }
 
 /* What the match's interval at its Holm level is made of (struct ar_iv), kept in the match until finish_family:
- * "_iv", raw doubles (d, se, df, tok, nospread, w, k, n, then the bootstrap's two tails of k each). */
+ * "_iv", raw doubles (d, se, df, tok, nospread, w, nlo, nhi, n, then the bootstrap's (rank, value) pairs). */
 static void keep_iv(json_t *m, const struct ar_pair *t) {
-  int k = t->iv.tail ? t->iv.k : 0;
-  double *v = malloc(sizeof *v * (size_t)(8 + 2 * k));
+  int k = t->iv.tail ? t->iv.nlo + t->iv.nhi : 0;
+  double *v = malloc(sizeof *v * (size_t)(9 + 2 * k));
   if (!v) return;
-  double head[8] = {t->iv.d, t->iv.se, t->iv.df, t->iv.tok, t->iv.nospread, t->iv.w, k, t->iv.n};
+  double head[9] = {t->iv.d, t->iv.se, t->iv.df, t->iv.tok, t->iv.nospread, t->iv.w, t->iv.nlo, t->iv.nhi, t->iv.n};
   memcpy(v, head, sizeof head);
-  if (k) memcpy(v + 8, t->iv.tail, sizeof *v * (size_t)(2 * k));
-  json_object_set_new(m, "_iv", json_stringn_nocheck((const char *)v, sizeof *v * (size_t)(8 + 2 * k)));
+  if (k) memcpy(v + 9, t->iv.tail, sizeof *v * (size_t)(2 * k));
+  json_object_set_new(m, "_iv", json_stringn_nocheck((const char *)v, sizeof *v * (size_t)(9 + 2 * k)));
   free(v);
 }
 
-/* The kept ingredients back into t->iv (its tail points into the match's string: no release). */
+/* The kept ingredients back into t->iv (a copy of the pairs: ar_pair_judge releases them). */
 static void read_iv(json_t *m, struct ar_pair *t) {
   json_t *s = json_object_get(m, "_iv");
-  if (!s || json_string_length(s) < 8 * sizeof(double)) return;
-  const double *v = (const double *)(const void *)json_string_value(s);
-  double head[8];
-  memcpy(head, v, sizeof head);
-  t->iv = (struct ar_iv){head[0], head[1], head[2], (int)head[3], (int)head[4], head[5], NULL, (int)head[6], (int)head[7]};
-  if (t->iv.k > 0) {
-    t->iv.tail = malloc(sizeof(double) * (size_t)(2 * t->iv.k));
-    if (t->iv.tail) memcpy(t->iv.tail, v + 8, sizeof(double) * (size_t)(2 * t->iv.k));
-  }
+  if (!s || json_string_length(s) < 9 * sizeof(double)) return;
+  double head[9];
+  memcpy(head, json_string_value(s), sizeof head);
+  t->iv = (struct ar_iv){head[0], head[1], head[2], (int)head[3], (int)head[4], head[5], NULL, (int)head[6], (int)head[7],
+                         (int)head[8]};
+  size_t k = (size_t)(t->iv.nlo + t->iv.nhi);
+  if (k && json_string_length(s) >= (9 + 2 * k) * sizeof(double) && (t->iv.tail = malloc(sizeof(double) * 2 * k)))
+    memcpy(t->iv.tail, json_string_value(s) + 9 * sizeof(double), sizeof(double) * 2 * k);
+  if (!t->iv.tail) t->iv.nlo = t->iv.nhi = 0;
 }
 
 /* Configurations (keys without size) present only in `from`, with their sizes. */

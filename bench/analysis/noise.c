@@ -253,48 +253,80 @@ static double boot_percentile(double *r, int n, double q) {
   return v + (next - v) * (pos - lo);
 }
 
-/* What ar_pair_interval needs of the bootstrap's ratios for every level down to cap (two-sided: cap / 2 a tail; the
- * TOST's interval: cap a tail): the k smallest and the k largest, each sorted (k = cap (n - 1) + 3 ranks, the ranks
- * boot_percentile interpolates between included); the percentiles are then the same values boot_percentile gives,
- * without keeping or redrawing the n resamples. Reorders r. Out of memory: no tails (the t test's interval alone). */
-static void keep_tails(double *r, int n, double cap, struct ar_pair *t) {
-  int k = (int)ceil(cap * (n - 1)) + 3;
-  if (2 * k >= n) k = n;
-  double *tl = malloc(sizeof *tl * (size_t)(2 * k + 1));
-  if (!tl) return;
-  if (k == n) {
-    memcpy(tl, r, sizeof *r * (size_t)n);
-    qsort(tl, (size_t)n, sizeof *tl, cmp_dbl);
-    memcpy(tl + n, tl, sizeof *r * (size_t)n);
-  } else {
-    select_kth(r, n, k - 1); /* r[0..k) the k smallest */
-    memcpy(tl, r, sizeof *r * (size_t)k);
-    select_kth(r, n, n - k); /* r[n-k..n) the k largest */
-    memcpy(tl + k, r + n - k, sizeof *r * (size_t)k);
-    qsort(tl, (size_t)k, sizeof *tl, cmp_dbl);
-    qsort(tl + k, (size_t)k, sizeof *tl, cmp_dbl);
-  }
-  t->iv.tail = tl, t->iv.k = k, t->iv.n = n;
+/* What ar_pair_interval needs of the bootstrap's ratios for every level down to cap's (two-sided: cap / 2 a tail; the
+ * TOST's interval: cap a tail), without keeping the n resamples (a family of 2,000 comparisons draws up to 80,000 each)
+ * or redrawing them: order statistics of each tail at a few ranks (0..7, then every 1.3x, up to cap (n - 1) + 2 from
+ * its end) and at the ranks where the ratios cross the tests' bounds (w and 1 / w for the difference; w / m and m / w
+ * for the equivalence, m = 1 + margin). A percentile at a rank not kept is taken at the kept rank next outward (a
+ * wider interval), so a comparison whose bootstrap p is at or below the level has its interval past the bound that p
+ * tested, as boot_percentile's exact value is (boot_p_in's tail count is below the level's rank). Kept as (rank, value)
+ * pairs, the lower tail's ascending then the upper tail's. Reorders r. Out of memory: none kept (the t test's alone). */
+#define AR_TAIL_MAX 64
+static int add_rank(int *rk, int n, int r) {
+  for (int i = 0; i < n; i++)
+    if (rk[i] == r) return n;
+  rk[n] = r;
+  return n + 1;
 }
 
-/* boot_percentile's value at q from the kept tails: rank q (n - 1), interpolated to the next rank; a rank beyond
- * the tails (a level below cap's) is taken at the tail's inner end (a wider interval). */
+static int cmp_int(const void *x, const void *y) {
+  int a = *(const int *)x, b = *(const int *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The ranks of one tail, distance from its end: 0..7, then every 1.3x up to K; plus the bounds' crossings b[0..2). */
+static int tail_ranks(int K, const int *b, int *rk) {
+  int n = 0;
+  for (double x = 0; x <= K && n < AR_TAIL_MAX - 3; x = x < 8 ? x + 1 : ceil(x * 1.3)) n = add_rank(rk, n, (int)x);
+  n = add_rank(rk, n, K);
+  for (int i = 0; i < 2; i++)
+    if (b[i] >= 0 && b[i] <= K) n = add_rank(rk, n, b[i]);
+  qsort(rk, (size_t)n, sizeof *rk, cmp_int);
+  return n;
+}
+
+static void keep_tails(double *r, int n, double cap, double w, double mg, struct ar_pair *t) {
+  int K = (int)ceil(cap * (n - 1)) + 2, lo[AR_TAIL_MAX], hi[AR_TAIL_MAX];
+  if (K > n - 1) K = n - 1;
+  /* the crossings, as distances from each end: the first ratio above w (w / m), the last below 1 / w (m / w) */
+  int bl[2] = {count_le(r, n, w), count_le(r, n, w / mg)}, bh[2] = {count_ge(r, n, 1 / w) , count_ge(r, n, mg / w)};
+  int nl = tail_ranks(K, bl, lo), nh = tail_ranks(K, bh, hi);
+  double *tl = malloc(sizeof *tl * (size_t)(2 * (nl + nh) + 1));
+  if (!tl) return;
+  select_kth(r, n, K); /* r[0..K] the K + 1 smallest */
+  qsort(r, (size_t)K + 1, sizeof *r, cmp_dbl);
+  for (int i = 0; i < nl; i++) tl[2 * i] = lo[i], tl[2 * i + 1] = r[lo[i]];
+  select_kth(r, n, n - 1 - K); /* r[n-1-K..n) the K + 1 largest */
+  qsort(r + n - 1 - K, (size_t)K + 1, sizeof *r, cmp_dbl);
+  for (int i = 0; i < nh; i++) { /* ascending ranks: the largest distance from the end first */
+    int rank = n - 1 - hi[nh - 1 - i];
+    tl[2 * (nl + i)] = rank, tl[2 * (nl + i) + 1] = r[rank];
+  }
+  t->iv.tail = tl, t->iv.nlo = nl, t->iv.nhi = nh, t->iv.n = n;
+}
+
+/* boot_percentile's value at q from the kept ranks: exact where the ranks it interpolates between are kept, else the
+ * kept rank next outward (below for the lower tail, above for the upper). */
 static double tail_percentile(const struct ar_iv *iv, double q) {
-  int n = iv->n, k = iv->k, hi = q > 0.5;
-  const double *v = iv->tail + (hi ? k : 0);
-  int base = hi ? n - k : 0; /* the rank of v[0] */
-  double pos = q * (n - 1);
-  if (pos < base) pos = base;
-  if (pos > base + k - 1) pos = base + k - 1;
-  int lo = (int)floor(pos);
-  if (lo + 1 > base + k - 1) return v[k - 1];
-  return v[lo - base] + (v[lo - base + 1] - v[lo - base]) * (pos - lo);
+  int up = q > 0.5, cnt = up ? iv->nhi : iv->nlo;
+  const double *p = iv->tail + (up ? 2 * iv->nlo : 0);
+  double pos = q * (iv->n - 1);
+  int f = (int)floor(pos), best = -1;
+  for (int i = 0; i < cnt; i++) {
+    int rk = (int)p[2 * i];
+    if (rk == f && (pos == f || (i + 1 < cnt && (int)p[2 * i + 2] == f + 1)))
+      return pos == f ? p[2 * i + 1] : p[2 * i + 1] + (p[2 * i + 3] - p[2 * i + 1]) * (pos - f);
+    if (!up && rk <= f) best = i;
+    if (up && rk >= ceil(pos) && best < 0) best = i;
+  }
+  if (best < 0) best = up ? cnt - 1 : 0;
+  return p[2 * best + 1];
 }
 
 void ar_pair_release(struct ar_pair *t) {
   free(t->iv.tail);
   t->iv.tail = NULL;
-  t->iv.k = t->iv.n = 0;
+  t->iv.nlo = t->iv.nhi = t->iv.n = 0;
 }
 
 int ar_pair_interval(const struct ar_pair *t, double a, double *lo, double *hi) {
@@ -682,7 +714,7 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
   t->p_equiv = boot_p_out(r, n, shift * w / m, shift * m / w);
   t->p_beyond = boot_p_in(r, n, shift / (m * w), shift * m * w);
   t->iv.w = w;
-  if (nz->tails) keep_tails(r, n, AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1), t);
+  if (nz->tails) keep_tails(r, n, AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1), w, m, t);
   free(r);
   if (ts.ok) t_iv(&ts, t);
   t->level = 0.05;
