@@ -70,6 +70,11 @@ check_eq "the tables hold clear, equivalent and undecided sizes" "clear equivale
 check_eq "the issue's example: tune's undecided range bound is 'at most'" \
   "| 8 .. 128K | shm-oneshot {X=a} | undecided (6 launches a side) | at most" \
   "$(grep '^| 8 .. 128K' "$TMP/tune0.txt" | awk -F' \\| ' '{print $1 " | " $2 " | " $3 " | " substr($NF, 1, 7)}')"
+# compare's statistics text behind --explain (one line without), as table's and tune's (noise.sh)
+"$ARBENCH" compare "$TMP/power/a0.jsonl" "$TMP/power/b0.jsonl" >"$TMP/cx0.md" 2>/dev/null
+"$ARBENCH" compare --explain "$TMP/power/a0.jsonl" "$TMP/power/b0.jsonl" >"$TMP/cx1.md" 2>/dev/null
+check_eq "compare: how intervals and verdicts are decided, behind --explain" "1 0 0 1" \
+  "$(grep -c '^How the picks, verdicts and bounds are decided: arbench compare --explain' "$TMP/cx0.md") $(grep -c '^Intervals and verdicts: one definition' "$TMP/cx0.md") $(grep -c '^How the picks' "$TMP/cx1.md") $(grep -c '^Intervals and verdicts: one definition' "$TMP/cx1.md")"
 # The level itself: a launch row's interval is exp(d +- t(1 - level/2, df) se) at its Holm level alpha / (m - r),
 # recomputed here from the launches (Student's pooled t, 3 + 3 launches: df 4) and Holm over the row p-values.
 "$ARBENCH" compare --format json "$TMP/power/a1.jsonl" "$TMP/power/b1.jsonl" >"$TMP/c1.json" 2>/dev/null
