@@ -153,6 +153,8 @@ static int side_load(json_t *runs, struct side *sd) {
   return 0;
 }
 
+static double select_kth(double *r, int n, int k);
+
 /* One resample: the side's runs drawn with replacement (no draw when there is one), each drawn run's
  * samples resampled; the median over the runs of their resampled medians (a side's p50 is the median
  * of its runs' p50s). */
@@ -162,9 +164,12 @@ static double side_resample(struct side *sd, uint64_t *rng) {
     sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->n[run], sd->woff[run], sd->off[run + 1] - sd->off[run], rng);
   }
   if (sd->nruns == 1) return sd->tmp[0];
-  qsort(sd->tmp, (size_t)sd->nruns, sizeof *sd->tmp, cmp_dbl);
+  /* the median by selection, not a sort per resample (the sort took a fifth of a big table's time): the same values */
   int m = sd->nruns;
-  return m % 2 ? sd->tmp[m / 2] : (sd->tmp[m / 2 - 1] + sd->tmp[m / 2]) / 2;
+  double upper = select_kth(sd->tmp, m, m / 2), lower = -INFINITY;
+  if (m % 2) return upper;
+  for (int i = 0; i < m / 2; i++) lower = sd->tmp[i] > lower ? sd->tmp[i] : lower; /* the largest below rank m/2 */
+  return (lower + upper) / 2;
 }
 
 static uint64_t fnv(const char *s) {

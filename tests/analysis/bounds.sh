@@ -70,6 +70,82 @@ check_eq "the tables hold clear, equivalent and undecided sizes" "clear equivale
 check_eq "the issue's example: tune's undecided range bound is 'at most'" \
   "| 8 .. 128K | shm-oneshot {X=a} | undecided (6 launches a side) | at most" \
   "$(grep '^| 8 .. 128K' "$TMP/tune0.txt" | awk -F' \\| ' '{print $1 " | " $2 " | " $3 " | " substr($NF, 1, 7)}')"
+# Every row's interval at its own level, recomputed (between launches: the t test, exact): two crafted pairs, 3 launches a
+# side, 16 rows (mpi, shm-oneshot x 8 sizes) of three kinds: B 2x (tight), A/A tight (equivalent), A/A 3% launch spread
+# (undecided). "mixed": 6 + 6 + 4 (an undecided row's difference interval at 5%/(16 - 6) is the wider: Holm's level for
+# rows not shown is one, not step-wise); "called": 12 + 0 + 4 (its TOST interval at 2 x 5%/16 is the wider: the hull).
+python3 - "$TMP" <<'PY'
+import json, random, sys
+for name, kinds in (("mixed", "D" * 6 + "E" * 6 + "U" * 4), ("called", "D" * 12 + "U" * 4)):
+    rng = random.Random(46)
+    files = {s: open("%s/%s-%s.jsonl" % (sys.argv[1], name, s), "w") for s in "ab"}
+    for li in range(3):
+        for side in "ab":
+            f, rid = files[side], "%s%s-L%d" % (name, side, li)
+            f.write(json.dumps({"type": "run", "run_id": rid, "ranks": 2, "nodes": 1, "hosts": ["h"], "stack": {"name": "s"}}) + "\n")
+            for row, kind in enumerate(kinds):
+                be, size = ("mpi", "shm-oneshot")[row // 8], 8 << (2 * (row % 8))
+                shift = rng.gauss(1, {"D": 0.01, "E": 0.004, "U": 0.03}[kind]) * (2 if kind == "D" and side == "b" else 1)
+                for rep in range(3):
+                    v = 10 * shift * rng.gauss(1, 0.001)
+                    f.write(json.dumps({"type": "result", "run_id": rid, "repeat": rep, "backend": be, "variant": "", "spec": be,
+                                        "dtype": "float", "op": "sum", "placement": "out", "size": size, "count": max(size // 4, 1),
+                                        "ranks": 2, "nodes": 1, "wrong": 0, "time_us": {"p50": v}}) + "\n")
+    for f in files.values():
+        f.close()
+PY
+for name in mixed called; do
+  "$ARBENCH" compare --format json "$TMP/$name-a.jsonl" "$TMP/$name-b.jsonl" >"$TMP/$name.json" 2>/dev/null || check_fail "compare $name"
+done
+check_eq "every row's interval at its Holm level, recomputed (mixed: 6 slower, 6 equivalent, 4 undecided; called: 12 + 4)" \
+  "mixed 6 6 4 ok; called 12 0 4 ok" "$(python3 - "$TMP" <<'PY'
+import json, math, sys
+def tcdf(x, df):
+    c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
+    f = lambda u: c * (1 + u * u / df) ** (-(df + 1) / 2)
+    n, h = 600, x / 600
+    return 0.5 + (f(0) + f(x) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, n))) * h / 3
+def tq(p, df):
+    lo, hi = 0.0, 100.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if tcdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+def levels(ps):
+    order = sorted((p, i) for i, p in enumerate(ps))
+    m, r = len(order), 0
+    while r < m and order[r][0] <= 0.05 / (m - r):
+        r += 1
+    return {i: 0.05 / (m - (k if k < r else r)) for k, (p, i) in enumerate(order)}
+out = []
+for name in ("mixed", "called"):
+    launch = {}
+    for side in "ab":
+        for l in open("%s/%s-%s.jsonl" % (sys.argv[1], name, side)):
+            r = json.loads(l)
+            if r["type"] == "result":
+                launch.setdefault((side, r["backend"], r["size"], r["run_id"]), []).append(math.log(r["time_us"]["p50"]))
+    ms = json.load(open("%s/%s.json" % (sys.argv[1], name)))["matches"]
+    ld, le = levels([m["p"] for m in ms]), levels([m["p_equiv"] for m in ms])
+    errs, n = [], {"slower": 0, "equivalent": 0, "undecided": 0}
+    for i, m in enumerate(ms):
+        a = [sum(v) / len(v) for k, v in launch.items() if k[:3] == ("a", m["backend"], m["size"])]
+        b = [sum(v) / len(v) for k, v in launch.items() if k[:3] == ("b", m["backend"], m["size"])]
+        ma, mb = sum(a) / 3, sum(b) / 3
+        se = math.sqrt((sum((x - ma) ** 2 for x in a) + sum((x - mb) ** 2 for x in b)) / 4 * (2 / 3))
+        v = m["verdict"]
+        n[v] = n.get(v, 0) + 1
+        q = tq(1 - ld[i] / 2, 4) if v in ("slower", "faster") else tq(1 - le[i], 4) if v == "equivalent" else \
+            max(tq(1 - ld[i] / 2, 4), tq(1 - le[i], 4))
+        lo, hi = math.exp(mb - ma - q * se), math.exp(mb - ma + q * se)
+        if v == "undecided":
+            lo, hi = min(lo, 1), max(hi, 1)
+        if abs(lo / m["lo"] - 1) > 1e-4 or abs(hi / m["hi"] - 1) > 1e-4:
+            errs.append((m["backend"], m["size"], v, m["lo"], lo, m["hi"], hi))
+    out.append("%s %d %d %d %s" % (name, n["slower"], n["equivalent"], n["undecided"], "ok" if not errs else errs))
+print("; ".join(out))
+PY
+)"
 # compare's statistics text behind --explain (one line without), as table's and tune's (noise.sh)
 "$ARBENCH" compare "$TMP/power/a0.jsonl" "$TMP/power/b0.jsonl" >"$TMP/cx0.md" 2>/dev/null
 "$ARBENCH" compare --explain "$TMP/power/a0.jsonl" "$TMP/power/b0.jsonl" >"$TMP/cx1.md" 2>/dev/null
