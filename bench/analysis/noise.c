@@ -266,7 +266,7 @@ static double boot_percentile(double *r, int n, double q) {
  * wider interval), so a comparison whose bootstrap p is at or below the level has its interval past the bound that p
  * tested, as boot_percentile's exact value is (boot_p_in's tail count is below the level's rank). Kept as (rank, value)
  * pairs, the lower tail's ascending then the upper tail's. Reorders r. Out of memory: none kept (the t test's alone). */
-#define AR_TAIL_MAX 64
+#define AR_TAIL_MAX 80
 static int add_rank(int *rk, int n, int r) {
   for (int i = 0; i < n; i++)
     if (rk[i] == r) return n;
@@ -279,13 +279,16 @@ static int cmp_int(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* The ranks of one tail, distance from its end: 0..7, then every 1.3x up to K; plus the bounds' crossings b[0..2). */
-static int tail_ranks(int K, const int *b, int *rk) {
+/* The ranks of one tail, distance from its end: 0..7, then every 1.3x up to K; plus the bounds' crossings b[0..2) and
+ * the exact ranks x[0..8) of the levels of the first two Holm steps (a small family's intervals are then exact). */
+static int tail_ranks(int K, const int *b, const int *x8, int *rk) {
   int n = 0;
-  for (double x = 0; x <= K && n < AR_TAIL_MAX - 3; x = x < 8 ? x + 1 : ceil(x * 1.3)) n = add_rank(rk, n, (int)x);
+  for (double x = 0; x <= K && n < AR_TAIL_MAX - 11; x = x < 8 ? x + 1 : ceil(x * 1.3)) n = add_rank(rk, n, (int)x);
   n = add_rank(rk, n, K);
   for (int i = 0; i < 2; i++)
     if (b[i] >= 0 && b[i] <= K) n = add_rank(rk, n, b[i]);
+  for (int i = 0; i < 8; i++)
+    if (x8[i] >= 0 && x8[i] <= K) n = add_rank(rk, n, x8[i]);
   qsort(rk, (size_t)n, sizeof *rk, cmp_int);
   return n;
 }
@@ -295,7 +298,15 @@ static void keep_tails(double *r, int n, double cap, double w, double mg, struct
   if (K > n - 1) K = n - 1;
   /* the crossings, as distances from each end: the first ratio above w (w / m), the last below 1 / w (m / w) */
   int bl[2] = {count_le(r, n, w), count_le(r, n, w / mg)}, bh[2] = {count_ge(r, n, 1 / w) , count_ge(r, n, mg / w)};
-  int nl = tail_ranks(K, bl, lo), nh = tail_ranks(K, bh, hi);
+  int xl[8], xh[8], k = 0; /* boot_percentile's two ranks at q = cap / 2j and cap / j (the TOST's), j = 1, 2 */
+  for (int j = 1; j <= 2; j++)
+    for (int two = 1; two <= 2; two++) {
+      double q = cap / (two * j), pl = q * (n - 1), ph = (1 - q) * (n - 1);
+      xl[k] = (int)floor(pl), xl[k + 1] = (int)floor(pl) + 1;
+      xh[k] = n - 1 - (int)floor(ph), xh[k + 1] = n - 2 - (int)floor(ph);
+      k += 2;
+    }
+  int nl = tail_ranks(K, bl, xl, lo), nh = tail_ranks(K, bh, xh, hi);
   double *tl = malloc(sizeof *tl * (size_t)(2 * (nl + nh) + 1));
   if (!tl) return;
   select_kth(r, n, K); /* r[0..K] the K + 1 smallest */
