@@ -196,6 +196,8 @@ struct ar_noise {
                   * equivalence needs the interval inside the margin after allowing it) */
   double margin; /* --margin: ratios inside [1/(1+margin), 1+margin] are practically equal (equivalence) */
   int grids;     /* tables one call decides on (ar_grid_decide): the family-wise error is split over them */
+  int tails;     /* ar_pair_test keeps what ar_pair_judge needs to give an interval at any level (the bootstrap's
+                  * tails: release with ar_pair_release); 0: the 95% interval only */
 };
 /* What one family tested: the comparisons with samples (Holm's m), the level each table got. */
 struct ar_family {
@@ -292,6 +294,16 @@ struct ar_pair {
   int launches_a, launches_b; /* launches (distinct run ids) with a p50 a side */
   double level_a, level_b;    /* between launches: each side's geometric mean over its launches of their values (us);
                                * ratio = level_b / level_a. NAN otherwise */
+  double level;    /* the two-sided error level lo/hi are at: 0.05 from ar_pair_test; the comparison's Holm level after
+                    * ar_pair_judge (the interval its verdict is judged on) */
+  struct ar_iv {   /* what an interval at any level is made of (ar_pair_interval) */
+    double d, se, df; /* the t test's log difference, standard error, degrees of freedom (tok) */
+    int tok, nospread;
+    double w;         /* the bootstrap's drift widening (1 + drift with a side of one run, else 1) */
+    double *tail;     /* nz->tails: the bootstrap's order statistics, (rank, value) pairs: nlo of the lower tail then nhi
+                       * of the upper, ranks ascending (malloc'd), or NULL */
+    int nlo, nhi, n;  /* pairs per tail, and the resamples they came from */
+  } iv;
 };
 /* The replicates a comparison tested a side: its launches between launches, else its runs. */
 static inline int ar_pair_reps(const struct ar_pair *t, int side_b) {
@@ -312,6 +324,17 @@ int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct a
 enum { AR_PV_NOSAMPLES, AR_PV_FASTER, AR_PV_SLOWER, AR_PV_EQUIVALENT, AR_PV_UNDECIDED };
 int ar_pair_verdicts(const struct ar_pair *t, int m, double alpha, int *verdict, double *padj_diff);
 const char *ar_pair_verdict_name(int v); /* "faster", "slower", "equivalent", "undecided", "no samples" */
+/* One definition for an interval and its verdict: ar_pair_verdicts, then each tested comparison's lo/hi set at the
+ * level Holm judged it at (level): a difference Holm rejected at step r (0-based, of m tested) at alpha / (m - r), so its
+ * interval excludes 1 on its side; a comparison not rejected at alpha / (m - R), R the rejected ones (the compatible
+ * levels of Strassburger & Bretz 2008), so its interval holds 1; an equivalent one the TOST's 1 - 2 alpha_e interval at
+ * its equivalence family's Holm level (inside the margin); an undecided one the hull of its difference interval, its
+ * TOST interval and 1. Untested: lo = hi = NAN. Frees the tails (ar_pair_release). */
+int ar_pair_judge(struct ar_pair *t, int m, double alpha, int *verdict, double *padj_diff);
+/* The interval of one comparison at two-sided error level a (0 < a < 1): the hull of the bootstrap's percentile
+ * interval (widened by iv.w) and the t test's; 0, or -1 when neither is there (then NAN). */
+int ar_pair_interval(const struct ar_pair *t, double a, double *lo, double *hi);
+void ar_pair_release(struct ar_pair *t); /* frees iv.tail */
 /* Runs per side that give power AR_POWER to decide a comparison whose log ratio and run-to-run sd are
  * these: the fewer of what the difference test needs (two-sided, level alpha) and what the equivalence
  * test needs (TOST at alpha, margin); alpha is the per-comparison level (the family's over its size).
@@ -396,8 +419,10 @@ void ar_bound_text(const struct ar_grid *g, const struct ar_decisions *d, int s,
 /* One line naming what a table's families tested (its legend, tune's header, table --format json's
  * "correction"). */
 void ar_family_text(const struct ar_decisions *d, char *buf, size_t len);
-/* The statistics paragraph, once per command: the rule, the margin, the tests, the power. */
+/* The statistics paragraph, once per command behind --explain: the rule, the margin, the tests, the power, the bound. */
 void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len);
+/* The one line printed in its place without --explain: where the paragraph is (cmd: "table", "tune", "compare"). */
+void ar_explain_hint(const char *cmd, char *buf, size_t len);
 
 /* "one line" for a skip/error/other record, for listings. */
 void ar_note_line(json_t *rec, char *buf, size_t len);

@@ -25,7 +25,7 @@
 #define AR_LAUNCHES_SUGGESTED 3
 
 struct cmp_opts {
-  int json, resamples;
+  int json, resamples, explain;
   double margin, drift; /* --margin, --drift (compare: none assumed by default: one run a side decides nothing) */
   unsigned long long seed;
   struct ar_filter filter;
@@ -45,7 +45,8 @@ static void usage(FILE *f) {
           "neighbours, so when the two sides come from different launches (two files, two stacks) each\n"
           "launch is one value (the mean of its runs' log p50s) and a t test on those values decides\n"
           "(Student's pooled at equal launch counts, else Welch's); B/A is then the ratio of the launches'\n"
-          "geometric means and the 95%% interval the t test's, the one the verdict is judged on. A side\n"
+          "geometric means and the interval the t test's. Every interval is at the level Holm judged its\n"
+          "row (95%% family-wise), the one the verdict is judged on (--explain says how). A side\n"
           "with one launch decides nothing: record several launches a side, A and B interleaved (arbench\n"
           "sweep --repeat N launches a command N times; or arbench run ... -J A.jsonl; arbench run ... -J\n"
           "B.jsonl; again: each run appends one launch). The same launches\n"
@@ -65,6 +66,7 @@ static void usage(FILE *f) {
           "                       implies --by stack. More or fewer than two files imply --by stack too\n"
           "  --format F           text (default, markdown tables) or json (for plots/arbench-plot)\n"
           "  --margin PCT         the practical margin of equivalence (default 5)\n"
+          "  --explain            say how the verdicts and their intervals are decided (in place of one line)\n"
           "  --drift PCT          run-to-run drift to allow for when a side has one run inside the same\n"
           "                       launches (default: none assumed, so such a match is undecided); between\n"
           "                       launches one launch a side decides nothing\n"
@@ -197,6 +199,33 @@ static json_t *match_json(json_t *a, json_t *b, const struct ar_pair *t, int hav
   return m;
 }
 
+/* What the match's interval at its Holm level is made of (struct ar_iv), kept in the match until finish_family:
+ * "_iv", raw doubles (d, se, df, tok, nospread, w, nlo, nhi, n, then the bootstrap's (rank, value) pairs). */
+static void keep_iv(json_t *m, const struct ar_pair *t) {
+  int k = t->iv.tail ? t->iv.nlo + t->iv.nhi : 0;
+  double *v = malloc(sizeof *v * (size_t)(9 + 2 * k));
+  if (!v) return;
+  double head[9] = {t->iv.d, t->iv.se, t->iv.df, t->iv.tok, t->iv.nospread, t->iv.w, t->iv.nlo, t->iv.nhi, t->iv.n};
+  memcpy(v, head, sizeof head);
+  if (k) memcpy(v + 9, t->iv.tail, sizeof *v * (size_t)(2 * k));
+  json_object_set_new(m, "_iv", json_stringn_nocheck((const char *)v, sizeof *v * (size_t)(9 + 2 * k)));
+  free(v);
+}
+
+/* The kept ingredients back into t->iv (a copy of the pairs: ar_pair_judge releases them). */
+static void read_iv(json_t *m, struct ar_pair *t) {
+  json_t *s = json_object_get(m, "_iv");
+  if (!s || json_string_length(s) < 9 * sizeof(double)) return;
+  double head[9];
+  memcpy(head, json_string_value(s), sizeof head);
+  t->iv = (struct ar_iv){head[0], head[1], head[2], (int)head[3], (int)head[4], head[5], NULL, (int)head[6], (int)head[7],
+                         (int)head[8]};
+  size_t k = (size_t)(t->iv.nlo + t->iv.nhi);
+  if (k && json_string_length(s) >= (9 + 2 * k) * sizeof(double) && (t->iv.tail = malloc(sizeof(double) * 2 * k)))
+    memcpy(t->iv.tail, json_string_value(s) + 9 * sizeof(double), sizeof(double) * 2 * k);
+  if (!t->iv.tail) t->iv.nlo = t->iv.nhi = 0;
+}
+
 /* Configurations (keys without size) present only in `from`, with their sizes. */
 static json_t *only_in(json_t *order, json_t *from, json_t *other) {
   json_t *out = json_array(), *byconf = json_object();
@@ -287,11 +316,15 @@ static json_t *compare(struct ar_ana *A, struct ar_ana *B, const struct cmp_opts
     nz.seed = o->seed;
     nz.margin = o->margin;
     nz.drift = o->drift;
+    nz.tails = 1; /* the interval at the match's Holm level, once the family is known (finish_family) */
     char sk[512];
     seed_key(last_of(ra), sk, sizeof sk);
     struct ar_pair t;
     int have = !ar_pair_test(ra, rb, sk, &nz, 1, &t);
-    json_array_append_new(matches, match_json(ra, rb, &t, have));
+    json_t *mj = match_json(ra, rb, &t, have);
+    keep_iv(mj, &t);
+    ar_pair_release(&t);
+    json_array_append_new(matches, mj);
   }
   json_t *out = json_pack("{s:o, s:o, s:s, s:i, s:I, s:f, s:o, s:o, s:o}", "a", sa, "b", sb, "ratio",
                           "p50(B)/p50(A)", "resamples", o->resamples, "seed", (json_int_t)o->seed, "margin", o->margin,
@@ -342,7 +375,7 @@ static double detectable(json_t *x, double alpha) {
   int na = reps(x, 0), nb = reps(x, 1);
   if (!isnan(sd) && na >= 2 && nb >= 2) return detect_at(sd, na, nb, alpha);
   if (launch_unit(x) || !(lo > 0 && hi > 0)) return NAN;
-  double se = (log(hi) - log(lo)) / (2 * 1.959964);
+  double lvl = ar_rec_num(x, "level", 0.05), se = (log(hi) - log(lo)) / (2 * ar_t_quantile(1 - lvl / 2, 1e6));
   return exp(se * (ar_t_quantile(1 - alpha / 2, 1e6) + ar_t_quantile(AR_POWER, 1e6)));
 }
 
@@ -363,14 +396,19 @@ static int finish_family(json_t *comps, json_t *top, double margin) {
                             .p_diff = json_is_number(p) ? json_number_value(p) : NAN,
                             .p_equiv = ar_rec_num(x, "p_equiv", NAN), .sd = ar_rec_num(x, "run_spread", NAN),
                             .between = launch_unit(x)};
+    read_iv(x, &t[k]);
+    json_object_del(x, "_iv");
     tested += json_is_number(p);
     k++;
   }
-  if (!rc) rc = ar_pair_verdicts(t, m, AR_FAMILY_ALPHA, v, padj);
+  if (!rc) rc = ar_pair_judge(t, m, AR_FAMILY_ALPHA, v, padj); /* verdicts, and the intervals they are judged on */
   k = 0;
   json_array_foreach(comps, i, c) {
     json_array_foreach(json_object_get(c, "matches"), j, x) {
       if (rc) break;
+      json_object_set_new(x, "lo", num_or_null(t[k].lo));
+      json_object_set_new(x, "hi", num_or_null(t[k].hi));
+      json_object_set_new(x, "level", num_or_null(t[k].level)); /* the two-sided error level of lo..hi */
       json_object_set_new(x, "p_holm", num_or_null(padj[k]));
       json_object_set_new(x, "verdict", json_string(ar_pair_verdict_name(v[k])));
       int need = v[k] != AR_PV_UNDECIDED ? 0
@@ -550,11 +588,31 @@ static void print_unit(json_t *matches, const char *who) {
   printf("\n");
 }
 
-static void print_text(json_t *r) {
+/* --explain: how the verdicts and their intervals are decided; else one line saying where that is. */
+static void print_explain(int explain) {
+  char hint[300];
+  ar_explain_hint("compare", hint, sizeof hint);
+  if (!explain) {
+    printf("\n%s\n", hint);
+    return;
+  }
+  printf("\nIntervals and verdicts: one definition. Holm-Bonferroni orders the matches by p; the k-th smallest is shown\n"
+         "different while p <= 5%% / (m - k) (m the matches tested). Each row's interval is at the level Holm judged it:\n"
+         "a difference shown at step k at 5%% / (m - k), so it excludes 1 on its side; a match not shown different at\n"
+         "5%% / (m - R), R the ones shown (Strassburger & Bretz's compatible levels), so it holds 1; an equivalent one\n"
+         "the two one-sided tests' interval at its own Holm level, inside the margin; an undecided one holds 1 and is\n"
+         "not inside the margin. So faster = the interval below 1, slower = above 1, equivalent = inside the margin.\n"
+         "Inside the same launches the interval is the hull of the bootstrap's percentiles and the runs' t interval\n"
+         "(both tests must reject); between launches the launches' t interval (each launch one value).\n");
+}
+
+static void print_text(json_t *r, int explain) {
   print_side("A", json_object_get(r, "a"));
   print_side("B", json_object_get(r, "b"));
-  printf("ratio = p50(B) / p50(A): below 1 means B is faster. 95%% interval: bootstrap, %d resamples of each\n"
-         "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how B does against A.\n",
+  printf("ratio = p50(B) / p50(A): below 1 means B is faster. 95%% interval: family-wise, each row's at the level Holm\n"
+         "judged it (the interval its verdict is judged on): bootstrap, %d resamples of each side's runs and their\n"
+         "samples (ratio of medians), seed %lld, hulled with the runs' t test; between launches the launches' t test.\n"
+         "Verdicts say how B does against A.\n",
          (int)json_integer_value(json_object_get(r, "resamples")),
          (long long)json_integer_value(json_object_get(r, "seed")));
   json_t *mm;
@@ -581,11 +639,12 @@ static void print_text(json_t *r) {
   if (dhi > 0)
     printf("\nSmallest ratio these data could detect (80%% power, Holm's strictest level): %s over the matches (a B/A "
            "beyond it, or below its inverse, would be called).\n", range);
-  if (count_verdict(matches, "undecided"))
+  if (count_verdict(matches, "undecided") && explain)
     printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
            "side that would decide (80%% power); a side with one run cannot separate the two sides from run-to-run\n"
            "drift: measure several runs per side (arbench run --repeat N); between launches 'N launches a side' is what\n"
            "would decide: append launches to each file, A and B interleaved.\n");
+  print_explain(explain);
   print_only("A", json_object_get(r, "only_a"));
   print_only("B", json_object_get(r, "only_b"));
   print_notes("A", json_object_get(r, "a"));
@@ -725,7 +784,7 @@ static int no_match(const char *a, const char *b) {
   return AR_EXIT_NOTHING;
 }
 
-static void print_groups(json_t *r) {
+static void print_groups(json_t *r, int explain) {
   json_t *comps = json_object_get(r, "comparisons"), *c, *v;
   const char *base = ar_rec_str(r, "baseline", "");
   size_t i, j;
@@ -736,8 +795,10 @@ static void print_groups(json_t *r) {
   printf("\n");
   int without = (int)ar_rec_num(r, "without_key", 0);
   if (without) printf("%d result records have no %s and are left out.\n", without, ar_rec_str(r, "by", ""));
-  printf("ratio = p50(X) / p50(%s): below 1 means X is faster. 95%% interval: bootstrap, %d resamples of each\n"
-         "side's runs and their samples (ratio of medians), seed %lld. Verdicts say how X does against %s.\n",
+  printf("ratio = p50(X) / p50(%s): below 1 means X is faster. 95%% interval: family-wise, each row's at the level\n"
+         "Holm judged it (the interval its verdict is judged on): bootstrap, %d resamples of each side's runs and their\n"
+         "samples (ratio of medians), seed %lld, hulled with the runs' t test; between launches the launches' t test.\n"
+         "Verdicts say how X does against %s.\n",
          base, (int)ar_rec_num(r, "resamples", 0), (long long)json_integer_value(json_object_get(r, "seed")), base);
   printf("Correction: %s.\n", ar_rec_str(r, "correction", ""));
   int undecided = 0, any = 0;
@@ -750,10 +811,11 @@ static void print_groups(json_t *r) {
   }
   if (any) print_group_matches(r);
   else printf("\nNo matching configurations.\n");
-  if (undecided)
+  if (undecided && explain)
     printf("\nundecided: neither a difference nor an equivalence within the margin is shown; 'repeat N' is the runs per\n"
            "side that would decide (80%% power); with one run on a side the stacks cannot be separated from run-to-run\n"
            "drift: measure several runs per stack (arbench sweep --stacks ... --repeat N interleaves them).\n");
+  print_explain(explain);
   json_array_foreach(comps, i, c) {
     char side[300];
     snprintf(side, sizeof side, "%s, not in %s", base, ar_rec_str(c, "group", ""));
@@ -809,7 +871,7 @@ static int cmd_by(const struct cmp_opts *o) {
     char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     printf("%s\n", s ? s : "{}");
     free(s);
-  } else print_groups(r);
+  } else print_groups(r, o->explain);
   json_decref(r);
   char basename[300];
   snprintf(basename, sizeof basename, "the baseline %s %s", o->by, json_string_value(json_array_get(b.groups, (size_t)base)));
@@ -836,7 +898,7 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
     {"seed", required_argument, 0, 'S'},   AR_FILTER_OPTIONS,
     {"by", required_argument, 0, 'Y'},     {"baseline", required_argument, 0, 'L'},
     {"margin", required_argument, 0, 'G'}, {"drift", required_argument, 0, 'D'},
-    {"shift", required_argument, 0, 'H'},
+    {"shift", required_argument, 0, 'H'},   {"explain", no_argument, 0, 'X'},
     {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   long v;
   int c, f;
@@ -844,7 +906,8 @@ static int parse(int argc, char **argv, struct cmp_opts *o) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hd:", lo, NULL)) != -1) {
     if (c == 'h') return usage(stdout), 1;
-    if (c == 'F') {
+    if (c == 'X') o->explain = 1;
+    else if (c == 'F') {
       if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
         fprintf(stderr, "arbench compare: bad --format '%s' (expected text or json)\n", optarg);
         return -AR_EINVAL;
@@ -1002,7 +1065,7 @@ int ar_cmd_compare(int argc, char **argv) {
     printf("%s\n", s ? s : "{}");
     free(s);
   } else {
-    print_text(r);
+    print_text(r, o.explain);
     if (json_object_get(r, "links")) ar_links_compare_print(json_object_get(r, "links"));
   }
   json_decref(r);

@@ -37,7 +37,8 @@ struct cmp {
 static int test_families(const struct ar_grid *g, const struct cmp *cm, int m, const struct ar_noise *nz,
                          struct ar_decisions *d) {
   double alpha = AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1);
-  struct ar_noise fz = *nz;
+  struct ar_noise az = *nz, fz = *nz;
+  az.tails = fz.tails = 1; /* each comparison's interval at its Holm level (ar_pair_judge) */
   fz.resamples = ar_family_resamples(nz->resamples, m, alpha);
   struct ar_pair *t = malloc(sizeof *t * (size_t)(m + 1));
   int *v = malloc(sizeof *v * (size_t)(m + 1)), have = 0, rc = t && v ? 0 : -AR_ERUNTIME;
@@ -46,12 +47,12 @@ static int test_families(const struct ar_grid *g, const struct cmp *cm, int m, c
     char key[600];
     snprintf(key, sizeof key, "%s|%s|%zu", g->cfg[f], g->cfg[c], g->size[s]);
     json_t *rf = ar_grid_runs(g, s, f), *rc_ = ar_grid_runs(g, s, c);
-    ar_pair_test(rf, rc_, key, nz, 1, &t[k]); /* the asked resamples first: the same first draws */
+    ar_pair_test(rf, rc_, key, &az, 1, &t[k]); /* the asked resamples first: the same first draws */
     if (fz.resamples > nz->resamples && !(t[k].p_diff > AR_SCREEN_P && t[k].p_equiv > AR_SCREEN_P))
-      ar_pair_test(rf, rc_, key, &fz, 1, &t[k]);
+      ar_pair_release(&t[k]), ar_pair_test(rf, rc_, key, &fz, 1, &t[k]);
     have += !isnan(t[k].p_diff);
   }
-  if (!rc) rc = ar_pair_verdicts(t, m, alpha, v, NULL);
+  if (!rc) rc = ar_pair_judge(t, m, alpha, v, NULL); /* the verdicts, and the intervals they are judged on */
   for (int k = 0; !rc && k < m; k++) {
     size_t i = (size_t)cm[k].s * g->ncfg + cm[k].c;
     d->pair[i] = t[k];
@@ -145,9 +146,11 @@ static void pick_bound(const struct ar_grid *g, struct ar_decisions *d, int s) {
   a->bound = worst - 1;
   /* 80% power at the per-comparison level: the half-width of the log interval (1.96 standard errors) scaled to
    * z(1 - alpha / 2) + z(0.80) standard errors */
-  double alpha = d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1), se = (log(worst) - log(wlo)) / (2 * 1.959964);
-  double df = 1e6; /* the bootstrap's interval: normal quantiles */
   const struct ar_pair *t = &d->pair[(size_t)s * g->ncfg + (a->pick == a->fastest ? a->bound_vs : a->pick)];
+  double lvl = t->level > 0 && t->level < 1 ? t->level : 0.05; /* the level the interval is at (its Holm level) */
+  double alpha = d->fam.alpha / (d->fam.tests > 1 ? d->fam.tests : 1);
+  double se = (log(worst) - log(wlo)) / (2 * ar_t_quantile(1 - lvl / 2, 1e6));
+  double df = 1e6; /* the bootstrap's interval: normal quantiles */
   int na = ar_pair_reps(t, 0), nb = ar_pair_reps(t, 1);
   if (!isnan(t->sd) && na >= 2 && nb >= 2) { /* the runs' (launches') t test decides: its standard error */
     se = t->sd * sqrt(1.0 / na + 1.0 / nb);
@@ -175,7 +178,7 @@ int ar_grid_decide(const struct ar_grid *g, const char *use, const struct ar_noi
   struct cmp *cm = malloc(sizeof *cm * (cells + 1));
   int m = 0, rc = d->at && d->rel && d->pair && cm ? 0 : -AR_ERUNTIME;
   for (size_t i = 0; !rc && i < cells; i++)
-    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0, 0, 0, 0, NAN, NAN};
+    d->pair[i] = (struct ar_pair){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1, 0, 0, 0, 0, 0, 0, NAN, NAN, .level = NAN};
   for (int s = 0; !rc && s < g->nsize; s++) {
     int f = fastest(g, s, use), ex = 0;
     for (int c = 0; c < g->ncfg; c++) /* measured here, in use, not eligible: wrong results or unsafe */
@@ -311,6 +314,11 @@ void ar_family_text(const struct ar_decisions *d, char *buf, size_t len) {
            split ? " (5% split over the tables of this call)" : "");
 }
 
+void ar_explain_hint(const char *cmd, char *buf, size_t len) {
+  snprintf(buf, len, "How the picks, verdicts and bounds are decided: arbench %s --explain (docs/analysis.md#decisions).",
+           cmd);
+}
+
 void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
   snprintf(buf, len,
            "Decisions: the pick at each size is the fastest (lowest p50, the median over runs) unless another "
@@ -328,7 +336,10 @@ void ar_rule_text(const struct ar_noise *nz, char *buf, size_t len) {
            "what would decide, and one launch a side decides nothing. "
            "Eligible: a configuration whose correctness check reported wrong elements at a size (in any run) or that is "
            "unsafe is never the pick there; where none is left the size has no valid configuration. Bound: the pick is "
-           "at most X%% slower than its best alternative at 95%% (the upper end of the interval of their ratio). "
+           "at most X%% slower than its best alternative (the upper end of the interval of their ratio); every comparison's "
+           "interval is the one its verdict is judged on, at the level Holm judged it (95%% family-wise): one shown "
+           "different excludes 1, one shown equivalent lies inside the margin, an undecided one holds 1, so 'at least X%% "
+           "faster' means clear. "
            "'repeat N' is printed up to %d runs a side; beyond, the pick's bound stands.",
            nz->margin * 100, 1 + nz->margin, 1 + nz->margin, nz->drift * 100, AR_REPEAT_CAP);
 }

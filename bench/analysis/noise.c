@@ -153,6 +153,8 @@ static int side_load(json_t *runs, struct side *sd) {
   return 0;
 }
 
+static double select_kth(double *r, int n, int k);
+
 /* One resample: the side's runs drawn with replacement (no draw when there is one), each drawn run's
  * samples resampled; the median over the runs of their resampled medians (a side's p50 is the median
  * of its runs' p50s). */
@@ -162,9 +164,12 @@ static double side_resample(struct side *sd, uint64_t *rng) {
     sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->n[run], sd->woff[run], sd->off[run + 1] - sd->off[run], rng);
   }
   if (sd->nruns == 1) return sd->tmp[0];
-  qsort(sd->tmp, (size_t)sd->nruns, sizeof *sd->tmp, cmp_dbl);
+  /* the median by selection, not a sort per resample (the sort took a fifth of a big table's time): the same values */
   int m = sd->nruns;
-  return m % 2 ? sd->tmp[m / 2] : (sd->tmp[m / 2 - 1] + sd->tmp[m / 2]) / 2;
+  double upper = select_kth(sd->tmp, m, m / 2), lower = -INFINITY;
+  if (m % 2) return upper;
+  for (int i = 0; i < m / 2; i++) lower = sd->tmp[i] > lower ? sd->tmp[i] : lower; /* the largest below rank m/2 */
+  return (lower + upper) / 2;
 }
 
 static uint64_t fnv(const char *s) {
@@ -251,6 +256,112 @@ static double boot_percentile(double *r, int n, double q) {
   if (lo + 1 >= n || q <= 0) return v;
   for (int i = lo + 1; i < n; i++) next = r[i] < next ? r[i] : next;
   return v + (next - v) * (pos - lo);
+}
+
+/* What ar_pair_interval needs of the bootstrap's ratios for every level down to cap's (two-sided: cap / 2 a tail; the
+ * TOST's interval: cap a tail), without keeping the n resamples (a family of 2,000 comparisons draws up to 80,000 each)
+ * or redrawing them: order statistics of each tail at a few ranks (0..7, then every 1.3x, up to cap (n - 1) + 2 from
+ * its end) and at the ranks where the ratios cross the tests' bounds (w and 1 / w for the difference; w / m and m / w
+ * for the equivalence, m = 1 + margin). A percentile at a rank not kept is taken at the kept rank next outward (a
+ * wider interval), so a comparison whose bootstrap p is at or below the level has its interval past the bound that p
+ * tested, as boot_percentile's exact value is (boot_p_in's tail count is below the level's rank). Kept as (rank, value)
+ * pairs, the lower tail's ascending then the upper tail's. Reorders r. Out of memory: none kept (the t test's alone). */
+#define AR_TAIL_MAX 80
+static int add_rank(int *rk, int n, int r) {
+  for (int i = 0; i < n; i++)
+    if (rk[i] == r) return n;
+  rk[n] = r;
+  return n + 1;
+}
+
+static int cmp_int(const void *x, const void *y) {
+  int a = *(const int *)x, b = *(const int *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The ranks of one tail, distance from its end: 0..7, then every 1.3x up to K; plus the bounds' crossings b[0..2) and
+ * the exact ranks x[0..8) of the levels of the first two Holm steps (a small family's intervals are then exact). */
+static int tail_ranks(int K, const int *b, const int *x8, int *rk) {
+  int n = 0;
+  for (double x = 0; x <= K && n < AR_TAIL_MAX - 11; x = x < 8 ? x + 1 : ceil(x * 1.3)) n = add_rank(rk, n, (int)x);
+  n = add_rank(rk, n, K);
+  for (int i = 0; i < 2; i++)
+    if (b[i] >= 0 && b[i] <= K) n = add_rank(rk, n, b[i]);
+  for (int i = 0; i < 8; i++)
+    if (x8[i] >= 0 && x8[i] <= K) n = add_rank(rk, n, x8[i]);
+  qsort(rk, (size_t)n, sizeof *rk, cmp_int);
+  return n;
+}
+
+static void keep_tails(double *r, int n, double cap, double w, double mg, struct ar_pair *t) {
+  int K = (int)ceil(cap * (n - 1)) + 2, lo[AR_TAIL_MAX], hi[AR_TAIL_MAX];
+  if (K > n - 1) K = n - 1;
+  /* the crossings, as distances from each end: the first ratio above w (w / m), the last below 1 / w (m / w) */
+  int bl[2] = {count_le(r, n, w), count_le(r, n, w / mg)}, bh[2] = {count_ge(r, n, 1 / w) , count_ge(r, n, mg / w)};
+  int xl[8], xh[8], k = 0; /* boot_percentile's two ranks at q = cap / 2j and cap / j (the TOST's), j = 1, 2 */
+  for (int j = 1; j <= 2; j++)
+    for (int two = 1; two <= 2; two++) {
+      double q = cap / (two * j), pl = q * (n - 1), ph = (1 - q) * (n - 1);
+      xl[k] = (int)floor(pl), xl[k + 1] = (int)floor(pl) + 1;
+      xh[k] = n - 1 - (int)floor(ph), xh[k + 1] = n - 2 - (int)floor(ph);
+      k += 2;
+    }
+  int nl = tail_ranks(K, bl, xl, lo), nh = tail_ranks(K, bh, xh, hi);
+  double *tl = malloc(sizeof *tl * (size_t)(2 * (nl + nh) + 1));
+  if (!tl) return;
+  select_kth(r, n, K); /* r[0..K] the K + 1 smallest */
+  qsort(r, (size_t)K + 1, sizeof *r, cmp_dbl);
+  for (int i = 0; i < nl; i++) tl[2 * i] = lo[i], tl[2 * i + 1] = r[lo[i]];
+  select_kth(r, n, n - 1 - K); /* r[n-1-K..n) the K + 1 largest */
+  qsort(r + n - 1 - K, (size_t)K + 1, sizeof *r, cmp_dbl);
+  for (int i = 0; i < nh; i++) { /* ascending ranks: the largest distance from the end first */
+    int rank = n - 1 - hi[nh - 1 - i];
+    tl[2 * (nl + i)] = rank, tl[2 * (nl + i) + 1] = r[rank];
+  }
+  t->iv.tail = tl, t->iv.nlo = nl, t->iv.nhi = nh, t->iv.n = n;
+}
+
+/* boot_percentile's value at q from the kept ranks: exact where the ranks it interpolates between are kept, else the
+ * kept rank next outward (below for the lower tail, above for the upper). */
+static double tail_percentile(const struct ar_iv *iv, double q) {
+  int up = q > 0.5, cnt = up ? iv->nhi : iv->nlo;
+  const double *p = iv->tail + (up ? 2 * iv->nlo : 0);
+  double pos = q * (iv->n - 1);
+  int f = (int)floor(pos), best = -1;
+  for (int i = 0; i < cnt; i++) {
+    int rk = (int)p[2 * i];
+    if (rk == f && (pos == f || (i + 1 < cnt && (int)p[2 * i + 2] == f + 1)))
+      return pos == f ? p[2 * i + 1] : p[2 * i + 1] + (p[2 * i + 3] - p[2 * i + 1]) * (pos - f);
+    if (!up && rk <= f) best = i;
+    if (up && rk >= ceil(pos) && best < 0) best = i;
+  }
+  if (best < 0) best = up ? cnt - 1 : 0;
+  return p[2 * best + 1];
+}
+
+void ar_pair_release(struct ar_pair *t) {
+  free(t->iv.tail);
+  t->iv.tail = NULL;
+  t->iv.nlo = t->iv.nhi = t->iv.n = 0;
+}
+
+int ar_pair_interval(const struct ar_pair *t, double a, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  int have = 0;
+  if (t->iv.tail && !isinf(t->iv.w)) { /* the bootstrap's percentiles, widened by the drift allowed */
+    double w = t->iv.w >= 1 ? t->iv.w : 1;
+    *lo = tail_percentile(&t->iv, a / 2) / w;
+    *hi = tail_percentile(&t->iv, 1 - a / 2) * w;
+    have = 1;
+  } else if (t->iv.tail) return -1; /* no drift bound: a side of one run can show nothing */
+  if (t->iv.tok) {
+    double q = t->iv.nospread ? 0 : ar_t_quantile(1 - a / 2, t->iv.df);
+    double l = exp(t->iv.d - q * t->iv.se), h = exp(t->iv.d + q * t->iv.se);
+    *lo = have && *lo < l ? *lo : l;
+    *hi = have && *hi > h ? *hi : h;
+    have = 1;
+  }
+  return have ? 0 : -1;
 }
 
 /* Two-sided bootstrap p of "the ratio lies in [lo, hi]": twice the smaller tail beyond that interval, +1
@@ -528,15 +639,21 @@ static void t_ps(const struct tstat *t, double x, double D, double *pd, double *
   *pb = fmin(1.0, 2 * t_upper((fabs(x) - D) / t->se, t->df)); /* beyond the margin, either direction */
 }
 
+/* The t test's part of a comparison's interval (ar_pair_interval). */
+static void t_iv(const struct tstat *ts, struct ar_pair *t) {
+  t->iv.d = ts->d, t->iv.se = ts->se, t->iv.df = ts->df;
+  t->iv.tok = ts->ok, t->iv.nospread = ts->nospread;
+  t->level = 0.05;
+}
+
 /* A side without samples (nccl-tests imports, -N runs: one value per size per launch): the runs are the replicates,
  * the t test on their log p50s alone decides, and the interval is its 95% one, exp(d +- t se) (the ratio of the
  * runs' geometric means); with fewer than two runs a side nothing can be tested: -1. */
 static int runs_only(const struct tstat *ts, double shift, double m, struct ar_pair *t) {
   if (!ts->ok) return -1;
   t_ps(ts, ts->d - log(shift), log(m), &t->p_diff, &t->p_equiv, &t->p_beyond);
-  double q = ts->nospread ? 0 : ar_t_quantile(0.975, ts->df);
-  t->lo = exp(ts->d - q * ts->se);
-  t->hi = exp(ts->d + q * ts->se);
+  t_iv(ts, t);
+  ar_pair_interval(t, 0.05, &t->lo, &t->hi);
   t->unsampled = 1;
   return 0;
 }
@@ -555,7 +672,7 @@ static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la
   int sa = ar_runs_sampled(runs_a), sb = ar_runs_sampled(runs_b);
   int launched = !ar_rec_predicted(json_array_get(runs_a, 0)); /* `arbench model`'s predictions: no launch at all */
   *t = (struct ar_pair){la->n && lb->n ? exp(mb - ma) : NAN, NAN, NAN, NAN, NAN, NAN, ts.sd, shift, sa, sb, 0, launched,
-                        la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN};
+                        la->n, lb->n, la->n ? exp(ma) : NAN, lb->n ? exp(mb) : NAN, .level = 0.05};
   if (!sa || !sb) { /* sample-less: the runs with a p50 */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);
@@ -563,9 +680,8 @@ static int launch_test(json_t *runs_a, json_t *runs_b, const struct launches *la
   }
   if (!ts.ok) return -1;
   t_ps(&ts, ts.d - log(shift), log1p(nz->margin), &t->p_diff, &t->p_equiv, &t->p_beyond);
-  double q = ts.nospread ? 0 : ar_t_quantile(0.975, ts.df);
-  t->lo = exp(ts.d - q * ts.se);
-  t->hi = exp(ts.d + q * ts.se);
+  t_iv(&ts, t);
+  ar_pair_interval(t, 0.05, &t->lo, &t->hi);
   t->unsampled = !sa || !sb;
   return 0;
 }
@@ -597,7 +713,7 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
   struct tstat ts;
   runs_t(runs_a, runs_b, &ts);
   *t = (struct ar_pair){ar_runs_p50(runs_b) / ar_runs_p50(runs_a), NAN, NAN, NAN, NAN, NAN, ts.sd, shift,
-                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN};
+                        ar_runs_sampled(runs_a), ar_runs_sampled(runs_b), 0, 0, la.n, lb.n, NAN, NAN, .level = 0.05};
   if (!t->runs_a || !t->runs_b) { /* sample-less: the runs (launches) with a p50 are what is tested */
     double v[64];
     t->runs_a = log_p50s(runs_a, v);
@@ -613,7 +729,11 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
   t->p_diff = boot_p_in(r, n, shift / w, shift * w);
   t->p_equiv = boot_p_out(r, n, shift * w / m, shift * m / w);
   t->p_beyond = boot_p_in(r, n, shift / (m * w), shift * m * w);
+  t->iv.w = w;
+  if (nz->tails) keep_tails(r, n, AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1), w, m, t);
   free(r);
+  if (ts.ok) t_iv(&ts, t);
+  t->level = 0.05;
   if (ts.ok) { /* two or more runs a side: the runs' spread counts too; both tests must reject */
     double pd, pe, pb;
     t_ps(&ts, ts.d - log(shift), log(m), &pd, &pe, &pb);
@@ -674,6 +794,57 @@ int ar_pair_verdicts(const struct ar_pair *t, int m, double alpha, int *verdict,
   }
   free(rd);
   free(re);
+  return rc;
+}
+
+/* Holm's level for each of the m pairs' p-values p_of(equiv) (NAN where not tested): the k-th smallest (0-based)
+ * rejected at alpha / (m' - k), every one not rejected at alpha / (m' - R), m' the tested ones and R the rejected. */
+static int holm_levels(const struct ar_pair *t, int m, int equiv, double alpha, double *lvl) {
+  int *ord = malloc(sizeof *ord * (size_t)(m + 1)), have = 0, rej = 0;
+  double *p = malloc(sizeof *p * (size_t)(m + 1));
+  if (!ord || !p) return free(ord), free(p), -AR_ERUNTIME;
+  for (int i = 0; i < m; i++) {
+    p[i] = p_of(&t[i], equiv);
+    lvl[i] = NAN;
+    if (!isnan(p[i])) ord[have++] = i;
+  }
+  qsort_r(ord, (size_t)have, sizeof *ord, cmp_holm, p);
+  while (rej < have && p[ord[rej]] <= alpha / (have - rej)) rej++; /* ar_holm's step-down */
+  for (int k = 0; k < have; k++) lvl[ord[k]] = alpha / (have - (k < rej ? k : rej));
+  free(ord);
+  free(p);
+  return 0;
+}
+
+int ar_pair_judge(struct ar_pair *t, int m, double alpha, int *verdict, double *padj_diff) {
+  double *ld = malloc(sizeof *ld * (size_t)(m + 1)), *le = malloc(sizeof *le * (size_t)(m + 1));
+  int rc = ld && le ? ar_pair_verdicts(t, m, alpha, verdict, padj_diff) : -AR_ERUNTIME;
+  if (!rc) rc = holm_levels(t, m, 0, alpha, ld);
+  if (!rc) rc = holm_levels(t, m, 1, alpha, le);
+  for (int i = 0; !rc && i < m; i++) {
+    struct ar_pair *x = &t[i];
+    double lo = NAN, hi = NAN, l2, h2;
+    x->level = NAN;
+    if (isnan(x->p_diff) || verdict[i] == AR_PV_NOSAMPLES) {
+    } else if (verdict[i] == AR_PV_EQUIVALENT) { /* the TOST's interval: inside the margin */
+      x->level = 2 * le[i];
+      ar_pair_interval(x, x->level, &lo, &hi);
+    } else if (verdict[i] != AR_PV_UNDECIDED) { /* faster / slower: excludes 1 */
+      x->level = ld[i];
+      ar_pair_interval(x, x->level, &lo, &hi);
+    } else if (!ar_pair_interval(x, ld[i], &lo, &hi)) { /* neither shown: holds 1, and is not inside the margin */
+      x->level = ld[i];
+      if (!isnan(le[i]) && !ar_pair_interval(x, 2 * le[i], &l2, &h2)) {
+        lo = l2 < lo ? l2 : lo, hi = h2 > hi ? h2 : hi;
+        x->level = 2 * le[i] < ld[i] ? 2 * le[i] : ld[i];
+      }
+      lo = lo > 1 ? 1 : lo, hi = hi < 1 ? 1 : hi;
+    }
+    x->lo = lo, x->hi = hi;
+  }
+  for (int i = 0; i < m; i++) ar_pair_release(&t[i]);
+  free(ld);
+  free(le);
   return rc;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 struct table_opts {
-  int busbw, csv, json, minmax, spread;
+  int busbw, csv, json, minmax, spread, explain;
   const char *by; /* --by stack (or a point key): groups side by side */
   struct ar_filter filter;
   struct ar_noise noise;
@@ -38,6 +38,8 @@ static void usage(FILE *f) {
           "  --drift PCT          run-to-run drift allowed when a side has a single run (default 5): its tests\n"
           "                       widen their null by it (one run cannot show drift between runs)\n"
           "  --spread             also show each cell's runs and their spread (sd of the runs' log p50s, ~CV)\n"
+          "  --explain            print the statistics paragraph (how picks, verdicts and bounds are decided) after\n"
+          "                       the tables, in place of the one line saying where it is\n"
           "One table per (dtype, ranks, placement, op).\n"
           "A configuration is spec + sweep point (+ [stack] when the files hold several stacks).\n"
           "  --by stack           stacks side by side: the stack (sweep --stacks' point key, else the run's\n"
@@ -234,7 +236,7 @@ static json_t *grid_json(const struct ar_grid *g, const struct ar_decisions *d, 
       json_array_append_new(cells, j);
     }
   }
-  char fam[400], rule[2400];
+  char fam[400], rule[3000];
   ar_family_text(d, fam, sizeof fam);
   ar_rule_text(nz, rule, sizeof rule);
   return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:{s:b, s:b, s:b, s:b}, s:o, s:s?, s:o, s:o, s:o, s:o, s:s, s:s, "
@@ -429,6 +431,7 @@ static int parse(int argc, char **argv, struct table_opts *o) {
     {"minmax", no_argument, 0, 'M'},
     {"drift", required_argument, 0, 'D'},   {"by", required_argument, 0, 'Y'},
     {"margin", required_argument, 0, 'G'},  {"spread", no_argument, 0, 'S'},
+    {"explain", no_argument, 0, 'X'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -440,6 +443,7 @@ static int parse(int argc, char **argv, struct table_opts *o) {
     if (c == 'B') o->busbw = 1;
     else if (c == 'M') o->minmax = 1;
     else if (c == 'S') o->spread = 1;
+    else if (c == 'X') o->explain = 1;
     else if (c == 'D' || c == 'G') {
       char err[AR_ERRLEN];
       if (c == 'D' ? ar_noise_drift_parse(&o->noise, optarg, err, sizeof err)
@@ -555,9 +559,10 @@ int ar_cmd_table(int argc, char **argv) {
     if (!o.csv && !o.json && !n && !links) printf("(no result records)\n\n");
     int cmp = 0;
     for (int k = 0; k < n; k++) cmp |= g[k].ncfg > 1;
-    if (!o.csv && !o.json && cmp) { /* the statistics paragraph, once per command */
-      char rule[2400];
-      ar_rule_text(&o.noise, rule, sizeof rule);
+    if (!o.csv && !o.json && cmp) { /* the statistics paragraph, once per command, behind --explain */
+      char rule[3000];
+      if (o.explain) ar_rule_text(&o.noise, rule, sizeof rule);
+      else ar_explain_hint("table", rule, sizeof rule);
       printf("%s\n\n", rule);
     }
     if (!o.csv && !o.json) print_notes(a.notes);

@@ -23,6 +23,7 @@ struct tune_opts {
   struct ar_serving_opts serving; /* -o DIR: serving.json, vllm.sh, sglang.sh (serving.c) */
   int nfiles;
   int standin; /* --standin: keep the CPU stand-in's records */
+  int explain; /* --explain: the statistics paragraph in place of the line saying where it is */
   char **files;
 };
 
@@ -42,6 +43,7 @@ static void usage(FILE *f) {
           "range in the thresholds, and every file says the verdicts of its ranges.\n"
           "  --margin PCT         the practical margin of equivalence (default 5)\n"
           "  --drift PCT          run-to-run drift allowed when a side has a single run (default 5)\n"
+          "  --explain            print the statistics paragraph (how picks, verdicts and bounds are decided)\n"
           "  --standin            keep the records of the CPU stand-in of CUDA (a -Dcuda-emu build; left out by\n"
           "                       default: their times are not GPU numbers)\n"
           "Optionally writes:\n"
@@ -924,7 +926,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     {"thresholds", required_argument, 0, 'T'}, {"env", required_argument, 0, 'E'},
     {"drift", required_argument, 0, 'D'},   {"tuner-json", required_argument, 0, 'J'},
     {"margin", required_argument, 0, 'G'},
-    {"standin", no_argument, 0, 'S'},
+    {"standin", no_argument, 0, 'S'},       {"explain", no_argument, 0, 'X'},
     {"hidden", required_argument, 0, 'H'},   {"engines", required_argument, 0, 'N'},
     AR_FILTER_OPTIONS,
     {"help", no_argument, 0, 'h'},
@@ -942,6 +944,7 @@ static int parse(int argc, char **argv, struct tune_opts *o) {
     else if (c == 'E') env = optarg;
     else if (c == 'J') tj = optarg;
     else if (c == 'S') o->standin = 1;
+    else if (c == 'X') o->explain = 1;
     else if (c == 'H' || c == 'N') {
       char err[AR_ERRLEN];
       serving_opt = c == 'H' ? "--hidden" : "--engines";
@@ -1023,9 +1026,10 @@ int ar_cmd_tune(int argc, char **argv) {
     if (!status) print_excluded(stdout, "", g, n);
     int none = 0;
     for (int k = 0; !status && k < n; k++) none += print_group(&g[k], &o.noise);
-    char rule[2400];
-    ar_rule_text(&o.noise, rule, sizeof rule);
-    if (!status && n) printf("%s\n", rule); /* the statistics paragraph, once */
+    char rule[3000];
+    if (o.explain) ar_rule_text(&o.noise, rule, sizeof rule);
+    else ar_explain_hint("tune", rule, sizeof rule);
+    if (!status && n) printf("%s\n", rule); /* the statistics paragraph, once, behind --explain */
     if (!status && none) status = AR_EXIT_FAIL; /* sizes with no valid configuration: nothing to act on there */
   }
   ar_grids_free(g, n);

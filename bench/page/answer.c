@@ -60,6 +60,19 @@ static int grid_has_bound(json_t *grid) {
   return 0;
 }
 
+/* What would decide an undecided size, in table's unit (its json's runs_needed_unit and one_launch): runs or launches
+ * a side, never above the cap of a printed "repeat N" (AR_REPEAT_CAP: beyond, the pick's bound stands). */
+static void to_decide(FILE *f, const struct ar_pick *k) {
+  const char *unit = k->launches ? "launches" : "runs";
+  if (!k->verdict || strcmp(k->verdict, "undecided")) fputs("<td data-h=\"to decide\">-</td>", f);
+  else if (k->one_launch)
+    fputs("<td class=\"l\" data-h=\"to decide\">one launch a side: record 3+ launches of each</td>", f);
+  else if (k->runs_needed > AR_REPEAT_CAP)
+    fprintf(f, "<td class=\"l\" data-h=\"to decide\">over %d %s a side: the bound stands</td>", AR_REPEAT_CAP, unit);
+  else if (k->runs_needed > 0) fprintf(f, "<td class=\"l\" data-h=\"to decide\">%d %s a side</td>", k->runs_needed, unit);
+  else fprintf(f, "<td class=\"l\" data-h=\"to decide\">unknown: a side has one %s</td>", k->launches ? "launch" : "run");
+}
+
 /* One size's row; every cell names its column (data-h) so that a phone shows the row as a stacked card. */
 static void decision_row(FILE *f, json_t *grid, size_t s, int extra, int bound) {
   struct ar_pick k;
@@ -71,7 +84,7 @@ static void decision_row(FILE *f, json_t *grid, size_t s, int extra, int bound) 
   if (k.config < 0 || !k.cell) {
     fputs("<td class=\"l\" colspan=\"4\" data-h=\"pick\">nothing eligible measured at this size</td><td data-h=\"runs\">-</td>", f);
     if (bound) fputs("<td data-h=\"bound\">-</td>", f);
-    if (extra) fputs("<td data-h=\"lead\">-</td><td data-h=\"runs to decide\">-</td>", f);
+    if (extra) fputs("<td data-h=\"lead\">-</td><td data-h=\"to decide\">-</td>", f);
     fputs("</tr>\n", f);
     return;
   }
@@ -103,10 +116,7 @@ static void decision_row(FILE *f, json_t *grid, size_t s, int extra, int bound) 
   if (extra) {
     if (isnan(k.lead)) fputs("<td data-h=\"lead\">-</td>", f);
     else fprintf(f, "<td data-h=\"lead\">%+.1f%%</td>", 100 * k.lead);
-    int undecided = k.verdict && !strcmp(k.verdict, "undecided");
-    if (undecided && k.runs_needed > 0) fprintf(f, "<td data-h=\"runs to decide\">%d</td>", k.runs_needed);
-    else fputs(undecided ? "<td class=\"l\" data-h=\"runs to decide\">unknown: a side has one run</td>"
-                         : "<td data-h=\"runs to decide\">-</td>", f);
+    to_decide(f, &k);
   }
   fputs("</tr>\n", f);
 }
@@ -227,9 +237,11 @@ static void group(FILE *f, json_t *grid) {
   fputs("</p>\n<div class=\"scroll\"><table class=\"decide stack\"><thead><tr><th>size</th><th class=\"l\">pick</th>"
         "<th>p50 us</th><th>busbw GB/s</th><th class=\"l\">verdict</th><th>runs</th>", f);
   if (bound) fputs("<th class=\"l\" title=\"how much slower than the best alternative the pick can be, at 95% "
-                   "confidence (arbench table's bound)\">can be slower by</th>", f);
+                   "family-wise confidence (arbench table's bound: the intervals its verdicts are judged on)\">can be "
+                   "slower by</th>", f);
   if (extra) fputs("<th title=\"how much slower the fastest configuration outside the equivalent set is\">lead</th>"
-                   "<th>runs to decide</th>", f);
+                   "<th class=\"l\" title=\"what would decide an undecided size: runs (inside a launch) or launches "
+                   "(between launches) a side\">to decide</th>", f);
   fputs("</tr></thead><tbody>\n", f);
   for (s = 0; s < n; s++) decision_row(f, grid, s, extra, bound);
   fputs("</tbody></table></div>\n<p class=\"meta legend\">", f);

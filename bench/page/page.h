@@ -101,6 +101,8 @@ struct ar_pick {
   double margin;         /* the equivalence margin the decision used (0.05 = 5%), NAN when not given */
   double lead;           /* the fastest configuration outside the equivalent set / the pick - 1, NAN: none */
   int runs_needed;       /* runs per side that would decide an undecided size, 0 decided, -1 not known */
+  int launches;          /* runs_needed counts launches a side (table json's runs_needed_unit "launches") */
+  int one_launch;        /* one launch a side: nothing between launches was tested (table json's one_launch) */
   json_t *equivalent;    /* the equivalent set (configuration indexes) or NULL */
   int has_bound;         /* the decision carries "bound_pct" (tables from issue 46 on), null or not */
   double bound_pct;      /* how much slower than bound_vs the pick can be at 95%, percent; NAN: unknown */

@@ -64,6 +64,8 @@ void ar_page_pick(json_t *grid, size_t s, struct ar_pick *out) {
   out->lead = number(d, "lead");
   rn = json_object_get(d, "runs_needed");
   out->runs_needed = json_is_integer(rn) ? (int)json_integer_value(rn) : -1;
+  out->launches = !strcmp(ar_pj_str(d, "runs_needed_unit"), "launches");
+  out->one_launch = json_is_true(json_object_get(d, "one_launch"));
   out->equivalent = json_object_get(d, "equivalent");
   out->cell = ar_page_cell(grid, s, out->config);
   out->has_bound = json_object_get(d, "bound_pct") != NULL;

@@ -43,7 +43,8 @@ check_eq "text output reproducible" "" "$(diff "$TMP/t1" "$TMP/t2")"
 check_eq "text row nccl 8K" "| nccl | algo=Ring,proto=LL |  | bfloat16 | 8 | out | 8K | 1/1 | 20.00 | 10.00 | 0.500 | - | undecided (one launch a side: cannot tell a change from launch-to-launch spread; its spread is unmeasured: record 3+ launches a side, A and B interleaved) |" \
   "$(grep '| 8K | 1/1 | 20.00' "$TMP/t1")"
 check_eq "direction stated" 1 "$(grep -c 'below 1 means B is faster' "$TMP/t1")"
-check_eq "undecided explained" 1 "$(grep -c 'a side with one run cannot separate the two sides from run-to-run' "$TMP/t1")"
+check_eq "undecided explained behind --explain (one line saying so without)" "0 1 1" \
+  "$(grep -c 'a side with one run cannot separate the two sides from run-to-run' "$TMP/t1") $(grep -c '^How the picks, verdicts and bounds are decided: arbench compare --explain' "$TMP/t1") $("$ARBENCH" compare --explain "$A" "$B" 2>/dev/null | grep -c 'a side with one run cannot separate the two sides from run-to-run')"
 check_eq "between launches line" 1 "$(grep -c '^Between launches (5 matches: the sides.* 5 with one launch on a side: undecided' "$TMP/t1")"
 # Three runs per side (different run ids: three launches): the launches' t test; B/A the geometric means' ratio.
 "$ARBENCH" compare --format json "$FIX/runs-a.jsonl" "$FIX/runs-b.jsonl" >"$TMP/r.json" 2>/dev/null || check_fail "compare of runs exited $?"

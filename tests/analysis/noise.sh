@@ -36,7 +36,15 @@ check_eq "table: crossovers of the picks, undecided sizes named" "Crossovers: sh
   "$(grep '^Crossovers' "$TMP/table")"
 check_eq "table: verdicts counted" "Verdicts: 2 clear, 0 equivalent, 5 undecided; 5 with a single run a side need 2+ runs to measure their spread." "$(grep '^Verdicts' "$TMP/table")"
 check_eq "table: one legend line" 1 "$(grep -c '^p50 us. \*\*bold\*\* = the pick; = shown within 5% of the fastest (equivalent); ? = not told apart from the fastest (21 comparisons, Holm at 5% family-wise).' "$TMP/table")"
-check_eq "table: the statistics paragraph once" 1 "$(grep -c '^Decisions: the pick at each size is the fastest' "$TMP/table")"
+check_eq "table: the statistics paragraph behind --explain, one line saying so" "0 1" \
+  "$(grep -c '^Decisions: the pick at each size is the fastest' "$TMP/table") $(grep -c '^How the picks, verdicts and bounds are decided: arbench table --explain (docs/analysis.md#decisions).$' "$TMP/table")"
+"$ARBENCH" table --explain --drift 0 --ranks 2 "$N" >"$TMP/table-x" 2>/dev/null || check_fail "table --explain exited $?"
+check_eq "table --explain: the statistics paragraph once, in place of the line" "1 0" \
+  "$(grep -c '^Decisions: the pick at each size is the fastest' "$TMP/table-x") $(grep -c '^How the picks' "$TMP/table-x")"
+check_eq "table --explain: the same table otherwise" "$(grep -v '^How the picks' "$TMP/table")" "$(grep -v '^Decisions: ' "$TMP/table-x")"
+"$ARBENCH" tune "$N" >"$TMP/tune-h" 2>/dev/null; "$ARBENCH" tune --explain "$N" >"$TMP/tune-x" 2>/dev/null
+check_eq "tune: the paragraph behind --explain (one line without)" "0 1 1 0" \
+  "$(grep -c '^Decisions: ' "$TMP/tune-h") $(grep -c '^How the picks, verdicts and bounds are decided: arbench tune --explain' "$TMP/tune-h") $(grep -c '^Decisions: ' "$TMP/tune-x") $(grep -c '^How the picks' "$TMP/tune-x")"
 check_eq "csv: relations at 16K" "shm-oneshot open;shm-twoshot open;shm-staged fastest;mpi slower" \
   "$("$ARBENCH" table --drift 0 --ranks 2 --format csv "$N" | awk -F, '$5 == 16384 { print $6, $(NF-1) }' | paste -sd';')"
 check_eq "csv: header" "dtype,ranks,placement,op,size,config,p50_us,busbw_gbs,best,wrong,equivalent,p99_us,min_us,max_us,algbw_gbs,runs,unsafe,predicted,verdict,relation,runs_needed" \

@@ -108,11 +108,11 @@ static void test_answer_rows(void **st) {
   assert_non_null(strstr(a, "<tr data-size=\"64\"><td class=\"size\" data-h=\"size\">64</td><td class=\"l label pick\" "
                             "data-h=\"pick\" data-config=\"0\">"));
   assert_non_null(strstr(a, "data-p50=\"5\" title=\"3 runs (60 samples); p10-p90 4.50-5.50 us"));
-  assert_null(strstr(a, "runs to decide"));
-  assert_non_null(strstr(b, "runs to decide"));
-  assert_non_null(strstr(b, "<td data-h=\"lead\">+100.0%</td><td data-h=\"runs to decide\">-</td></tr>")); /* 8: decided */
-  assert_non_null(strstr(b, "? undecided</td><td data-h=\"runs\">3</td><td data-h=\"lead\">-</td><td data-h=\"runs to "
-                            "decide\">7</td>")); /* 64: 7 runs would decide */
+  assert_null(strstr(a, "to decide"));
+  assert_non_null(strstr(b, ">to decide</th>"));
+  assert_non_null(strstr(b, "<td data-h=\"lead\">+100.0%</td><td data-h=\"to decide\">-</td></tr>")); /* 8: decided */
+  assert_non_null(strstr(b, "? undecided</td><td data-h=\"runs\">3</td><td data-h=\"lead\">-</td><td class=\"l\" "
+                            "data-h=\"to decide\">7 runs a side</td>")); /* 64: 7 runs would decide */
   assert_non_null(strstr(b, "<tr data-size=\"512\"><td class=\"size\" data-h=\"size\">512</td><td class=\"l\" colspan=\"4\" "
                             "data-h=\"pick\">nothing eligible"));
   assert_null(strstr(b, "can be slower by")); /* a table without bounds (before issue 46): no bound column */
@@ -121,6 +121,37 @@ static void test_answer_rows(void **st) {
   free(a);
   free(b);
   json_decref(g);
+  json_decref(d);
+}
+
+/* Issue 46: what would decide is read in table's unit (runs_needed_unit, one_launch), and never above the cap of a
+ * printed "repeat N" (50): launches a side between launches, "one launch a side", "over 50 ... the bound stands". */
+static void test_to_decide_unit(void **st) {
+  (void)st;
+  json_t *d = decided(), *u = json_array_get(json_object_get(d, "decisions"), 1);
+  struct ar_pick k;
+  json_object_set_new(u, "runs_needed_unit", json_string("launches"));
+  json_object_set_new(u, "one_launch", json_false());
+  ar_page_pick(d, 1, &k);
+  assert_true(k.launches && !k.one_launch && k.runs_needed == 7);
+  char *a = answer(d);
+  assert_non_null(strstr(a, "data-h=\"to decide\">7 launches a side</td>"));
+  assert_null(strstr(a, "7 runs"));
+  free(a);
+  json_object_set_new(u, "one_launch", json_true());
+  a = answer(d);
+  assert_non_null(strstr(a, "data-h=\"to decide\">one launch a side: record 3+ launches of each</td>"));
+  free(a);
+  json_object_set_new(u, "one_launch", json_false());
+  json_object_set_new(u, "runs_needed", json_integer(163));
+  a = answer(d);
+  assert_non_null(strstr(a, "data-h=\"to decide\">over 50 launches a side: the bound stands</td>"));
+  assert_null(strstr(a, "163"));
+  free(a);
+  json_object_set_new(u, "runs_needed_unit", json_string("runs"));
+  a = answer(d);
+  assert_non_null(strstr(a, "data-h=\"to decide\">over 50 runs a side: the bound stands</td>"));
+  free(a);
   json_decref(d);
 }
 
@@ -226,7 +257,7 @@ static void test_markdown_cells(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_cells_form), cmocka_unit_test(test_decisions_form),
-                                     cmocka_unit_test(test_answer_rows), cmocka_unit_test(test_bound),
+                                     cmocka_unit_test(test_answer_rows), cmocka_unit_test(test_bound), cmocka_unit_test(test_to_decide_unit),
                                      cmocka_unit_test(test_serving), cmocka_unit_test(test_compare_left_out),
                                      cmocka_unit_test(test_markdown_cells)};
   return cmocka_run_group_tests(tests, NULL, NULL);
