@@ -52,10 +52,7 @@ expect_one_line_error() { # expect_one_line_error NEEDLE CMD... : exit 2, one st
   grep -qF -- "$needle" "$TMP/err" || { cat "$TMP/err"; fail "'$*' error does not name '$needle'"; }
 }
 
-# qgrep GREP-ARGS...: grep that reads its whole input. A `cmd | grep -q P` stops reading at the first match, so a
-# cmd still writing (tar, ldd, nm, a long list) dies of SIGPIPE, and pipefail turns that 141 into a miss: a test that
-# fails only when the box is loaded (CI's gpu-first_contact). Use `cmd | qgrep -q P` in these scripts.
-qgrep() { local s=0; grep "$@" || s=$?; cat >/dev/null; return "$s"; }
+source "$(dirname "${BASH_SOURCE[0]}")/qgrep.sh" # qgrep: grep -q that reads its whole input
 
 # --- counting assertions: report every failed check, then finish
 FAILS=0

@@ -1,5 +1,6 @@
 # ranks.sh — helpers for tests that signal one rank of a running job: find a rank's pid by a tag in
 # its environment, wait for a condition, time a job's end. Source after common.sh.
+source "$(dirname "${BASH_SOURCE[0]}")/qgrep.sh" # a launcher sources this file alone
 rank_pid() { # rank_pid TAG RANK : pid of the process whose environment has ARBENCH_TEST_TAG=TAG and rank RANK
   local e
   for e in /proc/[0-9]*/environ; do
