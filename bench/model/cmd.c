@@ -205,11 +205,15 @@ static void print_table(const struct model_opts *o, const struct ar_mgraph *g, c
     printf("\n");
   }
   printf("predicted us (busbw GB/s); * = fastest at that size\n");
-  if (dflt)
-    printf("nccl-default: what NCCL runs unforced (its tuning model at v2.28.3-1/v2.29.2-1, LL128 off on PCIe): "
+  if (dflt) {
+    char tr[160];
+    ar_nccl_transport_words(ng, tr, sizeof tr);
+    printf("nccl-default: what NCCL runs unforced (its tuning model at v2.29.2-1, LL128 off on PCIe): "
            "algorithm/protocol x channels, and the model's time for it; NCCL's ring graph here: %d channel%s x "
-           "%g GB/s%s\n", ng->channels, ng->channels == 1 ? "" : "s", ng->bw_intra,
-           ng->fallback ? " (no ring at NCCL's speeds: its fallback order)" : "");
+           "%g GB/s%s%s; %s\n", ng->channels, ng->channels == 1 ? "" : "s", ng->bw_intra,
+           ng->fallback ? " (no ring at NCCL's speeds: its fallback order)" : "",
+           ng->intel_phb ? " (Intel root complex: NCCL counts P2P through it x6/5)" : "", tr);
+  }
 }
 
 /* "from 64K", or "at no size up to 256M" (the largest size asked) when NCCL never gets ahead. */
@@ -270,7 +274,7 @@ static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g,
     int tree = a == AR_M_TREE_LL || a == AR_M_TREE_SIMPLE, ll = a == AR_M_RING_LL || a == AR_M_TREE_LL;
     json_object_set_new(r, "nccl_default", json_pack("{s:s,s:s,s:s,s:i,s:f,s:s}", "family", ar_malgo_name(a),
                         "algo", tree ? "Tree" : "Ring", "proto", ll ? "LL" : "Simple", "channels", dflt->channels,
-                        "nccl_estimate_us", dflt->nccl_us, "nccl_tags", "v2.28.3-1 v2.29.2-1"));
+                        "nccl_estimate_us", dflt->nccl_us, "nccl_tags", "v2.29.2-1"));
   }
   return r;
 }
@@ -291,6 +295,11 @@ static int write_predictions(const struct model_opts *o, const struct ar_mgraph 
                           ar_topo_summary(t), "model_params", ar_mparams_json(p), "assumptions", assumed,
                           "nccl_graph", "channels", ng->channels, "bw_intra_gbs", ng->bw_intra, "comm_channels",
                           ng->comm_channels, "fallback", ng->fallback, "cc", ng->cc);
+  json_t *gr = json_object_get(run, "nccl_graph");
+  json_object_set_new(gr, "ring_hops", json_integer(ng->ring_hops));
+  json_object_set_new(gr, "shm_hops", json_integer(ng->shm_hops));
+  json_object_set_new(gr, "p2p_level", json_string(ar_path_name(ng->p2p_level)));
+  json_object_set_new(gr, "intel_p2p_overhead", json_boolean(ng->intel_phb));
   int rc = ar_writer_put(&w, run, err, sizeof err);
   json_decref(run);
   for (int s = 0; s < o->nsizes && !rc; s++) {

@@ -41,6 +41,7 @@ struct ar_mparams {
   double nccl_chan_gbs;                 /* busbw one NCCL channel carries (caps NCCL's default by its channels) */
   double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
   double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
+  double nccl_p2p_level;                /* > 0: NCCL_P2P_LEVEL as a number (1 PIX, 2 PXB, 3 PHB, 4/5 SYS); else NCCL's default */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
   struct { int set, ranks; double fixed_us, us_per_byte; } fit[AR_M_NALGO];
 };
@@ -115,6 +116,11 @@ struct ar_nccl_graph {
   int comm_channels;   /* comm->nChannels: twice the graph's */
   int fallback;        /* 1: no ring found at any speed (NCCL's "simple order", 0.1 GB/s) */
   double socket_gbs;   /* NCCL's socket link bandwidth on the ring, 0 when one socket */
+  int intel_phb;       /* 1: Intel CPU and a ring hop through its root complex: search.cc's INTEL_P2P_OVERHEAD (x6/5) */
+  int ring_hops;       /* hops of the ring (GPU i to i+1, the model's ring order) */
+  int shm_hops;        /* of them, the hops NCCL runs through host memory (SHM) rather than P2P (paths.cc) */
+  enum ar_path p2p_level; /* the worst path class NCCL uses P2P on (arbench's classes; NCCL's PHB = PHB and NODE) */
+  const char *p2p_how; /* what set it: NCCL's default, its AMD two-GPU rule, or --calib */
 };
 struct ar_nccl_choice {
   enum ar_malgo family; /* nccl-ring-ll, ... */
@@ -126,6 +132,8 @@ int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char *
 double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
 void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
                    struct ar_nccl_graph *out);
+/* "P2P on all 4 ring hops (...)" or "2 of 4 ring hops through host memory (SHM), ...": NCCL's transport on the ring. */
+void ar_nccl_transport_words(const struct ar_nccl_graph *ng, char *buf, size_t len);
 void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, int n, double bytes,
                     struct ar_nccl_choice *c);
 /* The model's time (us) of what NCCL runs by default at `bytes`: its family's time, its data part no faster than

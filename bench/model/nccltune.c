@@ -1,13 +1,17 @@
 /* nccltune.c — what NCCL runs by default at each size on a PCIe topology: its ring graph (channels x bandwidth,
  * as search.cc finds it), its tuning model's time per (algorithm, protocol) and the pick, and its channel count.
  *
- * Read from NVIDIA/nccl at v2.28.3-1 and v2.29.2-1 (identical for Ring/Tree on PCIe; 2.29 only adds a 24th
- * tree-correction entry above 256 MiB and changes Blackwell LL128/NVLS constants, neither used here):
+ * Read from NVIDIA/nccl at v2.29.2-1 (the held-out tables' tag; v2.28.3-1 differs on PCIe only where noted: its
+ * sm100 speed list lacks 45 GB/s, and it has no 24th tree-correction entry):
  *  - src/graph/topo.cc: a PCIe link is width x speed / 80 GB/s (Gen5 x16 = 48), the inter-CPU link
  *    ncclTopoGetInterCpuBw (AMD_BW 16; Intel by model: SKL 10, SRP 22, ERP 40, older 6; others LOC_BW).
+ *  - src/graph/paths.cc: ncclTopoCheckP2p: "By default don't use P2P across CPU Host Bridges and further apart"
+ *    (p2pLevel PATH_PXB; AMD CPUs with at most 2 GPUs: PATH_SYS; NCCL_P2P_LEVEL overrides): a pair beyond it is
+ *    diverted through the CPU (addInterStep) and runs the SHM transport, through host memory.
  *  - src/graph/search.cc: ncclTopoCompute tries the speeds of sm100/sm90/intra SpeedArrayIntra from the
  *    highest the paths allow, keeps the most channels x speed, steps down while the next speed is > 0.49 of
- *    the best; no ring at any speed: "simple order" at 0.1 GB/s, 1 channel. ncclTopoDupChannels doubles the
+ *    the best; no ring at any speed: "simple order" at 0.1 GB/s, 1 channel. followPath: a PHB path through an
+ *    Intel CPU takes INTEL_P2P_OVERHEAD (x6/5, topo.h) of each PCI link's bandwidth. ncclTopoDupChannels doubles the
  *    channels (halving the bandwidth) when bwIntra >= 25. connect.cc: comm->nChannels = 2 x the graph's.
  *  - src/graph/tuning.cc: ncclTopoTuneModel (latencies base + 2(n-1) x PCI hwLat, bandwidths and their
  *    factors, then bus to algorithm bandwidth: ring x n / 2(n-1), tree x 0.5; LL128 enabled only where typeIntra <= PATH_NVB, so never on PCIe), ncclTopoGetAlgoTime (tree
@@ -19,6 +23,7 @@
 #include "model/model.h"
 #include "ar.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* PCI device ids of GPUs whose compute capability we know (x10), for NCCL's per-architecture constants. */
@@ -67,22 +72,55 @@ double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, c
   return 10.0;
 }
 
-static const float speeds_sm100[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 40.0f, 30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
+/* search.cc v2.29.2-1 sm100SpeedArrayIntra (v2.28.3-1's lacks 45.0: it differs where a ring carries 45 to 48 GB/s) */
+static const float speeds_sm100[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f, 40.0f, 30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
 static const float speeds_sm90[] = {60.0f, 50.0f, 40.0f, 30.0f, 24.0f, 20.0f, 15.0f, 12.0f, 11.0f, 6.0f, 3.0f};
 static const float speeds_intra[] = {40.0f, 30.0f, 20.0f, 18.0f, 15.0f, 12.0f, 10.0f, 9.0f, 7.0f, 6.0f,
                                      5.0f,  4.0f,  3.0f};
 #define AR_NCCL_MAXCH 16 /* MAXCHANNELS / 2: the search's maxChannels */
+
+/* NCCL's P2P level (paths.cc ncclTopoCheckP2p) in arbench's path classes: NCCL's PATH_PHB (through a CPU) is
+ * arbench's PHB and NODE. NCCL_P2P_LEVEL's numbers (levelsOldToNew): 1 PIX, 2 PXB, 3 PHB, 4 and 5 SYS. */
+static enum ar_path p2p_level(const struct ar_topo *t, const struct ar_mparams *p, int n, const char **how) {
+  if (p->nccl_p2p_level > 0) {
+    int l = (int)p->nccl_p2p_level;
+    *how = "--calib nccl_p2p_level (NCCL_P2P_LEVEL)";
+    return l <= 1 ? AR_PATH_PIX : l == 2 ? AR_PATH_PXB : l == 3 ? AR_PATH_NODE : AR_PATH_SYS;
+  }
+  if (!strcmp(ar_topo_cpu_vendor(t), "AuthenticAMD") && n <= 2) {
+    *how = "paths.cc: P2P between pairs of GPUs on AMD CPUs (2 GPUs)";
+    return AR_PATH_SYS;
+  }
+  *how = "paths.cc: NCCL's default, no P2P through a CPU host bridge (PXB)";
+  return AR_PATH_PXB;
+}
+
+/* The ring's hops (GPU i to i+1) NCCL runs through host memory, and whether one crosses an Intel root complex. */
+static void ring_transport(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
+                           struct ar_nccl_graph *out) {
+  int n = ar_mgraph_n(g), intel = !strcmp(ar_topo_cpu_vendor(t), "GenuineIntel");
+  out->p2p_level = p2p_level(t, p, n, &out->p2p_how);
+  out->ring_hops = n;
+  for (int r = 0; r < n; r++) {
+    enum ar_path c = ar_mgraph_class(g, r, (r + 1) % n);
+    if (c > out->p2p_level) out->shm_hops++;
+    /* followPath: PATH_PHB through an Intel CPU (NCCL's PHB: arbench's PHB and NODE; a pair diverted through the
+     * CPU is PHB too, unless it crosses sockets) */
+    if (intel && (c == AR_PATH_PHB || c == AR_PATH_NODE)) out->intel_phb = 1;
+  }
+}
 
 void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
                    struct ar_nccl_graph *out) {
   const char *how = NULL;
   int cc = ar_nccl_cc(t, p, &how), n = ar_mgraph_n(g);
   const float *sp = cc >= 100 ? speeds_sm100 : cc >= 90 ? speeds_sm90 : speeds_intra;
-  int ns = cc >= 100 ? 11 : cc >= 90 ? 11 : 13;
+  int ns = cc >= 100 ? 12 : cc >= 90 ? 11 : 13;
   /* NCCL's PCIe bandwidth: width x GT/s x 10 / 80 per lane-Gbps, i.e. 48 of hwloc's 63.015 GB/s for Gen5. */
   double gpu = ar_topo_gpu_link_min_gbs(t) * 48.0 / 63.015384, path = ar_topo_bottleneck_gbs(t, NULL, n) * 48.0 / 63.015384;
-  double ring = fmin(gpu, path > 0 ? path : gpu);
   memset(out, 0, sizeof *out);
+  ring_transport(g, t, p, out);
+  double ring = fmin(gpu, path > 0 ? path : gpu) / (out->intel_phb ? 1.2 : 1.0); /* topo.h INTEL_P2P_OVERHEAD */
   out->cc = cc;
   out->socket_gbs = 0;
   if (ar_mgraph_islands(g, NULL) > 1) { /* a ring over both sockets crosses the socket link once each way */
@@ -117,6 +155,15 @@ void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const str
     }
   }
   out->comm_channels = 2 * out->channels > 32 ? 32 : 2 * out->channels;
+}
+
+void ar_nccl_transport_words(const struct ar_nccl_graph *ng, char *buf, size_t len) {
+  if (!ng->shm_hops)
+    snprintf(buf, len, "P2P on all %d ring hops (P2P up to %s: %s)", ng->ring_hops, ar_path_name(ng->p2p_level),
+             ng->p2p_how);
+  else
+    snprintf(buf, len, "%d of %d ring hops through host memory (SHM), P2P only up to %s (%s)", ng->shm_hops,
+             ng->ring_hops, ar_path_name(ng->p2p_level), ng->p2p_how);
 }
 
 /* tuning.cc's tree correction factors, [LL, LL128, Simple][log2(bytes / 64)], 64 B to 256 MiB. */

@@ -81,13 +81,13 @@ void ar_mparams_default(struct ar_mparams *p) {
 static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "socket_gbs", "read_eff",
                                          "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff", "gpu_cc",
                                          "nccl_socket_gbs", "ring_simple_step_us", "nccl_chan_gbs",
-                                         "ring_ll_fixed_us", "ring_ll_step_us", "iter_launch_us"};
+                                         "ring_ll_fixed_us", "ring_ll_step_us", "iter_launch_us", "nccl_p2p_level"};
 
 static double *knob(struct ar_mparams *p, int i) {
   double *k[] = {&p->eff_gen5, &p->eff_gen4, &p->eff_gen3, &p->socket_gbs, &p->read_eff,
                  &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff, &p->gpu_cc,
                   &p->nccl_socket_gbs, &p->ring_simple_step_us, &p->nccl_chan_gbs,
-                 &p->ring_ll_fixed_us, &p->ring_ll_step_us, &p->iter_launch_us};
+                 &p->ring_ll_fixed_us, &p->ring_ll_step_us, &p->iter_launch_us, &p->nccl_p2p_level};
   return k[i];
 }
 #define AR_NKNOBS (int)(sizeof knob_names / sizeof knob_names[0])
@@ -102,7 +102,7 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
                "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "
                "nccl_socket_gbs, ring_simple_step_us, nccl_chan_gbs, ring_ll_fixed_us, ring_ll_step_us, "
-               "iter_launch_us)", path, k);
+               "iter_launch_us, nccl_p2p_level)", path, k);
       return -AR_EINVAL;
     }
     *knob(p, i) = json_number_value(v);

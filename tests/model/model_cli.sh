@@ -32,7 +32,23 @@ check_eq "nccl-default column" "Ring/LL x1|Ring/LL x1|Ring/LL x2|Ring/LL x4|Ring
    "$(grep '^[0-9]' "$TMP/d.txt" | grep -o 'Ring/[A-Za-z]* x[0-9]*' | paste -sd'|')"
 check_eq "nccl-default: its time is the model's for that algorithm (1M ring LL)" 1 \
    "$(awk '$1=="1M"{print ($2==$(NF-1))}' "$TMP/d.txt")"
-check_eq "nccl-default: NCCL's graph named" 1 "$(grep -c "NCCL's ring graph here: 2 channels x 24 GB/s$" "$TMP/d.txt")"
+# 8 GPUs on two switches (sw2): the ring crosses between the switches' host bridges twice, and NCCL's default P2P
+# level (paths.cc v2.29.2-1: PXB; the topology's CPU is AMD, but more than 2 GPUs) sends those hops through host memory.
+check_eq "nccl-default: NCCL's graph named" 1 "$(grep -c "NCCL's ring graph here: 2 channels x 24 GB/s; 2 of 8 ring hops through host memory (SHM), P2P only up to PXB (paths.cc: NCCL's default, no P2P through a CPU host bridge (PXB))$" "$TMP/d.txt")"
+check_eq "nccl-default: the P2P level named as assumed" 1 "$(grep -c "^# assumed: nccl_p2p_level = PXB: NCCL_P2P_LEVEL: paths.cc: NCCL's default, no P2P through a CPU host bridge (PXB), so 2 of 8 ring hops run through host memory (SHM); the model's rate for them is P2P's" "$TMP/d.txt")"
+# NCCL_P2P_LEVEL=SYS (--calib nccl_p2p_level 4): P2P on every hop, nothing assumed about it
+"$ARBENCH" model --xml "$SW" -b 4K -e 4K --calib '{"params":{"nccl_p2p_level":4}}' >"$TMP/dsys.txt"
+check_eq "nccl_p2p_level 4: P2P on every hop" "1 0" "$(grep -c "P2P on all 8 ring hops (P2P up to SYS: --calib nccl_p2p_level (NCCL_P2P_LEVEL))$" "$TMP/dsys.txt") $(grep -c '^# assumed: nccl_p2p_level' "$TMP/dsys.txt")"
+# 4 GPUs behind one switch: PIX, P2P everywhere; 2 GPUs on an AMD box across the switches: NCCL's AMD two-GPU rule
+check_eq "one switch: P2P on every hop" 1 "$("$ARBENCH" model --xml "$SW" --np 4 -b 4K -e 4K | grep -c "P2P on all 4 ring hops (P2P up to PXB: paths.cc: NCCL's default")"
+"$ARBENCH" model --xml "$ARBENCH_SRC/tests/fixtures/model/rtx6kpro-turin-2s.xml" --np 2 -b 4K -e 4K --format json >"$TMP/amd2.jsonl"
+check_eq "AMD, 2 GPUs: P2P up to SYS (paths.cc)" "2 0 SYS" "$(python3 -c "
+import json
+g=json.loads(open('$TMP/amd2.jsonl').readline())['nccl_graph']
+print(g['ring_hops'], g['shm_hops'], g['p2p_level'])")"
+# Intel, GPUs on root ports of one host bridge (PHB): search.cc counts P2P through an Intel root complex x6/5, so
+# 48 GB/s carries one ring at 40 (not two at 24), doubled by ncclTopoDupChannels to 2 x 20 GB/s
+check_eq "Intel root complex: NCCL's graph 2 x 20" 1 "$("$ARBENCH" model --xml "$DS" --np 4 -b 4K -e 4K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s (Intel root complex: NCCL counts P2P through it x6/5); 4 of 4 ring hops")"
 "$ARBENCH" model --xml "$SW" -b 2M -e 2M --format json >"$TMP/dj.jsonl"
 check_eq "nccl-default record at 2M" "nccl-ring-simple Ring Simple 4 164.66" "$(python3 -c "
 import json
@@ -51,7 +67,7 @@ check_eq "--calib: the override named" 1 "$(grep -c '^# assumed: socket_gbs = 50
 check_eq "--calib: ring simple at 8M faster with the faster link" 1 "$(paste <(awk '$1=="8M"{gsub(/\*/,"");print $4}' "$TMP/nv.txt") <(awk '$1=="8M"{gsub(/\*/,"");print $4}' "$TMP/nv50.txt") | awk '{print ($2+0 < $1+0)}')"
 check_eq "vendor named: AMD measured value, its source" 1 "$(sed 's/GenuineIntel/AuthenticAMD/' "$DS" >"$TMP/amd.xml"; "$ARBENCH" model --xml "$TMP/amd.xml" -b 8M -e 8M | grep -c '^# assumed: socket_gbs = 50 GB/s: P2P through the socket link: the topology names the CPU (AuthenticAMD) but not its link; measured on dual AMD Turin')"
 "$ARBENCH" model --xml "$TMP/novendor.xml" -b 8M -e 8M --format json >"$TMP/nv.jsonl"
-check_eq "json: assumptions in the run record" "socket_gbs=10 GB/s nccl_socket_gbs=10 GB/s" "$(python3 -c "
+check_eq "json: assumptions in the run record" "socket_gbs=10 GB/s nccl_socket_gbs=10 GB/s nccl_p2p_level=PXB" "$(python3 -c "
 import json
 r=json.loads(open('$TMP/nv.jsonl').readline())
 print(' '.join(a['name']+'='+a['value'] for a in r['assumptions']))")"
@@ -64,7 +80,7 @@ check_eq "unknown GPU id: architecture assumed, named" 1 "$("$ARBENCH" model --x
 sed 's|<info name="CPUVendor" value="GenuineIntel"/>|&<info name="CPUModelNumber" value="207"/>|' "$DS" >"$TMP/erp.xml"
 check_eq "Intel model 207: NCCL's ERP_QPI_BW" 1 "$("$ARBENCH" model --xml "$TMP/erp.xml" -b 1K -e 1K | grep -c "^# assumed: nccl_socket_gbs = 40 GB/s: the socket link as NCCL's graph search sees it: ERP_QPI_BW of the CPU")"
 sed 's/10de:2bb5/10de:26b9/' "$SW" >"$TMP/l40s.xml"
-check_eq "L40S id: its architecture, NCCL's speeds for it" 1 "$("$ARBENCH" model --xml "$TMP/l40s.xml" -b 1K -e 1K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s$")"
+check_eq "L40S id: its architecture, NCCL's speeds for it" 1 "$("$ARBENCH" model --xml "$TMP/l40s.xml" -b 1K -e 1K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s; 2 of 8 ring hops")"
 
 # compare reads predictions too: two boxes side by side (one-shot pull at 1 KiB: 9.82 / 7.87 us).
 "$ARBENCH" model --xml "$SW" -b 1K -e 1K --algo oneshot-pull -J "$TMP/sw.jsonl" >/dev/null

@@ -1,5 +1,5 @@
 /* test_nccltune.c — NCCL's default choice (bench/model/nccltune.c) on the synthetic boxes, against values
- * worked by hand from NCCL v2.28.3-1's search.cc, tuning.cc and enqueue.cc (each derivation at its assert). */
+ * worked by hand from NCCL v2.29.2-1's search.cc, paths.cc, tuning.cc and enqueue.cc (each derivation at its assert). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +41,7 @@ static struct ar_nccl_choice pick(struct box *b, double bytes) {
 }
 
 /* Two Gen5 switches, one socket, RTX PRO 6000 (PCI id 2bb5: cc 12.0, NCCL's sm100 speeds 90..18). A Gen5 x16
- * link is 16 x 240 / 80 = 48 GB/s to NCCL: 40 gives 1 channel (40), 30 one (30), 24 two (48, the best), 20 two
+ * link is 16 x 240 / 80 = 48 GB/s to NCCL: 45 gives 1 channel (45), 40 one, 30 one (30), 24 two (48, the best), 20 two
  * (40), 19 and 18 two. 24 < 25: no duplication. comm->nChannels = 2 x 2. */
 static void switch_graph(void **state) {
   (void)state;
@@ -125,8 +125,62 @@ static void calib_overrides(void **state) {
   box_close(&b);
 }
 
+/* v2.29.2-1's sm100SpeedArrayIntra adds 45: a socket link NCCL sees at 46 GB/s carries one ring at 45 (45; 40, 30 and
+ * 24 one each, 20 two: 40, not better), 45 >= 25 duplicates it to 2 x 22.5. (v2.28.3-1, without 45: 1 x 40, 2 x 20.) */
+static void speed_45(void **state) {
+  (void)state;
+  struct box b;
+  box_open(&b, "rtx6kpro-turin-2s.xml", "{\"params\":{\"nccl_socket_gbs\":46}}");
+  assert_int_equal(b.ng.fallback, 0);
+  assert_int_equal(b.ng.channels, 2);
+  assert_float_equal(b.ng.bw_intra, 22.5, 1e-9);
+  assert_int_equal(b.ng.comm_channels, 4);
+  box_close(&b);
+}
+
+/* paths.cc ncclTopoCheckP2p (v2.29.2-1): P2P only up to PXB by default; a hop through a CPU host bridge (PHB, NODE)
+ * or between sockets (SYS) runs through host memory (SHM). The guessed aiconfigurator box's ring 0..7 has hops PIX
+ * 0-1, NODE 1-2, PIX 2-3, SYS 3-4, PIX 4-5, NODE 5-6, PIX 6-7, SYS 7-0: 4 of 8 through host memory; NCCL_P2P_LEVEL=PHB
+ * (3) leaves the 2 SYS hops, SYS (4) none, PIX (1) the same 4 (its PIX hops are P2P). */
+static void transport(void **state) {
+  (void)state;
+  static const struct { const char *calib; int shm; enum ar_path level; } rows[] = {
+    {NULL, 4, AR_PATH_PXB}, {"{\"params\":{\"nccl_p2p_level\":3}}", 2, AR_PATH_NODE},
+    {"{\"params\":{\"nccl_p2p_level\":4}}", 0, AR_PATH_SYS}, {"{\"params\":{\"nccl_p2p_level\":1}}", 4, AR_PATH_PIX}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    struct box b;
+    box_open(&b, "aic-rtx-pro-server-guess.xml", rows[i].calib);
+    assert_int_equal(b.ng.ring_hops, 8);
+    assert_int_equal(b.ng.shm_hops, rows[i].shm);
+    assert_int_equal(b.ng.p2p_level, rows[i].level);
+    assert_int_equal(b.ng.intel_phb, 0);
+    box_close(&b);
+  }
+}
+
+/* search.cc followPath: a PHB path through an Intel CPU takes INTEL_P2P_OVERHEAD (topo.h: x6/5) of each PCI link. The
+ * Intel two-socket box with its socket link at 48 to NCCL: the ring's PCI links carry 48 / 1.2 = 40: 45 none, 40 one
+ * ring (40), 30 and 24 one, 20 two (40, not better), 19 / 40 <= 0.49 stops; duplicated to 2 x 20 (without the
+ * overhead: 2 x 24, as on AMD). */
+static void intel_overhead(void **state) {
+  (void)state;
+  struct box b;
+  box_open(&b, "ds-8g-gen5.xml", "{\"params\":{\"nccl_socket_gbs\":48}}");
+  assert_int_equal(b.ng.intel_phb, 1);
+  assert_int_equal(b.ng.channels, 2);
+  assert_float_equal(b.ng.bw_intra, 20.0, 1e-9);
+  box_close(&b);
+  box_open(&b, "rtx6kpro-turin-2s.xml", "{\"params\":{\"nccl_socket_gbs\":48}}");
+  assert_int_equal(b.ng.intel_phb, 0);
+  assert_int_equal(b.ng.channels, 2);
+  assert_float_equal(b.ng.bw_intra, 24.0, 1e-9);
+  box_close(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(switch_graph), cmocka_unit_test(switch_choices),
-                                     cmocka_unit_test(socket_fallback), cmocka_unit_test(calib_overrides)};
+                                     cmocka_unit_test(socket_fallback), cmocka_unit_test(calib_overrides),
+                                     cmocka_unit_test(speed_45), cmocka_unit_test(transport),
+                                     cmocka_unit_test(intel_overhead)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
