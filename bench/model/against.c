@@ -33,7 +33,8 @@ static enum ar_path worst_class(const struct ar_topo *t, int n) {
   return w;
 }
 
-void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double mb, double pb, char *buf, size_t len) {
+void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_nccl_graph *ng, double mb, double pb,
+                       char *buf, size_t len) {
   int n = (int)ar_rec_num(rec, "ranks", 0);
   const char *tr = nccl_field(rec, "nccl_transport", "transport"), *proto = nccl_field(rec, "nccl_proto", "proto");
   double ch = ar_rec_num(rec, "nccl_channels", ar_rec_num(json_object_get(rec, "nccl"), "channels", 0));
@@ -45,6 +46,9 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double mb, double p
   if (strstr(tr, "SHM"))
     snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",
              ar_path_name(worst_class(t, n)));
+  else if (!*tr && ng && ng->shm_hops) /* nothing recorded: what NCCL's own rules (paths.cc) run on this topology */
+    snprintf(buf + k, len - k, "NCCL's default runs %d of %d ring hops through host memory (SHM) on this topology "
+             "(P2P only up to %s) — try NCCL_P2P_LEVEL=SYS", ng->shm_hops, ng->ring_hops, ar_path_name(ng->p2p_level));
   else if (!strcmp(proto, "LL128"))
     snprintf(buf + k, len - k, "NCCL ran LL128 on PCIe (unsafe, and slow here) — unset NCCL_PROTO");
   else if (ch > 0 && ch < 4 && ar_rec_num(rec, "size", 0) >= (1 << 20))
@@ -65,12 +69,14 @@ static int is_gpu_result(json_t *r) {
 }
 
 static void line(const char *label, json_t *r, int f, enum ar_mmethod mm, double mt, double pt, double mb, double pbw,
-                 const char *diag, int json) {
+                 const char *diag, const struct ar_nccl_graph *ng, int json) {
   if (json) {
     json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "type", "against", "spec", label,
       "model", ar_malgo_name(f), "size", (json_int_t)ar_rec_num(r, "size", 0), "ranks", (int)ar_rec_num(r, "ranks", 0),
       "method", ar_mmethod_name(mm), "measured_us", mt, "predicted_us", pt, "measured_busbw_gbs", mb,
       "predicted_busbw_gbs", pbw, "ratio", pbw > 0 ? mb / pbw : 0, "diagnosis", diag);
+    if (ng) /* NCCL's default on this topology: its transport on the ring (paths.cc) */
+      json_object_set_new(o, "nccl_shm_hops", json_integer(ng->shm_hops));
     char *s = json_dumps(o, JSON_COMPACT);
     puts(s ? s : "{}");
     free(s);
@@ -100,9 +106,11 @@ static int unforced_nccl(json_t *r) {
 
 /* One measured cell: its family (from the latest record: what NCCL chose at that size) and graph. */
 static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph **cache, const struct ar_topo *t,
-                        const struct ar_mparams *p, int *f, struct ar_mgraph **mg, double *dflt_us) {
+                        const struct ar_mparams *p, int *f, struct ar_mgraph **mg, double *dflt_us,
+                        struct ar_nccl_graph *ngo) {
   json_t *r = ar_grid_at(g, s, c);
   *dflt_us = NAN;
+  ngo->ring_hops = 0; /* 0: not NCCL's default */
   if (!r || g->predicted[c] || !is_gpu_result(r)) return 0;
   *f = ar_model_family_of(r);
   *mg = *f >= 0 ? graph_for(cache, t, p, ar_rec_ranks(r)) : NULL;
@@ -112,6 +120,7 @@ static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph 
     ar_nccl_graph(*mg, t, p, &ng);
     *dflt_us = ar_nccl_default_time(*mg, p, &ng, (double)g->size[s], &ch);
     *f = ch.family;
+    *ngo = ng;
   }
   return *mg != NULL;
 }
@@ -121,10 +130,11 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
   struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0}, *mg;
   int done = 0, head = 0, iter = 0, f;
   double dflt;
+  struct ar_nccl_graph dg;
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
       for (int s = 0; s < gr[k].nsize; s++)
-        if (cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt)) {
+        if (cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt, &dg)) {
           head = 1;
           iter |= ar_model_method_us(p, ar_grid_at(&gr[k], s, c)) > 0;
         }
@@ -153,7 +163,7 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
         struct ar_cell_stats st;
         json_t *r = ar_grid_at(&gr[k], s, c);
         if (!r || gr[k].predicted[c]) continue;
-        if (!cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
+        if (!cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt, &dg) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
           (*skipped)++;
           continue;
         }
@@ -163,8 +173,9 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
         pt += ar_model_method_us(p, r);
         double pbw = ar_model_busbw(size, pt, ar_rec_ranks(r));
         char diag[512];
-        ar_model_diagnose(r, t, st.busbw, pbw, diag, sizeof diag);
-        line(gr[k].cfg[c], r, f, mm, st.p50, pt, st.busbw, pbw, diag, json);
+        const struct ar_nccl_graph *dgp = dg.ring_hops ? &dg : NULL;
+        ar_model_diagnose(r, t, dgp, st.busbw, pbw, diag, sizeof diag);
+        line(gr[k].cfg[c], r, f, mm, st.p50, pt, st.busbw, pbw, diag, dgp, json);
         done++;
       }
   for (int n = 0; n < AR_AGAINST_RANKS; n++) ar_mgraph_free(cache[n]);

@@ -164,8 +164,9 @@ void ar_model_print_assumed(const struct ar_massume *a, int n); /* '# assumed: n
 int ar_model_fit(int nfiles, char **files, const char *out, char *err, size_t len);
 int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nfiles, char **files, int json,
                      char *err, size_t len);
-/* The diagnosis for a result far below its prediction ("" when none applies). */
-void ar_model_diagnose(json_t *rec, const struct ar_topo *t, double measured_busbw, double predicted_busbw,
-                       char *buf, size_t len);
+/* The diagnosis for a result far below its prediction ("" when none applies); ng: NCCL's default graph for a NCCL
+ * result that recorded nothing of what it ran (its transport then comes from NCCL's rules), else NULL. */
+void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_nccl_graph *ng, double measured_busbw,
+                       double predicted_busbw, char *buf, size_t len);
 
 #endif

@@ -12,7 +12,8 @@
                                                 eager, trtllm: graph), bfloat16: each row as what the engine runs
                                                 there (below)
   published.py verdict AGAINST.jsonl            per size measured/predicted time, and the bound: within +-25%
-                                                and beyond 1.5x counts
+                                                and beyond 1.5x counts (all, and split by the transport NCCL's
+                                                default runs on the ring there: p2p, or shm when a hop is SHM)
 Exit 3 when pyarrow or aiconfigurator-core is missing (the caller skips and says what to install)."""
 import json
 import os
@@ -107,12 +108,20 @@ def tsv(path, out):
 def verdict(path):
     lines = [r for r in (json.loads(l) for l in open(path) if l.startswith("{")) if r.get("type") == "against"]
     within = beyond = 0
+    by = {}  # NCCL's default transport on the ring, as the model reads NCCL's rules (paths.cc): p2p or shm
     for r in lines:
         q = r["measured_us"] / r["predicted_us"]
         within += abs(q - 1) <= 0.25
         beyond += q > 1.5 or q < 1 / 1.5
+        if "nccl_shm_hops" in r:
+            c = by.setdefault("shm" if r["nccl_shm_hops"] else "p2p", [0, 0, 0])
+            c[0] += 1
+            c[1] += abs(q - 1) <= 0.25
+            c[2] += q > 1.5 or q < 1 / 1.5
         print(f'{r["spec"]:<34} {r["ranks"]:>2} {r["size"]:>10} {r["model"]:<17} {r["measured_us"]:>10.1f} '
               f'{r["predicted_us"]:>10.1f} {q:6.2f} {r.get("method", "?")}')
+    if by:  # one line, never 8 fields (the rows above are)
+        print("transport: " + "; ".join(f"{k} sizes={v[0]} within25={v[1]} beyond1.5={v[2]}" for k, v in sorted(by.items())))
     print(f"sizes {len(lines)} within25 {within} beyond1.5 {beyond}")
     return 0
 

@@ -26,9 +26,11 @@ check_eq "rtx6kpro default: 32 KiB at 48.5 us predicted" "0.99" "$(awk '$3==3276
 # same page, rows that set no parameter; reported with the fitted source. Two rows beyond 1.5x: 256 KiB on 8 GPUs
 # (49.0 us against ring LL's 29.6: 5.45 fixed + the data, its steps under the data) and 2 MiB (below).
 python3 "$PUB" tsv "$M/published/rtx6kpro-turin-xml.tsv" "$TMP/x.jsonl"
-"$ARBENCH" model --against "$TMP/x.jsonl" --xml "$TURIN" --calib '{"params":{"nccl_socket_gbs":48}}' --format json >"$TMP/x.json"
+# The page ran these with NCCL_P2P_LEVEL=SYS (the tsv's header): --calib nccl_p2p_level 4, P2P on every ring hop.
+"$ARBENCH" model --against "$TMP/x.jsonl" --xml "$TURIN" --calib '{"params":{"nccl_socket_gbs":48,"nccl_p2p_level":4}}' --format json >"$TMP/x.json"
 python3 "$PUB" verdict "$TMP/x.json" | tee "$TMP/xv.txt"
 check_eq "rtx6kpro graph XML: 12 of 16 within 25%, two beyond 1.5x" "sizes 16 within25 12 beyond1.5 2" "$(tail -1 "$TMP/xv.txt")"
+check_eq "rtx6kpro graph XML: P2P on every ring hop (NCCL_P2P_LEVEL=SYS)" "transport: p2p sizes=16 within25=12 beyond1.5=2" "$(tail -2 "$TMP/xv.txt" | head -1)"
 check_eq "rtx6kpro graph XML: the 256 KiB miss (8 GPUs)" "1.66" "$(awk '$2==8 && $3==262144{print $7}' "$TMP/xv.txt")"
 # NCCL's tuning model picks Simple from 2 MiB on 8 GPUs (164.7 us against LL's 173.5); the published 2 MiB
 # (19.1 GB/s busbw) is 1.77x slower than the model's Simple: Simple's ramp at mid sizes is not modelled.
@@ -56,7 +58,31 @@ check_eq "aic held out, 2 GPUs: every size within 25%" "sizes 21 within25 21 bey
 check_eq "aic held out, 2 GPUs: 512 B (ring LL, 8.15 us: 5.45 + 2 x 1.35)" "0.78" "$(awk '$3==512{print $7}' "$TMP/aicv2.txt")"
 check_eq "aic held out, 4 GPUs: from 128 KiB too fast" "sizes 21 within25 8 beyond1.5 12" "$(tail -1 "$TMP/aicv4.txt")"
 check_eq "aic held out, 8 GPUs: NCCL's fallback on the guessed sockets" "sizes 21 within25 6 beyond1.5 14" "$(tail -1 "$TMP/aicv8.txt")"
+# Split by the transport NCCL's rules (paths.cc v2.29.2-1: P2P only up to PXB) run on the guessed layout's ring: 2 GPUs
+# behind one switch P2P; 4 GPUs cross between two host bridges twice and 8 GPUs also between the sockets: those hops
+# run through host memory (SHM), a transport the model has no rate for (it is named as assumed).
+check_eq "aic held out, 2 GPUs: P2P ring" "transport: p2p sizes=21 within25=21 beyond1.5=0" "$(tail -2 "$TMP/aicv2.txt" | head -1)"
+check_eq "aic held out, 4 GPUs: SHM on the ring" "transport: shm sizes=21 within25=8 beyond1.5=12" "$(tail -2 "$TMP/aicv4.txt" | head -1)"
+check_eq "aic held out, 8 GPUs: SHM on the ring" "transport: shm sizes=21 within25=6 beyond1.5=14" "$(tail -2 "$TMP/aicv8.txt" | head -1)"
+check_eq "aic 4 GPUs: the SHM hops named as assumed" 1 "$(grep -c '"name":"nccl_p2p_level","value":"PXB","why":"NCCL_P2P_LEVEL: paths.cc: NCCL.s default, no P2P through a CPU host bridge (PXB), so 2 of 4 ring hops run through host memory (SHM)' "$TMP/aic4.json")"
+"$ARBENCH" model --against "$TMP/aic4.jsonl" --xml "$G" >"$TMP/aic4.txt"
+check_eq "aic 4 GPUs, 512 MiB: the diagnosis names NCCL's SHM hops" 1 "$(grep -c '^aic-rtx_pro_6000_server-2.29.2 nccl-ring-simple   536870912   4 .*busbw 26.4 GB/s vs 41 predicted: NCCL.s default runs 2 of 4 ring hops through host memory (SHM) on this topology (P2P only up to PXB) — try NCCL_P2P_LEVEL=SYS$' "$TMP/aic4.txt")"
 check_eq "aic: nccl-tests' method is loop" "loop 63" "$(cat "$TMP"/aicv[248].txt | awk 'NF==8{print $8}' | sort | uniq -c | awk '{print $2, $1}')"
+
+# aiconfigurator-core's l40s NCCL 2.27.3 tables (held out; systems/l40s.yaml: 8 L40S, "pcie 4.0", a NIC per GPU, no
+# layout): on the same guessed layout with Gen4 links (aic-l40s-guess.xml). 2 GPUs (P2P) within; 4 and 8 GPUs run
+# 3.4-5.3x slower than the model's P2P rate at large sizes (5.1 and 1.4 GB/s busbw: host memory).
+GL="$M/aic-l40s-guess.xml"
+for n in 2 4 8; do
+  python3 "$PUB" aic l40s 2.27.3 $n "$TMP/l40s$n.jsonl"
+  "$ARBENCH" model --against "$TMP/l40s$n.jsonl" --xml "$GL" --format json >"$TMP/l40s$n.json"
+  python3 "$PUB" verdict "$TMP/l40s$n.json" | tee "$TMP/l40sv$n.txt"
+done
+check_eq "l40s held out, 2 GPUs" "transport: p2p sizes=21 within25=19 beyond1.5=0" "$(tail -2 "$TMP/l40sv2.txt" | head -1)"
+check_eq "l40s held out, 4 GPUs" "transport: shm sizes=21 within25=6 beyond1.5=14" "$(tail -2 "$TMP/l40sv4.txt" | head -1)"
+check_eq "l40s held out, 8 GPUs" "transport: shm sizes=21 within25=4 beyond1.5=16" "$(tail -2 "$TMP/l40sv8.txt" | head -1)"
+check_eq "l40s 4 GPUs, 512 MiB: 3.85x" "3.85" "$(awk '$3==536870912{print $7}' "$TMP/l40sv4.txt")"
+check_eq "l40s: the GPUs' architecture from the PCI id (no gpu_cc assumed)" 0 "$(grep -c '"name":"gpu_cc"' "$TMP/l40s8.json")"
 
 # TRT-LLM 1.3.0rc20's allreduce (AUTO resolves to NCCL on this box) under CUDA graphs: method graph, held against
 # NCCL's default with nothing added, so its prediction is the nccl-tests rows' at every size both measured.
