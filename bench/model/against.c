@@ -106,7 +106,7 @@ static int unforced_nccl(json_t *r) {
 
 /* One measured cell: its family (from the latest record: what NCCL chose at that size) and graph. */
 static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph **cache, const struct ar_topo *t,
-                        const struct ar_mparams *p, int *f, struct ar_mgraph **mg, double *dflt_us,
+                        const struct ar_mparams *p, json_t *runs, int *f, struct ar_mgraph **mg, double *dflt_us,
                         struct ar_nccl_graph *ngo) {
   json_t *r = ar_grid_at(g, s, c);
   *dflt_us = NAN;
@@ -117,31 +117,39 @@ static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph 
   if (*mg && unforced_nccl(r)) { /* nothing recorded what NCCL ran: what it runs by default on this topology */
     struct ar_nccl_graph ng;
     struct ar_nccl_choice ch;
-    ar_nccl_graph(*mg, t, p, &ng);
-    *dflt_us = ar_nccl_default_time(*mg, p, &ng, (double)g->size[s], &ch);
+    struct ar_mparams q = *p; /* the P2P level the run's environment set, if any */
+    q.nccl_p2p_env = ar_nccl_p2p_env(json_object_get(json_object_get(runs, ar_rec_str(r, "run_id", "")), "env"));
+    ar_nccl_graph(*mg, t, &q, &ng);
+    *dflt_us = ar_nccl_default_time(*mg, &q, &ng, (double)g->size[s], &ch);
     *f = ch.family;
     *ngo = ng;
   }
   return *mg != NULL;
 }
 
-static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t, const struct ar_mparams *p, int json,
-                       int *skipped) {
+static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t, const struct ar_mparams *p,
+                       json_t *runs, int json, int *skipped) {
   struct ar_mgraph *cache[AR_AGAINST_RANKS] = {0}, *mg;
   int done = 0, head = 0, iter = 0, f;
   double dflt;
   struct ar_nccl_graph dg;
+  int env_level = 0;
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
       for (int s = 0; s < gr[k].nsize; s++)
-        if (cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt, &dg)) {
+        if (cell_covered(&gr[k], s, c, cache, t, p, runs, &f, &mg, &dflt, &dg)) {
+          if (!head && dg.ring_hops) /* the first NCCL default's run environment: its P2P level is no assumption */
+            env_level = ar_nccl_p2p_env(json_object_get(json_object_get(runs, ar_rec_str(ar_grid_at(&gr[k], s, c),
+                                                                                          "run_id", "")), "env"));
           head = 1;
           iter |= ar_model_method_us(p, ar_grid_at(&gr[k], s, c)) > 0;
         }
   for (int n = AR_AGAINST_RANKS - 1; head && n >= 2; n--) /* what the topology did not give, for the most ranks */
     if (cache[n]) {
       struct ar_massume as[AR_MAX_ASSUME];
-      int na = ar_model_assumptions(t, cache[n], p, as);
+      struct ar_mparams q = *p;
+      q.nccl_p2p_env = env_level;
+      int na = ar_model_assumptions(t, cache[n], &q, as);
       if (iter) na = ar_model_assume_method(p, as, na);
       if (json) {
         json_t *o = json_pack("{s:s,s:i,s:o}", "type", "assumed", "ranks", n, "assumptions",
@@ -163,7 +171,7 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
         struct ar_cell_stats st;
         json_t *r = ar_grid_at(&gr[k], s, c);
         if (!r || gr[k].predicted[c]) continue;
-        if (!cell_covered(&gr[k], s, c, cache, t, p, &f, &mg, &dflt, &dg) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
+        if (!cell_covered(&gr[k], s, c, cache, t, p, runs, &f, &mg, &dflt, &dg) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
           (*skipped)++;
           continue;
         }
@@ -209,7 +217,7 @@ int ar_model_against(const struct ar_mparams *p, const struct ar_topo *t, int nf
     return rc;
   }
   if (ldone && !json) printf("\n");
-  int done = compare_all(gr, ng, t, p, json, &skipped);
+  int done = compare_all(gr, ng, t, p, a.runs, json, &skipped);
   ar_grids_free(gr, ng);
   ar_ana_free(&a);
   if (skipped && done)

@@ -73,7 +73,7 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
   }
   struct ar_nccl_graph ng;
   ar_nccl_graph(g, t, p, &ng);
-  if (ng.shm_hops) { /* NCCL's transport: the environment's NCCL_P2P_LEVEL is not in a topology */
+  if (ng.shm_hops && !p->nccl_p2p_env) { /* NCCL's transport: the environment's NCCL_P2P_LEVEL is not in a topology */
     snprintf(val, sizeof val, "%s%s", ar_path_name(ng.p2p_level), p->nccl_p2p_level > 0 ? " (--calib)" : "");
     snprintf(why, sizeof why, "NCCL_P2P_LEVEL: %s, so %d of %d ring hops run through host memory (SHM); the "
              "model's rate for them is P2P's (no source measures NCCL's SHM on these GPUs: estimate)%s", ng.p2p_how,

@@ -42,6 +42,8 @@ struct ar_mparams {
   double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
   double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
   double nccl_p2p_level;                /* > 0: NCCL_P2P_LEVEL as a number (1 PIX, 2 PXB, 3 PHB, 4/5 SYS); else NCCL's default */
+  int nccl_p2p_env;                     /* 1 + the path class NCCL_P2P_LEVEL / NCCL_P2P_DISABLE set in a result's run
+                                         * environment (ar_nccl_p2p_env); 0: not set there (not a --calib knob) */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
   struct { int set, ranks; double fixed_us, us_per_byte; } fit[AR_M_NALGO];
 };
@@ -132,6 +134,9 @@ int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char *
 double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
 void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
                    struct ar_nccl_graph *out);
+/* The P2P level a run's environment sets (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL as paths.cc reads it: a name or its
+ * legacy number), as nccl_p2p_env's value; 0 when it sets none or an unknown value. */
+int ar_nccl_p2p_env(json_t *env);
 /* "P2P on all 4 ring hops (...)" or "2 of 4 ring hops through host memory (SHM), ...": NCCL's transport on the ring. */
 void ar_nccl_transport_words(const struct ar_nccl_graph *ng, char *buf, size_t len);
 void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, int n, double bytes,

@@ -126,6 +126,29 @@ check_eq "--against: host result not compared" 1 "$(grep -c '1 cell not compared
 check_eq "--against json: ratio" "0.54" "$(python3 -c "import json;print('%.2f'%[r for r in map(json.loads,open('$TMP/a.jsonl')) if r['type']=='against'][0]['ratio'])")"
 check_eq "--against json: the assumptions line first" "assumed 8 switch" "$(python3 -c "import json;r=json.loads(open('$TMP/a.jsonl').readline());print(r['type'],r['ranks'],r['assumptions'][0]['name'])")"
 
+# A NCCL result that recorded nothing of what it ran (nccl-tests style) at 22.2 GB/s busbw on the switch box's 8 GPUs:
+# NCCL's own rules (paths.cc v2.29.2-1) run 2 of its 8 ring hops through host memory there, which the diagnosis says;
+# the same result from a run whose environment set NCCL_P2P_LEVEL=SYS: P2P on every hop, no SHM diagnosis, nothing
+# assumed about the level; NCCL_P2P_DISABLE=1: every hop.
+for env in none SYS DIS; do
+python3 - "$TMP/u-$env.jsonl" "$env" <<'PY'
+import json, sys
+s, env = 256 << 20, sys.argv[2]
+t = s * 1.75 / 22.2e3
+e = {} if env == "none" else {"NCCL_P2P_LEVEL": "SYS"} if env == "SYS" else {"NCCL_P2P_DISABLE": "1"}
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"type": "run", "run_id": "3" * 16, "schema": 1, "env": e}) + "\n")
+    f.write(json.dumps({"type": "result", "run_id": "3" * 16, "backend": "nccl", "variant": "", "spec": "nccl",
+                        "dtype": "float", "size": s, "ranks": 8, "time_us": {"p50": t, "mean": t}}) + "\n")
+PY
+"$ARBENCH" model --against "$TMP/u-$env.jsonl" --xml "$SW" >"$TMP/u-$env.txt" 2>&1
+"$ARBENCH" model --against "$TMP/u-$env.jsonl" --xml "$SW" --format json >"$TMP/u-$env.json" 2>&1
+done
+check_eq "--against, nothing recorded: NCCL's SHM hops in the diagnosis" 1 "$(grep -c 'busbw 22.2 GB/s vs 41 predicted: NCCL.s default runs 2 of 8 ring hops through host memory (SHM) on this topology (P2P only up to PXB) — try NCCL_P2P_LEVEL=SYS$' "$TMP/u-none.txt")"
+check_eq "--against, nothing recorded: the level assumed, named" 1 "$(grep -c '^# assumed: nccl_p2p_level = PXB' "$TMP/u-none.txt")"
+check_eq "--against, the run set NCCL_P2P_LEVEL=SYS: P2P everywhere" "0 0 0" "$(grep -c 'host memory' "$TMP/u-SYS.txt") $(grep -c 'nccl_p2p_level' "$TMP/u-SYS.txt") $(python3 -c "import json;print([r for r in map(json.loads,open('$TMP/u-SYS.json')) if r['type']=='against'][0]['nccl_shm_hops'])")"
+check_eq "--against, the run set NCCL_P2P_DISABLE=1: every hop through host memory" 8 "$(python3 -c "import json;print([r for r in map(json.loads,open('$TMP/u-DIS.json')) if r['type']=='against'][0]['nccl_shm_hops'])")"
+
 # A port reporting a trained-down link is used as read, and said so.
 "$ARBENCH" model --xml "$ARBENCH_SRC/tests/fixtures/topo/phb.xml" -b 1K -e 1K >"$TMP/phb.txt"
 check_eq "trained-down link noted" 1 "$(grep -c '^# note: a link on the GPU paths reports 2.00 GB/s, below the GPUs. 15.75' "$TMP/phb.txt")"
