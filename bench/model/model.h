@@ -108,8 +108,8 @@ double ar_model_method_us(const struct ar_mparams *p, json_t *rec);
 /* Which family a measured result record is (backend, variant, nccl_algo/proto); -1 when none. */
 int ar_model_family_of(json_t *rec);
 
-/* What NCCL runs by default (nccltune.c, read from NCCL v2.28.3-1 and v2.29.2-1): its ring graph on this
- * topology (search.cc), then per size the (algorithm, protocol) its tuning model (tuning.cc) estimates
+/* What NCCL runs by default (nccltune.c, read from NCCL v2.29.2-1): its ring graph on this topology (search.cc) and
+ * the transport on each of its hops (paths.cc), then per size the (algorithm, protocol) its tuning model (tuning.cc) estimates
  * fastest and the channels enqueue.cc gives it. */
 struct ar_nccl_graph {
   int cc;              /* compute capability x10 used for NCCL's per-architecture constants */

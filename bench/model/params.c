@@ -72,6 +72,10 @@ void ar_mparams_default(struct ar_mparams *p) {
   /* [R6K-NCCL] "Impact of Channel Count": default (2 channels) 22.2 GB/s busbw at 32 MiB on dual Turin: 11.1
    * per channel. Fitted on that row. */
   p->nccl_chan_gbs = 11.1;
+  /* nccl_p2p_level 0: NCCL's own rule decides the transport of each ring hop ([NCCL] v2.29.2-1 paths.cc
+   * ncclTopoCheckP2p: P2P up to PXB, on AMD CPUs with at most 2 GPUs up to SYS; nccltune.c), unless a result's run
+   * environment set NCCL_P2P_LEVEL or NCCL_P2P_DISABLE (--against) or --calib sets it. An SHM hop is costed at P2P's
+   * rate (no source measures NCCL's SHM on these GPUs): named as assumed (assume.c). */
   /* [NCCL] tuning.cc: ring LL busBw * 0.5; tree busBw * 0.85 (tree pattern); tree LL * 1/3.8. */
   p->nccl_ll_factor = 0.5;
   p->nccl_tree_factor = 0.85;

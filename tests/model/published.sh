@@ -3,8 +3,9 @@
 # says what was guessed (tests/fixtures/model/make_topos.py, tests/fixtures/model/published/*.tsv), measured /
 # predicted per size. Fitted sources (rtx6kpro's nccl-tuning.md set ring_simple_step_us and nccl_chan_gbs:
 # bench/model/params.c [R6K-NCCL]) are held to what they give; held out: aiconfigurator-core's
-# rtx_pro_6000_server NCCL 2.29.2 tables (2/4/8 GPUs), read from the installed PyPI package (pyarrow and
-# aiconfigurator-core; skipped without them, except under CI where scripts/test.sh installs them).
+# rtx_pro_6000_server NCCL 2.29.2 and l40s NCCL 2.27.3 tables (2/4/8 GPUs), read from the installed PyPI package
+# (pyarrow and aiconfigurator-core; skipped without them, except under CI where scripts/test.sh installs them), each
+# verdict also split by the transport NCCL's rules (paths.cc) run on the ring there.
 . "$ARBENCH_SRC/tests/analysis/common.sh"
 M="$ARBENCH_SRC/tests/fixtures/model"
 PUB="$ARBENCH_SRC/tests/model/published.py"
