@@ -24,6 +24,7 @@
 #include "ar.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* PCI device ids of GPUs whose compute capability we know (x10), for NCCL's per-architecture constants. */
@@ -82,16 +83,23 @@ static const float speeds_intra[] = {40.0f, 30.0f, 20.0f, 18.0f, 15.0f, 12.0f, 1
 /* NCCL's P2P level (paths.cc ncclTopoCheckP2p) in arbench's path classes: NCCL's PATH_PHB (through a CPU) is
  * arbench's PHB and NODE. NCCL_P2P_LEVEL's numbers (levelsOldToNew): 1 PIX, 2 PXB, 3 PHB, 4 and 5 SYS. */
 int ar_nccl_p2p_env(json_t *env) {
-  /* NCCL's level names below PIX (LOC, NVL, NVB, C2C) allow no P2P over PCIe; P2C and PXN are PXB's on PCIe */
+  /* paths.cc ncclGetLevel: NCCL_P2P_DISABLE=1 (strtol) is LOC; else NCCL_P2P_LEVEL a name of topoPathTypeStr up to
+   * SYS, or a digit-led legacy number (levelsOldToNew: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS). Names below PIX
+   * (LOC, NVL, NVB, C2C) allow no P2P over PCIe; P2C and PXN sit between PXB and PHB: PXB's on PCIe. */
   static const struct { const char *name; enum ar_path c; } names[] = {
     {"LOC", AR_PATH_X}, {"NVL", AR_PATH_X}, {"NVB", AR_PATH_X}, {"C2C", AR_PATH_X}, {"PIX", AR_PATH_PIX},
-    {"PXB", AR_PATH_PXB}, {"P2C", AR_PATH_PXB}, {"PXN", AR_PATH_PXB}, {"PHB", AR_PATH_NODE}, {"SYS", AR_PATH_SYS},
-    {"0", AR_PATH_X}, {"1", AR_PATH_PIX}, {"2", AR_PATH_PXB}, {"3", AR_PATH_NODE}, {"4", AR_PATH_SYS}, {"5", AR_PATH_SYS}};
+    {"PXB", AR_PATH_PXB}, {"P2C", AR_PATH_PXB}, {"PXN", AR_PATH_PXB}, {"PHB", AR_PATH_NODE}, {"SYS", AR_PATH_SYS}};
+  static const enum ar_path old[] = {AR_PATH_X, AR_PATH_PIX, AR_PATH_PXB, AR_PATH_NODE, AR_PATH_SYS};
   const char *dis = json_string_value(json_object_get(env, "NCCL_P2P_DISABLE"));
-  if (dis && !strcmp(dis, "1")) return 1 + AR_PATH_X;
+  if (dis && strtol(dis, NULL, 0) == 1) return 1 + AR_PATH_X;
   const char *v = json_string_value(json_object_get(env, "NCCL_P2P_LEVEL"));
-  for (size_t i = 0; v && i < sizeof names / sizeof names[0]; i++)
+  if (!v) return 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(v, names[i].name)) return 1 + (int)names[i].c;
+  if (*v >= '0' && *v <= '9') {
+    long l = strtol(v, NULL, 0);
+    return 1 + (int)old[l > 4 ? 4 : l < 0 ? 0 : l];
+  }
   return 0;
 }
 

@@ -130,12 +130,13 @@ check_eq "--against json: the assumptions line first" "assumed 8 switch" "$(pyth
 # NCCL's own rules (paths.cc v2.29.2-1) run 2 of its 8 ring hops through host memory there, which the diagnosis says;
 # the same result from a run whose environment set NCCL_P2P_LEVEL=SYS: P2P on every hop, no SHM diagnosis, nothing
 # assumed about the level; NCCL_P2P_DISABLE=1: every hop.
-for env in none SYS DIS; do
+for env in none SYS DIS 7 PHB; do
 python3 - "$TMP/u-$env.jsonl" "$env" <<'PY'
 import json, sys
 s, env = 256 << 20, sys.argv[2]
 t = s * 1.75 / 22.2e3
-e = {} if env == "none" else {"NCCL_P2P_LEVEL": "SYS"} if env == "SYS" else {"NCCL_P2P_DISABLE": "1"}
+e = {"none": {}, "SYS": {"NCCL_P2P_LEVEL": "SYS"}, "DIS": {"NCCL_P2P_DISABLE": "1"}, "7": {"NCCL_P2P_LEVEL": "7"},
+     "PHB": {"NCCL_P2P_LEVEL": "PHB"}}[env]
 with open(sys.argv[1], "w") as f:
     f.write(json.dumps({"type": "run", "run_id": "3" * 16, "schema": 1, "env": e}) + "\n")
     f.write(json.dumps({"type": "result", "run_id": "3" * 16, "backend": "nccl", "variant": "", "spec": "nccl",
@@ -147,6 +148,8 @@ done
 check_eq "--against, nothing recorded: NCCL's SHM hops in the diagnosis" 1 "$(grep -c 'busbw 22.2 GB/s vs 41 predicted: NCCL.s default runs 2 of 8 ring hops through host memory (SHM) on this topology (P2P only up to PXB) — try NCCL_P2P_LEVEL=SYS$' "$TMP/u-none.txt")"
 check_eq "--against, nothing recorded: the level assumed, named" 1 "$(grep -c '^# assumed: nccl_p2p_level = PXB' "$TMP/u-none.txt")"
 check_eq "--against, the run set NCCL_P2P_LEVEL=SYS: P2P everywhere" "0 0 0" "$(grep -c 'host memory' "$TMP/u-SYS.txt") $(grep -c 'nccl_p2p_level' "$TMP/u-SYS.txt") $(python3 -c "import json;print([r for r in map(json.loads,open('$TMP/u-SYS.json')) if r['type']=='against'][0]['nccl_shm_hops'])")"
+# paths.cc ncclGetLevel: a legacy number above 5 is SYS's; PHB lets the NODE hops between the two switches use P2P
+check_eq "--against, NCCL_P2P_LEVEL=7 (legacy number): SYS, P2P everywhere; PHB: P2P everywhere on one socket" "0 0" "$(python3 -c "import json;print([r for r in map(json.loads,open('$TMP/u-7.json')) if r['type']=='against'][0]['nccl_shm_hops'], [r for r in map(json.loads,open('$TMP/u-PHB.json')) if r['type']=='against'][0]['nccl_shm_hops'])")"
 check_eq "--against, the run set NCCL_P2P_DISABLE=1: every hop through host memory" 8 "$(python3 -c "import json;print([r for r in map(json.loads,open('$TMP/u-DIS.json')) if r['type']=='against'][0]['nccl_shm_hops'])")"
 
 # A port reporting a trained-down link is used as read, and said so.
