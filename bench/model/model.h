@@ -41,6 +41,8 @@ struct ar_mparams {
   double nccl_chan_gbs;                 /* busbw one NCCL channel carries (caps NCCL's default by its channels) */
   double gpu_cc;                        /* > 0: the GPUs' compute capability x10 for NCCL's tuning (else by PCI id) */
   double nccl_socket_gbs;               /* > 0: the socket link bandwidth NCCL's search sees (else by CPU) */
+  double nccl_shm_ll_gbs;               /* busbw a ring with SHM hops runs LL at, at most (NCCL's default) */
+  double nccl_shm_simple_gbs;           /* the same for Simple */
   double nccl_p2p_level;                /* > 0: NCCL_P2P_LEVEL as a number (1 PIX, 2 PXB, 3 PHB, 4/5 SYS); else NCCL's default */
   int nccl_p2p_env;                     /* 1 + the path class NCCL_P2P_LEVEL / NCCL_P2P_DISABLE set in a result's run
                                          * environment (ar_nccl_p2p_env); 0: not set there (not a --calib knob) */

@@ -248,8 +248,13 @@ double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *
                             double bytes, struct ar_nccl_choice *c) {
   int n = ar_mgraph_n(g);
   ar_nccl_choose(ng, p, n, bytes, c);
-  /* us per byte of the chosen channels at nccl_chan_gbs busbw each */
+  /* us per byte of the chosen channels at nccl_chan_gbs busbw each; a ring NCCL runs partly through host memory no
+   * faster than its SHM rate (params.c: fitted on a published box of that transport) */
   double cap = 2.0 * (n - 1) / n / (c->channels * p->nccl_chan_gbs * 1e3);
+  if (ng->shm_hops) {
+    int ll = c->family == AR_M_RING_LL || c->family == AR_M_TREE_LL;
+    cap = fmax(cap, 2.0 * (n - 1) / n / ((ll ? p->nccl_shm_ll_gbs : p->nccl_shm_simple_gbs) * 1e3));
+  }
   return ar_model_time_capped(g, p, c->family, bytes, cap);
 }
 

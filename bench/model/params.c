@@ -72,10 +72,19 @@ void ar_mparams_default(struct ar_mparams *p) {
   /* [R6K-NCCL] "Impact of Channel Count": default (2 channels) 22.2 GB/s busbw at 32 MiB on dual Turin: 11.1
    * per channel. Fitted on that row. */
   p->nccl_chan_gbs = 11.1;
+  /* [R6K] optimization/pcie-oneshot-allreduce.md "Raw AllReduce Latency", NCCL column, on the ASUS ESC8000A-E13P whose
+   * layout its hardware/asus-esc8000a-e13p-broadcom-switches.md publishes (nvidia-smi topo: GPU0-1 PIX, GPU0-2 NODE,
+   * dual AMD; tests/fixtures/model/esc8000a-e13p.xml), 4 GPUs, default NCCL (the page adds NCCL_P2P_LEVEL=SYS only as
+   * a variant): NCCL's own rule (paths.cc, below) runs 2 of the ring's 4 hops through host memory there. Ring LL,
+   * 128/256/512 KiB at 24.7/40.9/71.7 us: least squares of (t - ring_ll_fixed_us 5.45) on the bytes, 16.91 us per
+   * 128 KiB = 11.6 GB/s busbw; ring Simple at 1 MiB 85.2 us: (85.2 - 3.7 - 8.4) us for 1 MiB = 21.5 GB/s busbw.
+   * Fitted on those rows (4 GPUs, 4 channels, Gen5): the most a ring with an SHM hop carries, for NCCL's default. */
+  p->nccl_shm_ll_gbs = 11.6;
+  p->nccl_shm_simple_gbs = 21.5;
   /* nccl_p2p_level 0: NCCL's own rule decides the transport of each ring hop ([NCCL] v2.29.2-1 paths.cc
    * ncclTopoCheckP2p: P2P up to PXB, on AMD CPUs with at most 2 GPUs up to SYS; nccltune.c), unless a result's run
-   * environment set NCCL_P2P_LEVEL or NCCL_P2P_DISABLE (--against) or --calib sets it. An SHM hop is costed at P2P's
-   * rate (no source measures NCCL's SHM on these GPUs): named as assumed (assume.c). */
+   * environment set NCCL_P2P_LEVEL or NCCL_P2P_DISABLE (--against) or --calib sets it. A ring with an SHM hop runs no
+   * faster than nccl_shm_*_gbs (above); the level is named as assumed (assume.c). */
   /* [NCCL] tuning.cc: ring LL busBw * 0.5; tree busBw * 0.85 (tree pattern); tree LL * 1/3.8. */
   p->nccl_ll_factor = 0.5;
   p->nccl_tree_factor = 0.85;
@@ -85,13 +94,15 @@ void ar_mparams_default(struct ar_mparams *p) {
 static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "socket_gbs", "read_eff",
                                          "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff", "gpu_cc",
                                          "nccl_socket_gbs", "ring_simple_step_us", "nccl_chan_gbs",
-                                         "ring_ll_fixed_us", "ring_ll_step_us", "iter_launch_us", "nccl_p2p_level"};
+                                         "ring_ll_fixed_us", "ring_ll_step_us", "iter_launch_us", "nccl_p2p_level",
+                                         "nccl_shm_ll_gbs", "nccl_shm_simple_gbs"};
 
 static double *knob(struct ar_mparams *p, int i) {
   double *k[] = {&p->eff_gen5, &p->eff_gen4, &p->eff_gen3, &p->socket_gbs, &p->read_eff,
                  &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff, &p->gpu_cc,
                   &p->nccl_socket_gbs, &p->ring_simple_step_us, &p->nccl_chan_gbs,
-                 &p->ring_ll_fixed_us, &p->ring_ll_step_us, &p->iter_launch_us, &p->nccl_p2p_level};
+                 &p->ring_ll_fixed_us, &p->ring_ll_step_us, &p->iter_launch_us, &p->nccl_p2p_level,
+                 &p->nccl_shm_ll_gbs, &p->nccl_shm_simple_gbs};
   return k[i];
 }
 #define AR_NKNOBS (int)(sizeof knob_names / sizeof knob_names[0])
@@ -106,7 +117,7 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
                "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "
                "nccl_socket_gbs, ring_simple_step_us, nccl_chan_gbs, ring_ll_fixed_us, ring_ll_step_us, "
-               "iter_launch_us, nccl_p2p_level)", path, k);
+               "iter_launch_us, nccl_p2p_level, nccl_shm_ll_gbs, nccl_shm_simple_gbs)", path, k);
       return -AR_EINVAL;
     }
     *knob(p, i) = json_number_value(v);
