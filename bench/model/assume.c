@@ -75,10 +75,10 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
   ar_nccl_graph(g, t, p, &ng);
   if (ng.shm_hops && !p->nccl_p2p_env) { /* NCCL's transport: the environment's NCCL_P2P_LEVEL is not in a topology */
     snprintf(val, sizeof val, "%s%s", ar_path_name(ng.p2p_level), p->nccl_p2p_level > 0 ? " (--calib)" : "");
-    snprintf(why, sizeof why, "NCCL_P2P_LEVEL: %s, so %d of %d ring hops run through host memory (SHM); the "
-             "model's rate for them is P2P's (no source measures NCCL's SHM on these GPUs: estimate)%s", ng.p2p_how,
-             ng.shm_hops, ng.ring_hops, p->nccl_p2p_level > 0 ? "" : "; --calib '{\"params\":{\"nccl_p2p_level\":4}}' "
-             "for NCCL_P2P_LEVEL=SYS");
+    snprintf(why, sizeof why, "NCCL_P2P_LEVEL: %s, so %d of %d ring hops run through host memory (SHM), the ring "
+             "then at most %g (LL) / %g (Simple) GB/s busbw (params.c [R6K]: fitted on a Gen5 RTX PRO 6000 box)%s",
+             ng.p2p_how, ng.shm_hops, ng.ring_hops, p->nccl_shm_ll_gbs, p->nccl_shm_simple_gbs,
+             p->nccl_p2p_level > 0 ? "" : "; --calib '{\"params\":{\"nccl_p2p_level\":4}}' for NCCL_P2P_LEVEL=SYS");
     n = add(a, n, "nccl_p2p_level", val, why);
   }
   double lo = ar_topo_gpu_link_min_gbs(t);

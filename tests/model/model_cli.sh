@@ -39,7 +39,7 @@ check_eq "nccl-default: its time is the model's for that algorithm where every h
 # 8 GPUs on two switches (sw2): the ring crosses between the switches' host bridges twice, and NCCL's default P2P
 # level (paths.cc v2.29.2-1: PXB; the topology's CPU is AMD, but more than 2 GPUs) sends those hops through host memory.
 check_eq "nccl-default: NCCL's graph named" 1 "$(grep -c "NCCL's ring graph here: 2 channels x 24 GB/s; 2 of 8 ring hops through host memory (SHM), P2P only up to PXB (paths.cc: NCCL's default, no P2P through a CPU host bridge (PXB))$" "$TMP/d.txt")"
-check_eq "nccl-default: the P2P level named as assumed" 1 "$(grep -c "^# assumed: nccl_p2p_level = PXB: NCCL_P2P_LEVEL: paths.cc: NCCL's default, no P2P through a CPU host bridge (PXB), so 2 of 8 ring hops run through host memory (SHM); the model's rate for them is P2P's" "$TMP/d.txt")"
+check_eq "nccl-default: the P2P level named as assumed" 1 "$(grep -c "^# assumed: nccl_p2p_level = PXB: NCCL_P2P_LEVEL: paths.cc: NCCL's default, no P2P through a CPU host bridge (PXB), so 2 of 8 ring hops run through host memory (SHM), the ring then at most 11.6 (LL) / 21.5 (Simple) GB/s busbw (params.c \[R6K\]" "$TMP/d.txt")"
 # NCCL_P2P_LEVEL=SYS (--calib nccl_p2p_level 4): P2P on every hop, nothing assumed about it
 "$ARBENCH" model --xml "$SW" -b 4K -e 4K --calib '{"params":{"nccl_p2p_level":4}}' >"$TMP/dsys.txt"
 check_eq "nccl_p2p_level 4: P2P on every hop" "1 0" "$(grep -c "P2P on all 8 ring hops (P2P up to SYS: --calib nccl_p2p_level (NCCL_P2P_LEVEL))$" "$TMP/dsys.txt") $(grep -c '^# assumed: nccl_p2p_level' "$TMP/dsys.txt")"
