@@ -12,6 +12,7 @@ struct sa_state sa = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIA
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static _Thread_local int current;          /* cudaSetDevice is per host thread */
 static _Thread_local cudaError_t last_err;
+static _Thread_local int ctx_current; /* the driver's current context: the current device's primary one, once made */
 
 /* The stand-in's peer topology, over physical device numbers "A-B,C-D": ARBENCH_STANDIN_NO_P2P pairs have no peer
  * access (cudaDeviceCanAccessPeer 0, as across the sockets of many PCIe boxes); ARBENCH_STANDIN_ACS pairs answer 1
@@ -89,6 +90,17 @@ void sa_init(void) { pthread_once(&once, init_once); }
 
 int sa_device(void) { return current; }
 
+/* cuda_runtime_api.h:1634-1640: cudaSetDevice makes the device's primary context current to the thread; cudaFree(0),
+ * the idiom rtc.c uses, initialises it too. The driver API stand-in (driver.c) works in that context. */
+void sa_context_made(void) { ctx_current = 1; }
+int sa_context_device(void) { return ctx_current ? current : -1; }
+
+cudaError_t sa_last_error_swap(cudaError_t e) {
+  cudaError_t was = last_err;
+  last_err = e;
+  return was;
+}
+
 cudaError_t sa_error(cudaError_t e) {
   if (e != cudaSuccess) last_err = e;
   return e;
@@ -155,6 +167,7 @@ cudaError_t cudaSetDevice(int device) {
   e = sa_occupy(device); /* its primary context, made now (cuda_runtime_api.h:1634-1640) */
   if (e) return sa_error(e);
   current = device;
+  ctx_current = 1;
   return cudaSuccess;
 }
 
@@ -370,12 +383,13 @@ const char *cudaGetErrorName(cudaError_t e) {
 }
 
 /* The stand-in has no driver API: no symbol is found (arbench asks only on NVRTC stacks, rtc.c). */
+/* The driver API stand-in's entry points (driver.c) where this build runs the NVRTC path; none elsewhere. */
 cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
                                     enum cudaDriverEntryPointQueryResult *status) {
-  (void)symbol, (void)flags;
-  if (!fn) return sa_error(cudaErrorInvalidValue);
-  *fn = NULL;
-  if (status) *status = cudaDriverEntryPointSymbolNotFound;
+  (void)flags;
+  if (!fn || !symbol) return sa_error(cudaErrorInvalidValue);
+  *fn = sa_driver_entry(symbol);
+  if (status) *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
   return cudaSuccess;
 }
 
