@@ -76,6 +76,15 @@ static void init_once(void) {
       p = *end ? end + 1 : end;
     }
   }
+  /* ARBENCH_STANDIN_CC=MAJOR.MINOR: the devices' compute capability (default 12.0, registers.tsv's sm_120): which of
+   * the NVRTC path's images a device takes and which the driver stand-in refuses (driver.c) */
+  const char *cc = getenv("ARBENCH_STANDIN_CC");
+  int ma = 12, mi = 0, used = 0;
+  if (cc && (sscanf(cc, "%d.%d%n", &ma, &mi, &used) != 2 || cc[used] || ma < 3 || ma > 15 || mi < 0 || mi > 9)) {
+    fprintf(stderr, "arbench cuda stand-in: bad ARBENCH_STANDIN_CC '%s' (allowed: MAJOR.MINOR, 3.0 to 15.9, e.g. 9.0)\n", cc);
+    exit(2);
+  }
+  sa.cc_major = ma, sa.cc_minor = mi;
   pairs("ARBENCH_STANDIN_NO_P2P", SA_P2P_NONE, total);
   pairs("ARBENCH_STANDIN_ACS", SA_P2P_ACS, total);
   sa.hang_rank = sa.corrupt_rank = sa.ipc_fail_rank = -1;
@@ -196,8 +205,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
   case cudaDevAttrPciDomainId: *value = 0xffff; break;
   case cudaDevAttrL2CacheSize: *value = SA_L2_BYTES; break;
   case cudaDevAttrMaxThreadsPerMultiProcessor: *value = SA_THREADS_PER_SM; break;
-  case cudaDevAttrComputeCapabilityMajor: *value = 12; break;
-  case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+  case cudaDevAttrComputeCapabilityMajor: *value = sa.cc_major; break;
+  case cudaDevAttrComputeCapabilityMinor: *value = sa.cc_minor; break;
   case cudaDevAttrComputeMode: *value = sa_compute_mode(); break;
   default: return sa_error(cudaErrorInvalidValue);
   }
@@ -218,8 +227,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
   p->sharedMemPerBlock = 48 << 10;
   p->warpSize = 32;
   p->maxThreadsPerBlock = 1024;
-  p->major = 12;
-  p->minor = 0;
+  p->major = sa.cc_major;
+  p->minor = sa.cc_minor;
   p->multiProcessorCount = SA_SMS;
   p->canMapHostMemory = 1;
   p->pciBusID = sa.physical[device] + 1;

@@ -128,6 +128,7 @@ struct sa_state {
   int peer_enabled[SA_MAX_DEVICES][SA_MAX_DEVICES]; /* visible device -> visible peer (cudaDeviceEnablePeerAccess) */
   signed char p2p[SA_MAX_DEVICES][SA_MAX_DEVICES];  /* physical pair: SA_P2P_* (ARBENCH_STANDIN_NO_P2P, _ACS) */
   int hang_rank, corrupt_rank, ipc_fail_rank, rank;
+  int cc_major, cc_minor;         /* every device's compute capability (ARBENCH_STANDIN_CC, default 12.0) */
   cudaError_t sticky;             /* a failed kernel or stream work: every call returns it from then on */
 };
 extern struct sa_state sa;
