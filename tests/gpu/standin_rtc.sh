@@ -15,7 +15,11 @@ print(next((str(o["value"]).lower() for o in json.load(open(sys.argv[1])) if o["
 [ "$(opt cuda-emu-nvcc)" = false ] || { echo "skipped: needs -Dcuda-emu-nvcc=false (this stand-in build links the kernels in)"; exit 77; }
 "$ARBENCH" version >"$TMP/version"
 if ! qgrep -q '^custom kernels nvrtc-built' "$TMP/version"; then
-  why="no NVRTC under cuda-home (lib64/libnvrtc.so and include/nvrtc.h): p2p-* and fused are not compiled in"
+  home=$(opt cuda-home)
+  # a cuda-home with NVRTC whose build left the path out is a wiring bug, not a skip
+  [ -r "$home/include/nvrtc.h" ] && compgen -G "$home/lib*/libnvrtc.so*" >/dev/null &&
+    { cat "$TMP/version"; fail "$home has NVRTC, but this build did not build the NVRTC path (rtc.c)"; }
+  why="no NVRTC under cuda-home $home (include/nvrtc.h, lib64/libnvrtc.so): p2p-* and fused are not compiled in"
   [ "${ARBENCH_REQUIRE_NVRTC:-0}" = 1 ] && fail "$why (CI requires the NVRTC path)"
   echo "skipped: $why"; exit 77
 fi

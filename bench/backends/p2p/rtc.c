@@ -96,13 +96,16 @@ static void load(struct ar_rtc_dev *d, int dev) {
     snprintf(d->why, sizeof d->why, "the CUDA driver gives no cuModuleLoadData/cuModuleGetFunction/cuLaunchKernel");
     return;
   }
-  /* The module goes into the current context: the device's primary one, made current by cudaSetDevice. */
-  if (cudaSetDevice(dev) != cudaSuccess || cudaFree(NULL) != cudaSuccess) {
+  /* The module goes into the current context: the device's primary one, made current by cudaSetDevice (and
+   * initialised by cudaFree(0)); the caller's current device is given back after the load. */
+  int prev = dev;
+  if (cudaGetDevice(&prev) != cudaSuccess || cudaSetDevice(dev) != cudaSuccess || cudaFree(NULL) != cudaSuccess) {
     snprintf(d->why, sizeof d->why, "cannot make device %d current: %s", dev, cudaGetErrorString(cudaGetLastError()));
     return;
   }
   const struct ar_rtc_image *im = &ar_rtc_images[img];
   CUresult r = mload(&d->mod, im->data);
+  if (prev != dev && cudaSetDevice(prev) != cudaSuccess) cudaGetLastError();
   if (r != CUDA_SUCCESS) {
     snprintf(d->why, sizeof d->why, "cannot load the %s_%d kernel image on device %d (sm_%d): %s",
              im->ptx ? "compute" : "sm", im->arch, dev, cc, errname(ename, r, num, sizeof num));
