@@ -147,7 +147,7 @@ static int ptx_function(struct CUmod_st *m, struct CUfunc_st *f, const char *nam
 
 /* ---- the API (cuda.h) ---- */
 
-/* cuda.h:7330-7365 cuModuleLoadData: "loads the corresponding module into the current context" (none current:
+/* cuda.h:7332-7365 cuModuleLoadData: "loads the corresponding module into the current context" (none current:
  * CUDA_ERROR_INVALID_CONTEXT, cuda.h:2617-2627); a cubin for another arch is CUDA_ERROR_NO_BINARY_FOR_GPU
  * (cuda.h:2659-2665: a cubin runs on its own major at an equal or higher minor), an image that is neither a cubin nor
  * PTX CUDA_ERROR_INVALID_IMAGE (cuda.h:2611-2615), PTX for a newer arch than the device's fails its JIT
@@ -187,7 +187,7 @@ CUresult cuModuleUnload(CUmodule hmod) {
   return CUDA_SUCCESS;
 }
 
-/* cuda.h:7514-7532 cuModuleGetFunction: "If no function of that name exists, ... returns CUDA_ERROR_NOT_FOUND": a
+/* cuda.h:7505-7532 cuModuleGetFunction: "If no function of that name exists, ... returns CUDA_ERROR_NOT_FOUND": a
  * kernel entry of the image by its (mangled) symbol; its CPU execution is the same source's (driver_kernels.cc). */
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name) {
   if (!hfunc || !hmod || !name) return CUDA_ERROR_INVALID_VALUE;
@@ -213,7 +213,8 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
   return CUDA_SUCCESS;
 }
 
-/* cuda.h:17350-17374: offset and size of parameter paramIndex; CUDA_ERROR_INVALID_VALUE past the last one. */
+/* cuda.h:17353-17374 cuFuncGetParamInfo: offset and size of parameter paramIndex (from the image's EIATTR_KPARAM_INFO
+ * or the PTX .param list); CUDA_ERROR_INVALID_VALUE past the last one. */
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize) {
   if (!func || !paramOffset || paramIndex >= 2 || func->param_size[paramIndex] < 0) return CUDA_ERROR_INVALID_VALUE;
   *paramOffset = (size_t)func->param_off[paramIndex];
@@ -221,8 +222,8 @@ CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOff
   return CUDA_SUCCESS;
 }
 
-/* cuda.h:17380-17537 cuLaunchKernel: kernelParams is "an array of pointers to kernel parameters", one per parameter,
- * copied at the launch; kernelParams and extra both given is CUDA_ERROR_INVALID_VALUE. The function runs in its
+/* cuda.h:17419-17546 cuLaunchKernel: kernelParams holds N pointers for a function of N parameters, each read at the
+ * launch (17429-17437); kernelParams and extra both given is CUDA_ERROR_INVALID_VALUE (17474-17475). The function runs in its
  * module's context, which must be current (another: CUDA_ERROR_INVALID_CONTEXT); the runtime stand-in's launch does
  * the rest as for a <<<>>> launch: the shape, the block against the image's registers, the stream's device, the
  * sticky error, peer memory. A driver call leaves the runtime's last error as it was. */
@@ -268,7 +269,7 @@ CUresult cuGetErrorName(CUresult error, const char **pStr) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (names[i].e == error) return *pStr = names[i].n, CUDA_SUCCESS;
   *pStr = NULL;
-  return CUDA_ERROR_INVALID_VALUE; /* cuda.h:5150-5170: an unrecognised code */
+  return CUDA_ERROR_INVALID_VALUE; /* cuda.h:5152-5170: an unrecognised code */
 }
 
 /* cudaGetDriverEntryPoint's answer: the functions above where this build has CPU kernels for them (the NVRTC path,
