@@ -28,8 +28,6 @@ export ARBENCH_STANDIN_GPUS=4
 # The images: a cubin per arch of cuda-archs and the newest one's PTX.
 archs=$(opt cuda-archs | tr -d ' ')
 want=$(echo "$archs" | tr ',' '\n' | sort -n | sed 's/^/sm_/' | paste -sd,)",compute_$(echo "$archs" | tr ',' '\n' | sort -n | tail -1)"
-line="custom kernels nvrtc-built for $want, loaded at run time (the CPU stand-in of the CUDA driver API: the images checked, the kernels' source run on CPU threads)"
-qgrep -qxF "$line" "$TMP/version" || { cat "$TMP/version"; fail "version does not say: $line"; }
 
 records() { # records FILE N: N results, every call checked and right, no error or skip, the kernels NVRTC's
   "$PY" - "$@" "$want" <<'PY'
@@ -51,6 +49,9 @@ expect_status 0 ar_mpirun 3 run --backend 'fused:hidden=64' -d bfloat16 --sizes 
   -J "$TMP/fused.jsonl"
 records "$TMP/fused.jsonl" 2 || fail "fused through the NVRTC cubins: not every call ran and checked"
 echo "ok: p2p-* (pull, push, two-shot at 1024 threads; 4 dtypes) and fused from the embedded cubins, every call checked"
+# after the runs (a mislabelled image must fail in the driver stand-in first): version names the images
+line="custom kernels nvrtc-built for $want, loaded at run time (the CPU stand-in of the CUDA driver API: the images checked, the kernels' source run on CPU threads)"
+qgrep -qxF "$line" "$TMP/version" || { cat "$TMP/version"; fail "version does not say: $line"; }
 
 # A compute capability 9.0 device: the sm_90 cubin where there is one, else the sm_120 one is no image for it.
 if echo ",$archs," | qgrep -q ',90,'; then
