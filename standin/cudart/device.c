@@ -355,6 +355,7 @@ static const struct {
    "peer access is not supported between these two devices"},
   {cudaErrorUnsupportedPtxVersion, "cudaErrorUnsupportedPtxVersion",
    "the provided PTX was compiled with an unsupported toolchain."},
+  {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
   {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
   {cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
   {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},

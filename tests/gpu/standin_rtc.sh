@@ -24,6 +24,7 @@ if ! qgrep -q '^custom kernels nvrtc-built' "$TMP/version"; then
   echo "skipped: $why"; exit 77
 fi
 unset ARBENCH_STANDIN_REGS ARBENCH_STANDIN_CC
+T=$((30 * ${ARBENCH_TIMEOUT_MULTIPLIER:-1})) # -T: a hang guard (a run takes seconds), so a broken launch ends soon
 export ARBENCH_STANDIN_GPUS=4
 # The images: a cubin per arch of cuda-archs and the newest one's PTX.
 archs=$(opt cuda-archs | tr -d ' ')
@@ -43,9 +44,9 @@ assert ck["load"].startswith("loaded at run time (the CPU stand-in of the CUDA d
 PY
 }
 expect_status 0 ar_mpirun 3 run --backend 'p2p-oneshot;p2p-oneshot:mode=push;p2p-twoshot:threads=1024' \
-  -d float,half,bfloat16,int32 --sizes 4K,65K -n 2 -w 1 -c 1 -T 120 -J "$TMP/p2p.jsonl"
+  -d float,half,bfloat16,int32 --sizes 4K,65K -n 2 -w 1 -c 1 -T "$T" -J "$TMP/p2p.jsonl"
 records "$TMP/p2p.jsonl" 24 || fail "p2p-* through the NVRTC cubins: not every call ran and checked"
-expect_status 0 ar_mpirun 3 run --backend 'fused:hidden=64' -d bfloat16 --sizes 4K,65K -n 2 -w 1 -c 1 -T 120 \
+expect_status 0 ar_mpirun 3 run --backend 'fused:hidden=64' -d bfloat16 --sizes 4K,65K -n 2 -w 1 -c 1 -T "$T" \
   -J "$TMP/fused.jsonl"
 records "$TMP/fused.jsonl" 2 || fail "fused through the NVRTC cubins: not every call ran and checked"
 echo "ok: p2p-* (pull, push, two-shot at 1024 threads; 4 dtypes) and fused from the embedded cubins, every call checked"
@@ -56,7 +57,7 @@ qgrep -qxF "$line" "$TMP/version" || { cat "$TMP/version"; fail "version does no
 # A compute capability 9.0 device: the sm_90 cubin where there is one, else the sm_120 one is no image for it.
 if echo ",$archs," | qgrep -q ',90,'; then
   expect_status 0 mpirun -q --oversubscribe -x ARBENCH_STANDIN_CC=9.0 -np 2 "$ARBENCH" run \
-    --backend 'p2p-oneshot;p2p-twoshot' -d float,bfloat16 --sizes 4K -n 2 -w 1 -c 1 -T 120 -J "$TMP/sm90.jsonl"
+    --backend 'p2p-oneshot;p2p-twoshot' -d float,bfloat16 --sizes 4K -n 2 -w 1 -c 1 -T "$T" -J "$TMP/sm90.jsonl"
   records "$TMP/sm90.jsonl" 4 || fail "a compute capability 9.0 device: not every call ran and checked"
   echo "ok: a compute capability 9.0 device runs the sm_90 cubin"
 fi
