@@ -108,6 +108,8 @@ int ar_cmd_list(int argc, char **argv) {
            json_string_value(json_object_get(st, "name")),
            ar_gpu_standin() && json_is_true(json_object_get(st, "kernels"))
                ? "built by the host C++ compiler, run on CPU threads (the CPU stand-in)"
+           : ar_gpu_standin() && json_is_object(json_object_get(st, "custom_kernels"))
+               ? "fill/check not built (-Dcuda-emu-nvcc=false: a stack without nvcc; data staged through the host)"
            : ar_gpu_standin() ? "not built (-Dcuda-emu-nvcc=false: a stack without nvcc; data staged through the host)"
            : json_is_true(json_object_get(st, "kernels")) ? archs
            : json_is_object(json_object_get(st, "custom_kernels"))

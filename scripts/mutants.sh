@@ -11,9 +11,11 @@ Reads every tests/mutants/*.tsv (or only --file TSV): one planted bug per line, 
 tests: comma-separated meson test names, at least one of which must fail on the mutant; a leading
 'asan:' runs them in a second scratch build with -Db_sanitize=address,undefined, for bugs only a
 sanitizer sees, such as a leak or an undefined cast; a leading 'emu:' in a scratch build with
--Dcuda-emu=true, for bugs of the GPU host code that only the CPU stand-ins of CUDA and NCCL run).
+-Dcuda-emu=true, for bugs of the GPU host code that only the CPU stand-ins of CUDA and NCCL run; 'emunv:' in a
+scratch build with -Dcuda-emu=true -Dcuda-emu-nvcc=false -Dcuda-archs=90,120, the stand-in without nvcc, for bugs of
+the paths only it runs: NVRTC's cubins through rtc.c and the driver API stand-in).
 The working tree (tracked and untracked, not ignored files) is copied to a scratch directory with
-one build directory kept there between runs (one more for asan:, one for emu:), so each mutant is an
+one build directory kept there between runs (one more for asan:, one for emu:, one for emunv:), so each mutant is an
 incremental build. First the named
 tests run once on the unmutated copy (--no-baseline skips that); then per mutant: apply, ninja, run
 its tests, record caught or survived, revert. Ends with 'N caught, N survived'; exit status 1 when
@@ -131,7 +133,7 @@ def cmd_sync(root, tree, names):
     for d, subdirs, files in os.walk(tree):
         rel_d = os.path.relpath(d, tree)
         if rel_d == ".":
-            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan", "build-emu")]
+            subdirs[:] = [s for s in subdirs if s not in ("build", "build-asan", "build-emu", "build-emu-nonvcc")]
         for fn in files:
             rel = os.path.normpath(os.path.join(rel_d, fn))
             if rel not in keep:
@@ -154,7 +156,7 @@ def cmd_check(lists, root, build):
         if n != 1:
             bad.append("%s: %s: the search text occurs %d times in %s (must be once)" % (where, ident, n, rel))
         for t in tests.split(","):
-            t = t.split(":", 1)[1] if t.startswith(("asan:", "emu:")) else t
+            t = t.split(":", 1)[1] if t.startswith(("asan:", "emu:", "emunv:")) else t
             if t not in names:
                 bad.append("%s: %s: no test named %s" % (where, ident, t))
     for b in bad:
@@ -232,6 +234,7 @@ where_of() {
   case $1 in
     asan:*) BDIR=build-asan TNAMES=${1#asan:} MULT=3 ;;
     emu:*) BDIR=build-emu TNAMES=${1#emu:} MULT=1 ;;
+    emunv:*) BDIR=build-emu-nonvcc TNAMES=${1#emunv:} MULT=1 ;;
     *) BDIR=build TNAMES=$1 MULT=1 ;;
   esac
 }
@@ -240,9 +243,10 @@ where_of() {
 # MUTANTS_MESON_OPTS: the default build's options (e.g. -Dcuda=disabled, or -Dcuda-archs=120: a list whose tests
 # rebuild no CUDA kernel need not compile them for every arch; a scratch build keeps the options it was made with).
 # shellcheck disable=SC2086 # a list of options
-grep -qvP '\t(asan|emu):' <<<"$ENTRIES" && setup_build build ${MUTANTS_MESON_OPTS:-}
+grep -qvP '\t(asan|emu|emunv):' <<<"$ENTRIES" && setup_build build ${MUTANTS_MESON_OPTS:-}
 grep -qP '\tasan:' <<<"$ENTRIES" && setup_build build-asan -Db_sanitize=address,undefined -Dcuda-archs=120
 grep -qP '\temu:' <<<"$ENTRIES" && setup_build build-emu -Dcuda-emu=true
+grep -qP '\temunv:' <<<"$ENTRIES" && setup_build build-emu-nonvcc -Dcuda-emu=true -Dcuda-emu-nvcc=false -Dcuda-archs=90,120
 
 known() { meson test -C "$TREE/$1" --list --no-rebuild 2>/dev/null | sed -n 's/^[^:]*:[^/]* \/ //p'; }
 declare -A KNOWN TESTS
@@ -266,7 +270,7 @@ baseline() {
          die "the named tests fail on the unmutated copy (log: $SCRATCH/logs/baseline-$dir.log)"; }
 }
 if [ "$BASELINE" = 1 ]; then
-  for d in build build-asan build-emu; do
+  for d in build build-asan build-emu build-emu-nonvcc; do
     read -ra ts <<<"${TESTS[$d]:-}"
     baseline "$d" "$([ $d = build-asan ] && echo 3 || echo 1)" "${ts[@]}"
   done
@@ -295,7 +299,7 @@ while IFS=$'\t' read -r id file tests where; do
   "$PY" "$HELPER" revert "$BACKUP" </dev/null
   printf '%-32s %-44s %4ss  %s\n' "$id" "$file" $((SECONDS - t0)) "$verdict"
 done <<<"$ENTRIES"
-for d in build build-asan build-emu; do # leave the copies built unmutated for the next run
+for d in build build-asan build-emu build-emu-nonvcc; do # leave the copies built unmutated for the next run
   [ ! -f "$TREE/$d/build.ninja" ] || ninja -C "$TREE/$d" >/dev/null 2>&1 || true
 done
 [ ${#SURVIVORS[@]} -eq 0 ] || echo "not caught: ${SURVIVORS[*]}"

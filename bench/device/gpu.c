@@ -161,18 +161,21 @@ static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : js
 /* How the custom allreduce kernels (p2p-*, fused) got into this binary: "nvcc", "nvrtc" (cubins embedded, loaded
  * at run time; archs: the cubins'), or null (not compiled in). */
 static json_t *custom_kernels(void) {
-#if AR_CUDA_EMU && !AR_HAVE_NVCC
-  return json_null(); /* -Dcuda-emu-nvcc=false: a stack without nvcc or NVRTC, on the stand-in */
-#elif AR_CUDA_EMU
-  return json_pack("{s:s, s:s, s:s}", "compiler", "host-c++", "archs", "the CPU stand-in of CUDA", "load",
-                   "linked in, run on CPU threads");
-#elif AR_HAVE_RTC
+#if AR_HAVE_RTC /* a CUDA stack's NVRTC, or the stand-in build without nvcc (its cubins from the real NVRTC) */
   char archs[128] = "";
   size_t at = 0;
   for (int i = 0; i < ar_rtc_nimages && at < sizeof archs; i++)
     at += (size_t)snprintf(archs + at, sizeof archs - at, "%s%s_%d", i ? "," : "", ar_rtc_images[i].ptx ? "compute" : "sm",
                            ar_rtc_images[i].arch);
-  return json_pack("{s:s, s:s, s:s}", "compiler", "nvrtc", "archs", archs, "load", "loaded at run time (CUDA driver API)");
+  return json_pack("{s:s, s:s, s:s}", "compiler", "nvrtc", "archs", archs, "load",
+                   AR_CUDA_EMU ? "loaded at run time (the CPU stand-in of the CUDA driver API: the images checked, "
+                                 "the kernels' source run on CPU threads)"
+                               : "loaded at run time (CUDA driver API)");
+#elif AR_CUDA_EMU && !AR_HAVE_NVCC
+  return json_null(); /* -Dcuda-emu-nvcc=false without NVRTC: a stack without nvcc or NVRTC, on the stand-in */
+#elif AR_CUDA_EMU
+  return json_pack("{s:s, s:s, s:s}", "compiler", "host-c++", "archs", "the CPU stand-in of CUDA", "load",
+                   "linked in, run on CPU threads");
 #elif AR_HAVE_NVCC
   return json_pack("{s:s, s:s, s:s}", "compiler", "nvcc", "archs", AR_CUDA_ARCHS, "load", "linked in");
 #else

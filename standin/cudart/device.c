@@ -12,6 +12,7 @@ struct sa_state sa = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIA
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static _Thread_local int current;          /* cudaSetDevice is per host thread */
 static _Thread_local cudaError_t last_err;
+static _Thread_local int ctx_current; /* the driver's current context: the current device's primary one, once made */
 
 /* The stand-in's peer topology, over physical device numbers "A-B,C-D": ARBENCH_STANDIN_NO_P2P pairs have no peer
  * access (cudaDeviceCanAccessPeer 0, as across the sockets of many PCIe boxes); ARBENCH_STANDIN_ACS pairs answer 1
@@ -75,6 +76,15 @@ static void init_once(void) {
       p = *end ? end + 1 : end;
     }
   }
+  /* ARBENCH_STANDIN_CC=MAJOR.MINOR: the devices' compute capability (default 12.0, registers.tsv's sm_120): which of
+   * the NVRTC path's images a device takes and which the driver stand-in refuses (driver.c) */
+  const char *cc = getenv("ARBENCH_STANDIN_CC");
+  int ma = 12, mi = 0, used = 0;
+  if (cc && (sscanf(cc, "%d.%d%n", &ma, &mi, &used) != 2 || cc[used] || ma < 3 || ma > 15 || mi < 0 || mi > 9)) {
+    fprintf(stderr, "arbench cuda stand-in: bad ARBENCH_STANDIN_CC '%s' (allowed: MAJOR.MINOR, 3.0 to 15.9, e.g. 9.0)\n", cc);
+    exit(2);
+  }
+  sa.cc_major = ma, sa.cc_minor = mi;
   pairs("ARBENCH_STANDIN_NO_P2P", SA_P2P_NONE, total);
   pairs("ARBENCH_STANDIN_ACS", SA_P2P_ACS, total);
   sa.hang_rank = sa.corrupt_rank = sa.ipc_fail_rank = -1;
@@ -88,6 +98,17 @@ static void init_once(void) {
 void sa_init(void) { pthread_once(&once, init_once); }
 
 int sa_device(void) { return current; }
+
+/* cuda_runtime_api.h:1634-1640: cudaSetDevice makes the device's primary context current to the thread; cudaFree(0),
+ * the idiom rtc.c uses, initialises it too. The driver API stand-in (driver.c) works in that context. */
+void sa_context_made(void) { ctx_current = 1; }
+int sa_context_device(void) { return ctx_current ? current : -1; }
+
+cudaError_t sa_last_error_swap(cudaError_t e) {
+  cudaError_t was = last_err;
+  last_err = e;
+  return was;
+}
 
 cudaError_t sa_error(cudaError_t e) {
   if (e != cudaSuccess) last_err = e;
@@ -155,6 +176,7 @@ cudaError_t cudaSetDevice(int device) {
   e = sa_occupy(device); /* its primary context, made now (cuda_runtime_api.h:1634-1640) */
   if (e) return sa_error(e);
   current = device;
+  ctx_current = 1;
   return cudaSuccess;
 }
 
@@ -183,8 +205,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
   case cudaDevAttrPciDomainId: *value = 0xffff; break;
   case cudaDevAttrL2CacheSize: *value = SA_L2_BYTES; break;
   case cudaDevAttrMaxThreadsPerMultiProcessor: *value = SA_THREADS_PER_SM; break;
-  case cudaDevAttrComputeCapabilityMajor: *value = 12; break;
-  case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+  case cudaDevAttrComputeCapabilityMajor: *value = sa.cc_major; break;
+  case cudaDevAttrComputeCapabilityMinor: *value = sa.cc_minor; break;
   case cudaDevAttrComputeMode: *value = sa_compute_mode(); break;
   default: return sa_error(cudaErrorInvalidValue);
   }
@@ -205,8 +227,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
   p->sharedMemPerBlock = 48 << 10;
   p->warpSize = 32;
   p->maxThreadsPerBlock = 1024;
-  p->major = 12;
-  p->minor = 0;
+  p->major = sa.cc_major;
+  p->minor = sa.cc_minor;
   p->multiProcessorCount = SA_SMS;
   p->canMapHostMemory = 1;
   p->pciBusID = sa.physical[device] + 1;
@@ -333,6 +355,7 @@ static const struct {
    "peer access is not supported between these two devices"},
   {cudaErrorUnsupportedPtxVersion, "cudaErrorUnsupportedPtxVersion",
    "the provided PTX was compiled with an unsupported toolchain."},
+  {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
   {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
   {cudaErrorIllegalState, "cudaErrorIllegalState", "the operation cannot be performed in the present state"},
   {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
@@ -370,12 +393,13 @@ const char *cudaGetErrorName(cudaError_t e) {
 }
 
 /* The stand-in has no driver API: no symbol is found (arbench asks only on NVRTC stacks, rtc.c). */
+/* The driver API stand-in's entry points (driver.c) where this build runs the NVRTC path; none elsewhere. */
 cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
                                     enum cudaDriverEntryPointQueryResult *status) {
-  (void)symbol, (void)flags;
-  if (!fn) return sa_error(cudaErrorInvalidValue);
-  *fn = NULL;
-  if (status) *status = cudaDriverEntryPointSymbolNotFound;
+  (void)flags;
+  if (!fn || !symbol) return sa_error(cudaErrorInvalidValue);
+  *fn = sa_driver_entry(symbol);
+  if (status) *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
   return cudaSuccess;
 }
 

@@ -128,6 +128,7 @@ struct sa_state {
   int peer_enabled[SA_MAX_DEVICES][SA_MAX_DEVICES]; /* visible device -> visible peer (cudaDeviceEnablePeerAccess) */
   signed char p2p[SA_MAX_DEVICES][SA_MAX_DEVICES];  /* physical pair: SA_P2P_* (ARBENCH_STANDIN_NO_P2P, _ACS) */
   int hang_rank, corrupt_rank, ipc_fail_rank, rank;
+  int cc_major, cc_minor;         /* every device's compute capability (ARBENCH_STANDIN_CC, default 12.0) */
   cudaError_t sticky;             /* a failed kernel or stream work: every call returns it from then on */
 };
 extern struct sa_state sa;
@@ -139,6 +140,11 @@ void sa_init(void);                          /* once: devices, environment; take
 int sa_device(void);                         /* the calling thread's current device */
 int sa_p2p(int a, int b);                    /* SA_P2P_* of two visible devices */
 cudaError_t sa_error(cudaError_t e);         /* records e as the thread's last error, returns it */
+cudaError_t sa_last_error_swap(cudaError_t e); /* sets the thread's last error to e, returns the one before */
+void sa_context_made(void);                  /* cudaFree(0): the current device's primary context is current */
+int sa_context_device(void);                 /* the device of the thread's current context, -1 if none */
+/* driver.c */
+void *sa_driver_entry(const char *symbol);   /* a driver API function of the stand-in, NULL if it has none */
 int sa_capture_illegal(const char *call);    /* a synchronising call during this thread's capture: violation */
 cudaError_t sa_capture_other(void);          /* under sa.mu: another thread's Global capture forbids an unsafe call */
 /* stream.c */
@@ -169,6 +175,11 @@ int sa_ipc_failing(void);
 void sa_graph_add(struct sa_graph *g, struct sa_op *op);
 /* event.c */
 void sa_event_done(struct sa_event *ev, uint64_t record); /* under sa.mu, from a worker */
+/* launch.c: the launch of cuda_runtime.h's ar_standin_launch and of driver.c's cuLaunchKernel (regs -1: registers.tsv) */
+cudaError_t ar_standin_launch_job_regs(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                       size_t shmem, cudaStream_t stream, void (*run)(void *),
+                                       void *(*clone)(const void *), void (*release)(void *), void *job,
+                                       const char *name, int regs);
 /* launch.cc / copy.c: what a worker runs */
 cudaError_t sa_run_kernel(struct sa_stream *s, struct sa_op *op);
 void sa_run_copy(struct sa_op *op);

@@ -75,6 +75,18 @@ static int regs_of(const char *name) {
   return r;
 }
 
+/* The registers a launch checks: ARBENCH_STANDIN_REGS's for name, else the image's (regs >= 0: the driver stand-in
+ * read them from the cubin, as the driver does), else registers.tsv's. */
+static int regs_override(const char *name, int regs) {
+  if (regs < 0) return regs_of(name);
+  pthread_mutex_lock(&kn.mu);
+  if (!kn.extra_read) extra_read();
+  for (int i = 0; i < kn.extra_n; i++)
+    if (!strcmp(kn.extra[i].name, name)) regs = kn.extra[i].regs;
+  pthread_mutex_unlock(&kn.mu);
+  return regs;
+}
+
 /* Whether a block of `threads` fits the per-block register file at `regs` a thread: the hardware check of
  * cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit (lines 1523-1546: registers go to warps in units of 256
  * (cudaOccRegAllocationGranularity), the warps rounded up to the 4 sub-partitions, against regsPerBlock = 65536
@@ -84,11 +96,19 @@ int ar_standin_regs_fit(int regs, unsigned threads) {
   return regs <= 255 && per_warp * ((warps + 3) / 4 * 4) <= 65536;
 }
 
-/* The C side of ar_standin_launch (cuda_runtime.h). CUDA's launch errors (a bad shape) are returned and become the
- * last error; the job is released on every path but success. */
 cudaError_t ar_standin_launch_job(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                   size_t shmem, cudaStream_t stream, void (*run)(void *), void *(*clone)(const void *),
                                   void (*release)(void *), void *job, const char *name) {
+  return ar_standin_launch_job_regs(gx, gy, gz, bx, by, bz, shmem, stream, run, clone, release, job, name, -1);
+}
+
+/* The C side of ar_standin_launch (cuda_runtime.h) and of the driver stand-in's cuLaunchKernel (driver.c: regs from
+ * the cubin; -1: registers.tsv's). CUDA's launch errors (a bad shape) are returned and become the last error; the job
+ * is released on every path but success. */
+cudaError_t ar_standin_launch_job_regs(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                       size_t shmem, cudaStream_t stream, void (*run)(void *),
+                                       void *(*clone)(const void *), void (*release)(void *), void *job,
+                                       const char *name, int regs) {
   sa_init();
   if (!job) return sa_error(cudaErrorMemoryAllocation);
   if (gy != 1 || gz != 1 || by != 1 || bz != 1) {
@@ -101,7 +121,7 @@ cudaError_t ar_standin_launch_job(unsigned gx, unsigned gy, unsigned gz, unsigne
     return sa_error(cudaErrorInvalidConfiguration);
   }
   /* driver_types.h:777-784: "the kernel launch specifies too many threads for the kernel's register count" */
-  if (!ar_standin_regs_fit(regs_of(name), bx)) {
+  if (!ar_standin_regs_fit(regs_override(name, regs), bx)) {
     release(job);
     return sa_error(cudaErrorLaunchOutOfResources);
   }

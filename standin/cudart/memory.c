@@ -152,6 +152,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
  * that a peer process still maps through IPC is undefined (CUDA Runtime API, cudaIpcOpenMemHandle). */
 cudaError_t cudaFree(void *p) {
   sa_init();
+  sa_context_made();
   if (!p) return cudaSuccess;
   pthread_mutex_lock(&sa.mu);
   sa_capture_illegal("cudaFree");

@@ -51,7 +51,7 @@ check() {
 }
 
 M=ce-read,ce-write,sm-read,sm-write
-"$ARBENCH" list --wide | grep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # an NVRTC stack: no SM kernels
+"$ARBENCH" version | grep -q '^GPU archs  *none' && M=ce-read,ce-write # no nvcc (an NVRTC stack): no SM kernels
 echo "== links on one GPU shared by 2 ranks (methods $M)"
 step one-gpu 0 2 -- --devices 0,0 --shared-gpu --method $M -b 64K -e 1M -f 16 --pattern pairs,all,ring -n 5 -w 1 \
   --repeat 2 --lat-iters 20 --smoke-timeout 10

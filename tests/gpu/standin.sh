@@ -11,3 +11,7 @@ print(next((str(o["value"]).lower() for o in json.load(open(sys.argv[1])) if o["
     exit 77
   fi
 }
+
+# sm_kernels: whether the build links the GPU kernels in (fill/check, links' SM copies): not on a stack without nvcc,
+# where `version` says "GPU archs none ..." even when p2p-* and fused are there through NVRTC (rtc.c).
+sm_kernels() { ! "$ARBENCH" version | grep -q '^GPU archs  *none'; }

@@ -9,7 +9,7 @@ source "$(dirname "$0")/standin.sh"
 need_standin
 export ARBENCH_STANDIN_GPUS=4
 M=ce-read,ce-write,sm-read,sm-write
-"$ARBENCH" list --wide | qgrep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # no SM kernels in this build
+sm_kernels || M=ce-read,ce-write # no SM kernels in this build (no nvcc; p2p-* may still be NVRTC's)
 
 # -w 0: the destinations (pure receivers under ce-write/sm-write) check right after the sources' held copies
 expect_status 0 ar_mpirun 4 links --method "$M" -b 4K -e 64K -f 16 -n 3 -w 0 --repeat 2 --pattern pairs,to-one,all \

@@ -18,6 +18,7 @@ typedef PFN_cuModuleLoadData_v2000 ar_pfn_load;
 typedef PFN_cuModuleGetFunction_v2000 ar_pfn_getfn;
 typedef PFN_cuLaunchKernel_v4000 ar_pfn_launch;
 typedef PFN_cuFuncGetParamInfo_v12040 ar_pfn_paraminfo;
+typedef PFN_cuGetErrorName_v6000 ar_pfn_errname;
 
 enum { AR_RTC_MAX_DEVICES = 64, AR_RTC_WHY = 256 };
 
@@ -72,6 +73,14 @@ int ar_rtc_ready(int dev, char *why, size_t len) {
   return ar_rtc_pick(ar_rtc_images, ar_rtc_nimages, cc, why, len) < 0 ? -AR_EUNAVAIL : 0;
 }
 
+/* A driver error by its cuda.h name ("CUDA_ERROR_NO_BINARY_FOR_GPU"), or its number where the driver has none. */
+static const char *errname(ar_pfn_errname name, CUresult r, char *buf, size_t len) {
+  const char *n = NULL;
+  if (name && name(r, &n) == CUDA_SUCCESS && n) return n;
+  snprintf(buf, len, "CUDA driver error %d", (int)r);
+  return buf;
+}
+
 static void load(struct ar_rtc_dev *d, int dev) {
   d->state = -1;
   int cc = device_cc(dev, d->why, sizeof d->why);
@@ -80,35 +89,45 @@ static void load(struct ar_rtc_dev *d, int dev) {
   ar_pfn_load mload = (ar_pfn_load)entry("cuModuleLoadData", 12000);
   ar_pfn_getfn getfn = (ar_pfn_getfn)entry("cuModuleGetFunction", 12000);
   ar_pfn_paraminfo pinfo = (ar_pfn_paraminfo)entry("cuFuncGetParamInfo", 12040); /* optional: driver >= 12.4 */
+  ar_pfn_errname ename = (ar_pfn_errname)entry("cuGetErrorName", 12000);
+  char num[48];
   d->launch = (ar_pfn_launch)entry("cuLaunchKernel", 12000);
   if (!mload || !getfn || !d->launch) {
     snprintf(d->why, sizeof d->why, "the CUDA driver gives no cuModuleLoadData/cuModuleGetFunction/cuLaunchKernel");
     return;
   }
-  /* The module goes into the current context: the device's primary one, made current by cudaSetDevice. */
-  if (cudaSetDevice(dev) != cudaSuccess || cudaFree(NULL) != cudaSuccess) {
+  /* The module goes into the current context: the device's primary one, made current by cudaSetDevice (and
+   * initialised by cudaFree(0)); the caller's current device is given back after the load. */
+  int prev = dev;
+  if (cudaGetDevice(&prev) != cudaSuccess || cudaSetDevice(dev) != cudaSuccess || cudaFree(NULL) != cudaSuccess) {
     snprintf(d->why, sizeof d->why, "cannot make device %d current: %s", dev, cudaGetErrorString(cudaGetLastError()));
     return;
   }
   const struct ar_rtc_image *im = &ar_rtc_images[img];
   CUresult r = mload(&d->mod, im->data);
+  if (prev != dev && cudaSetDevice(prev) != cudaSuccess) cudaGetLastError();
   if (r != CUDA_SUCCESS) {
-    snprintf(d->why, sizeof d->why, "cannot load the %s_%d kernel image on device %d (sm_%d): CUDA driver error %d",
-             im->ptx ? "compute" : "sm", im->arch, dev, cc, (int)r);
+    snprintf(d->why, sizeof d->why, "cannot load the %s_%d kernel image on device %d (sm_%d): %s",
+             im->ptx ? "compute" : "sm", im->arch, dev, cc, errname(ename, r, num, sizeof num));
     return;
   }
   for (int k = 0; k < AR_RTC_NKERNELS; k++) {
-    size_t off = 0, size = 0;
+    size_t off = 0, size = 0, off1 = 0;
     r = getfn(&d->fn[k], d->mod, ar_rtc_kernel_names[k]);
     if (r != CUDA_SUCCESS) {
-      snprintf(d->why, sizeof d->why, "kernel %s not in the sm_%d image: CUDA driver error %d", ar_rtc_kernel_names[k],
-               im->arch, (int)r);
+      snprintf(d->why, sizeof d->why, "kernel %s not in the %s_%d image: %s", ar_rtc_kernel_names[k],
+               im->ptx ? "compute" : "sm", im->arch, errname(ename, r, num, sizeof num));
       return;
     }
-    /* The kernels take one struct ar_p2p_args by value: its size must be the host's. */
-    if (pinfo && pinfo(d->fn[k], 0, &off, &size) == CUDA_SUCCESS && size != sizeof(struct ar_p2p_args)) {
-      snprintf(d->why, sizeof d->why, "kernel %s takes %zu bytes of arguments, the host passes %zu (stale build?)",
-               ar_rtc_kernel_names[k], size, sizeof(struct ar_p2p_args));
+    /* The kernels take one struct ar_p2p_args by value (cuLaunchKernel's kernelParams below holds one pointer): the
+     * image's parameter 0 must be the host's struct at offset 0, and there must be no parameter 1 (cuda.h:17353-17374:
+     * an index past the last one is CUDA_ERROR_INVALID_VALUE). */
+    if (pinfo && pinfo(d->fn[k], 0, &off, &size) == CUDA_SUCCESS &&
+        (size != sizeof(struct ar_p2p_args) || off != 0 || pinfo(d->fn[k], 1, &off1, NULL) == CUDA_SUCCESS)) {
+      snprintf(d->why, sizeof d->why, "kernel %s takes %zu bytes of arguments at offset %zu%s, the host passes one "
+               "parameter of %zu (stale build?)", ar_rtc_kernel_names[k], size, off,
+               pinfo(d->fn[k], 1, &off1, NULL) == CUDA_SUCCESS ? " and more parameters" : "",
+               sizeof(struct ar_p2p_args));
       return;
     }
   }

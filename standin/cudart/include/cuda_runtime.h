@@ -20,6 +20,11 @@ extern "C" cudaError_t ar_standin_launch_job(unsigned gx, unsigned gy, unsigned 
                                              void *(*clone)(const void *), void (*release)(void *), void *job,
                                              const char *name);
 
+extern "C" cudaError_t ar_standin_launch_job_regs(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                                  unsigned bz, size_t shmem, cudaStream_t stream, void (*run)(void *),
+                                                  void *(*clone)(const void *), void (*release)(void *), void *job,
+                                                  const char *name, int regs);
+
 extern "C" const char *ar_standin_kname_intern(const char *name);
 
 /* `base<v1, v2>`: a template kernel's name as c++filt prints the instance ptxas compiled (int arguments by value),
@@ -60,16 +65,24 @@ template <class F, class Args> struct ar_standin_job {
 static inline dim3 ar_standin_dim(dim3 d) { return d; }
 static inline dim3 ar_standin_dim(unsigned x) { return dim3{x, 1, 1}; }
 
+/* regs: the registers a thread of the image uses (the driver stand-in's cuLaunchKernel reads them from the cubin), or
+ * -1 for registers.tsv's count of name (the nvcc path). */
 template <class G, class B, class... P, class... A>
-static inline cudaError_t ar_standin_launch(const char *name, G g, B b, size_t shmem, cudaStream_t stream,
-                                            void (*k)(P...), A &&...a) {
+static inline cudaError_t ar_standin_launch_regs(int regs, const char *name, G g, B b, size_t shmem,
+                                                 cudaStream_t stream, void (*k)(P...), A &&...a) {
   dim3 grid = ar_standin_dim(g), block = ar_standin_dim(b);
   typedef std::tuple<typename std::decay<P>::type...> Args;
   typedef ar_standin_job<void (*)(P...), Args> J;
   void *m = malloc(sizeof(J));
   J *j = m ? new (m) J{k, Args(std::forward<A>(a)...)} : NULL;
-  return ar_standin_launch_job(grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem, stream, J::run, J::clone,
-                               J::release, j, name);
+  return ar_standin_launch_job_regs(grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem, stream, J::run,
+                                    J::clone, J::release, j, name, regs);
+}
+
+template <class G, class B, class... P, class... A>
+static inline cudaError_t ar_standin_launch(const char *name, G g, B b, size_t shmem, cudaStream_t stream,
+                                            void (*k)(P...), A &&...a) {
+  return ar_standin_launch_regs(-1, name, g, b, shmem, stream, k, std::forward<A>(a)...);
 }
 
 /* CUDA's C++ overload: the kernel's address as the entry. */

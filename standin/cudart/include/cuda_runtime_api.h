@@ -27,6 +27,7 @@ typedef enum cudaError {
   cudaErrorDevicesUnavailable = 46,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
+  cudaErrorDeviceUninitialized = 201, /* the driver's CUDA_ERROR_INVALID_CONTEXT (rtc.c passes CUresults on) */
   cudaErrorMapBufferObjectFailed = 205,
   cudaErrorNoKernelImageForDevice = 209,
   cudaErrorPeerAccessUnsupported = 217,
