@@ -41,12 +41,15 @@ step() {
 }
 
 # check NAME PYTHON: assertions over the step's records (recs: the link records, skips: the skip records,
-# need(COND, WHAT)), run by the one report reader
+# need(COND, WHAT)), run by the one report reader; a failed one shows the step's arbench lines (a step that must
+# exit 1, as `fault` does for its corrupt pair, would otherwise hide why a measurement is missing)
 check() {
   local name=$1
   if python3 "$src/tests/gpu/device_check_report.py" --links "$tmp/$name.jsonl" "$2"
   then echo "   $name records: ok"
-  else fails=$((fails + 1))
+  else
+    grep 'arbench' "$tmp/$name.err" | tail -8
+    fails=$((fails + 1))
   fi
 }
 
@@ -94,6 +97,17 @@ check fault '
 need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], skips[0]["dst"]) == (0, 1), "one corrupt skip 0->1: %s" % skips)
 need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
 '
+
+echo "== a hold that ends before its release (a loaded host): the try is measured again, not a GPU failure"
+# rank 0 (the puller of 1->0) ends its first held try unheld: 1->0 is measured again with a longer hold; both measured
+step unheld 0 2 ARBENCH_INJECT_UNHELD=0:1 -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 10
+check unheld '
+need(not skips, "no pair skipped: %s" % skips)
+need(sorted((r["src"], r["dst"]) for r in recs) == [(0, 1), (1, 0)] and all(r["wrong"] == 0 and r["gbs"] > 0 for r in recs), "both measured: %s" % recs)
+'
+[ "$(grep -c '^arbench links: ce-read uni pairs 1->0, 65536 bytes: try 1 of 3 ended unheld .*measuring it again with a 20 s hold$' "$tmp/unheld.err")" = 1 ] \
+  || { echo "FAIL: not one retry line for 1->0"; cat "$tmp/unheld.err"; fails=$((fails + 1)); }
 
 if [ "$ONE" = '"?"' ]; then # the stand-in's device faults (docs/emu.md): rank 1's IPC opens fail, its copies corrupt
   echo "== the stand-in's faults: rank 1 cannot map its peer's memory (ACS/IOMMU), rank 1's copies corrupt data"
