@@ -17,6 +17,10 @@ gpus=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+# --smoke-timeout of the steps whose pairs are healthy: a hang bound (each smoke-test copy, each ping-pong flag wait),
+# scaled with the load as the steps' own timeouts are (a loaded host slows the CPU stand-in's "GPU" too; the silent
+# step's 1 s is the timeout it tests)
+ST=$((${ARBENCH_TIMEOUT_MULTIPLIER:-1}))
 ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' # path classes
 FULL=(-b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3) # the full probe's sizes and counts
 if "$ARBENCH" list --wide | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
@@ -57,7 +61,7 @@ M=ce-read,ce-write,sm-read,sm-write
 "$ARBENCH" list --wide | grep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # an NVRTC stack: no SM kernels
 echo "== links on one GPU shared by 2 ranks (methods $M)"
 step one-gpu 0 2 -- --devices 0,0 --shared-gpu --method $M -b 64K -e 1M -f 16 --pattern pairs,all,ring -n 5 -w 1 \
-  --repeat 2 --lat-iters 20 --smoke-timeout 10
+  --repeat 2 --lat-iters 20 --smoke-timeout $((10 * ST))
 check one-gpu '
 ms = "'$M'".split(",")
 need(not skips, "no pair skipped: %s" % skips)
@@ -92,7 +96,7 @@ need(not recs, "nothing measured on skipped pairs: %s" % recs)
 
 echo "== the smoke test's data check: what rank 1 receives is corrupted"
 step fault 1 2 ARBENCH_INJECT_FAULT=1:mid -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
-  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 10
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout $((10 * ST))
 check fault '
 need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], skips[0]["dst"]) == (0, 1), "one corrupt skip 0->1: %s" % skips)
 need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
@@ -101,7 +105,7 @@ need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 meas
 echo "== a hold that ends before its release (a loaded host): the try is measured again, not a GPU failure"
 # rank 0 (the puller of 1->0) ends its first held try unheld: 1->0 is measured again with a longer hold; both measured
 step unheld 0 2 ARBENCH_INJECT_UNHELD=0:1 -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
-  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 10
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout $((10 * ST))
 check unheld '
 need(not skips, "no pair skipped: %s" % skips)
 need(sorted((r["src"], r["dst"]) for r in recs) == [(0, 1), (1, 0)] and all(r["wrong"] == 0 and r["gbs"] > 0 for r in recs), "both measured: %s" % recs)
@@ -130,7 +134,7 @@ step bad-devices 2 2 -- --method sm-read --devices 0,x
 if [ "$gpus" -ge 2 ]; then
   np=$(( gpus > 8 ? 8 : gpus ))
   echo "== the full probe on $np GPUs, one rank each (default methods and patterns)"
-  step full 0 "$np" -- "${FULL[@]}" --smoke-timeout 5
+  step full 0 "$np" -- "${FULL[@]}" --smoke-timeout $((5 * ST))
   check full '
 n = '$np'
 need(not skips, "no pair skipped: %s" % skips)

@@ -8,12 +8,16 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/standin.sh"
 need_standin
 export ARBENCH_STANDIN_GPUS=4
+# --smoke-timeout bounds a healthy smoke-test copy and each ping-pong flag wait; the stand-in's "GPU" is threads of
+# this host, which a loaded host slows as it slows the ranks: the bound is a hang bound, scaled as meson's timeouts
+# are (scripts/timeout-multiplier.sh; issue 50 item 12)
+ST=${ARBENCH_TIMEOUT_MULTIPLIER:-1}
 M=ce-read,ce-write,sm-read,sm-write
 "$ARBENCH" list --wide | qgrep -q '^p2p-oneshot .*not compiled in' && M=ce-read,ce-write # no SM kernels in this build
 
 # -w 0: the destinations (pure receivers under ce-write/sm-write) check right after the sources' held copies
 expect_status 0 ar_mpirun 4 links --method "$M" -b 4K -e 64K -f 16 -n 3 -w 0 --repeat 2 --pattern pairs,to-one,all \
-  --lat-iters 5 --smoke-timeout 5 -J "$TMP/w0.jsonl" -q
+  --lat-iters 5 --smoke-timeout $((5 * ST)) -J "$TMP/w0.jsonl" -q
 $PY - "$TMP/w0.jsonl" "$M" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
@@ -81,7 +85,7 @@ PY
 # pairs skipped with one line naming it (no ACS/IOMMU line: no link was to blame), 0<->2 and 0<->3 measured
 t0=$SECONDS
 expect_status 1 timeout 120 env ARBENCH_EMU_HANG=1 mpirun -q --oversubscribe -x ARBENCH_EMU_HANG -x ARBENCH_STANDIN_GPUS \
-  -np 4 "$ARBENCH" links --method ce-read,ce-write -b 4K -e 4K -n 2 -w 0 --repeat 1 --lat-iters 3 --smoke-timeout 1 \
+  -np 4 "$ARBENCH" links --method ce-read,ce-write -b 4K -e 4K -n 2 -w 0 --repeat 1 --lat-iters 3 --smoke-timeout $((1 * ST)) \
   -T 60 -J "$TMP/hang.jsonl" -q
 took=$((SECONDS - t0))
 # Ended by the GPU's own bound (10 s of staging: the line below), not by -T 60's watchdog (no timeout line) nor the hang
