@@ -44,6 +44,7 @@ struct links_run {
   json_t *tag, *job;   /* --per-node: every record's host and Slurm ids, the run record's "per_node"; else NULL */
   int quiet;           /* -q, or --per-node on every node but the first: no matrices */
   uint64_t wrong;
+  int unheld;          /* measurements not made: their copies could not be held (a loaded host; an error record each) */
 };
 
 static void rank_id(const struct links_run *L, int r, char *buf, size_t len) {
@@ -130,6 +131,31 @@ static int usable(const struct links_run *L, int method, struct ar_flow *f, int 
   return k;
 }
 
+/* "ce-write uni pairs 1->0, 65536 bytes": a measurement as its lines name it (the flows when few, else how many). */
+static void measurement_name(int method, int dir, int pat, const struct ar_flow *f, int nf, size_t bytes, char *buf,
+                             size_t len) {
+  size_t at = (size_t)snprintf(buf, len, "%s %s %s ", ar_lmethod_name(method), ar_ldir_name(dir), ar_lpat_name(pat));
+  for (int k = 0; k < nf && nf <= 4 && at < len; k++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%d->%d", k ? " " : "", f[k].src, f[k].dst);
+  if (nf > 4 && at < len) at += (size_t)snprintf(buf + at, len - at, "%d flows", nf);
+  if (at < len) snprintf(buf + at, len - at, ", %zu bytes", bytes);
+}
+
+/* A measurement not made because its copies could not be held (AR_LGPU_UNHELD): its line (rank 0) and an error
+ * record naming it, so the file says what is missing and why; the probe goes on and ends with exit status 1. */
+static void unheld(struct links_run *L, json_t *rec, const char *line) {
+  L->unheld++;
+  if (L->env->rank) {
+    json_decref(rec);
+    return;
+  }
+  fprintf(stderr, "arbench links: %s\n", line);
+  json_object_set_new(rec, "command", json_string("links"));
+  json_object_set_new(rec, "message", json_string(line));
+  json_object_set_new(rec, "unheld", json_true());
+  emit(L, "error", rec);
+}
+
 static int measure_instance(struct links_run *L, int method, int dir, int pat, int inst, struct ar_flow *f,
                             double *v, uint64_t *wrong) {
   int n = L->env->nranks, root, max = n * n;
@@ -141,10 +167,20 @@ static int measure_instance(struct links_run *L, int method, int dir, int pat, i
     char err[AR_ERRLEN] = "";
     ar_links_watch_phase(L->w, ar_links_allow_measure(L->o, ar_lmethod_gpu(method), bytes, nf), "links: %s %s %s "
                          "instance %d, %zu B", ar_lmethod_name(method), ar_ldir_name(dir), ar_lpat_name(pat), inst, bytes);
+    char what[160];
+    measurement_name(method, dir, pat, f, nf, bytes, what, sizeof what);
     int rc = ar_lmethod_gpu(method)
-                 ? ar_lgpu_measure(L->g, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong, err,
-                                   sizeof err)
+                 ? ar_lgpu_measure(L->g, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, what, v, wrong,
+                                   err, sizeof err)
                  : ar_links_measure(&L->c, method, f, nf, bytes, L->o->iters, L->o->warmup, L->o->repeat, v, wrong);
+    if (rc == AR_LGPU_UNHELD) { /* the same on every rank */
+      json_t *flows = json_array();
+      for (int k = 0; k < nf; k++) json_array_append_new(flows, json_pack("[i, i]", f[k].src, f[k].dst));
+      unheld(L, json_pack("{s:s, s:s, s:s, s:o, s:I}", "method", ar_lmethod_name(method), "direction",
+                          ar_ldir_name(dir), "pattern", ar_lpat_name(pat), "flows", flows, "bytes", (json_int_t)bytes),
+             err);
+      continue;
+    }
     if (rc) {
       if (*err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err); /* the same on every rank */
       return -AR_ERUNTIME;
@@ -281,6 +317,12 @@ static int measure_gpu_latency(struct links_run *L) {
         if (!(L->o->methods >> m & 1)) continue;
         char err[AR_ERRLEN] = "";
         rc = ar_lgpu_ce_latency(L->g, m, s, d, 4, L->o->lat_iters, rep, us, err, sizeof err);
+        if (rc == AR_LGPU_UNHELD) { /* the same on every rank */
+          unheld(L, json_pack("{s:s, s:s, s:s, s:[[i, i]], s:i}", "method", ar_lmethod_name(m), "direction", "latency",
+                              "pattern", "pairs", "flows", s, d, "bytes", 4), err);
+          rc = 0;
+          continue;
+        }
         if (rc && *err && L->env->rank == 0) fprintf(stderr, "arbench links: %s\n", err);
         if (!rc && L->env->rank == 0) {
           json_t *rec = latency_record(L, ar_lmethod_name(m), "latency", s, d, 4, L->o->lat_iters, us);
@@ -511,7 +553,11 @@ static int probe(struct links_run *L, int argc, char **argv, int silent, const s
     else if (env->rank == 0 && nbad)
       fprintf(stderr, "arbench links: %d pair%s skipped: %d failed the smoke test, %d of a stuck GPU not tested\n", nbad,
               nbad > 1 ? "s" : "", nbad - nstuck, nstuck);
-    if (wrong || nbad) status = AR_EXIT_FAIL;
+    if (env->rank == 0 && L->unheld)
+      fprintf(stderr, "arbench links: %d measurement%s not made: %s copies could not be held (a loaded host; error "
+              "records name %s)\n", L->unheld, L->unheld > 1 ? "s" : "", L->unheld > 1 ? "their" : "its",
+              L->unheld > 1 ? "them" : "it");
+    if (wrong || nbad || L->unheld) status = AR_EXIT_FAIL;
     ar_links_watch_phase(L->w, 0, "teardown: buffers");
     if (L->host) ar_lctx_close(&L->c);
     if (L->gpu) ar_lgpu_close(L->g);

@@ -164,6 +164,27 @@ int ar_lcuda_repeat_step(int i, int warm, int nbatch, int *batch) {
   return i < nt ? tail[i] : AR_LS_END;
 }
 
+double ar_lcuda_hold_next_s(double last_s, double took_s) {
+  double base = last_s > took_s ? last_s : took_s; /* !(a > b) with a NAN took: the last hold */
+  double next = 2 * (base > 0 ? base : AR_LCUDA_HOLD_S);
+  return next < AR_LCUDA_HOLD_MAX_S ? next : AR_LCUDA_HOLD_MAX_S;
+}
+
+int ar_lcuda_hold_retry(int tries) { return tries < AR_LCUDA_HOLD_TRIES; }
+
+void ar_lcuda_unheld_line(const char *what, int tries, double hold_s, double took_s, char *buf, size_t len) {
+  snprintf(buf, len, "%s: not measured: its copies could not be held in %d tries (the last hold waited up to %.3g s "
+           "for its release; the hosts took %.3g s to queue the copies and meet): the host is too loaded to start the "
+           "copies together, not a GPU fault; measure it on a quieter host", what, tries, hold_s, took_s);
+}
+
+void ar_lcuda_retry_line(const char *what, int tries, double hold_s, double took_s, double next_s, char *buf,
+                         size_t len) {
+  snprintf(buf, len, "%s: try %d of %d ended unheld (its hold waited up to %.3g s; the hosts took %.3g s to queue the "
+           "copies and meet: a loaded host): measuring it again with a %.3g s hold", what, tries,
+           AR_LCUDA_HOLD_TRIES, hold_s, took_s, next_s);
+}
+
 /* ---- the ping-pong's progress ---- */
 
 void ar_lcuda_watch_start(struct ar_lwatch *w, double now, double bound_s) {

@@ -40,8 +40,9 @@ double ar_lcuda_kernel_bound_s(double kernel_s);
 /* GB/s of `copies` copies of bytes in ms milliseconds (CUDA events); NAN when ms <= 0. */
 double ar_lcuda_gbs(size_t bytes, int copies, double ms);
 
-/* The host's wait for queued GPU work. */
-enum ar_lhwait { AR_HW_DONE = 0, AR_HW_TIMEOUT, AR_HW_ERROR };
+/* The host's wait for queued GPU work, worst last (the ranks agree on the largest): done; done, but a hold ended
+ * before its release (the copies ran unheld: measured again, never a number); the bound passed; an error. */
+enum ar_lhwait { AR_HW_DONE = 0, AR_HW_UNHELD, AR_HW_TIMEOUT, AR_HW_ERROR };
 
 /* The ping-pong kernel's status words (cuda_status.h) after the host's wait hw: the one-way latency in us
  * (the round trip halved over iters), NAN when the wait did not end, the kernel gave up or never finished;
@@ -79,8 +80,26 @@ void ar_lcuda_stuck_line(int r, const char *bus, int npairs, double smoke_timeou
 /* Operations (a hold, two events, the copies) a rank queues behind its holds at once: the launch queue must take
  * them all while the streams stand still, or the host would block queueing behind its own hold. */
 #define AR_LCUDA_HELD_OPS 256
-/* Seconds a hold waits for its release before it gives up (the copies then run unheld, and the repeat fails). */
+/* Seconds a hold waits for its release before it gives up: the copies then run unheld, as the host queues them.
+ * It bounds the host's side alone (queueing every stream, then the barrier with the other ranks): a loaded host
+ * may take longer, which says nothing of the GPU, so a try that ended unheld is measured again, up to
+ * AR_LCUDA_HOLD_TRIES tries in all, each next hold ar_lcuda_hold_next_s; a measurement still unheld then is not
+ * made (its own line and record), never a GPU error. */
 #define AR_LCUDA_HOLD_S 10.0
+#define AR_LCUDA_HOLD_TRIES 3
+#define AR_LCUDA_HOLD_MAX_S 600.0
+/* The next try's hold after one that ended unheld: twice the longer of the last hold (last_s) and what the hosts
+ * took from queueing the hold to releasing it in that try (took_s: the ranks' largest), at most
+ * AR_LCUDA_HOLD_MAX_S. The hold only waits for the release, so a long one costs nothing when the release comes. */
+double ar_lcuda_hold_next_s(double last_s, double took_s);
+/* What to do after try `tries` (1-based) of a measurement ended unheld: 1 measure again, 0 give up (it is not made). */
+int ar_lcuda_hold_retry(int tries);
+/* The line of a measurement tried `tries` times, each ending unheld: what (e.g. "ce-write pairs 0->1, 65536 bytes"),
+ * the last hold (s) and the longest the hosts took to queue and release it (s). */
+void ar_lcuda_unheld_line(const char *what, int tries, double hold_s, double took_s, char *buf, size_t len);
+/* The line of a try that ended unheld and is measured again with a hold of next_s. */
+void ar_lcuda_retry_line(const char *what, int tries, double hold_s, double took_s, double next_s, char *buf,
+                         size_t len);
 /* Held batches a rank with k streams needs for iters copies per stream (1 when k is 0); the ranks take the
  * largest (MPI_MAX), then batch b of nbatch holds ar_lcuda_batch_copies(iters, nbatch, b) copies per stream. */
 int ar_lcuda_batches(int iters, int k);

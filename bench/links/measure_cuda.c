@@ -28,11 +28,12 @@ int ar_links_cu_hold(const uint32_t *flag, uint32_t gen, unsigned long long time
 #define SLOT_ALIGN 256
 enum { FL_PING = 0, FL_PONG, FL_N };
 
-/* What a host-function hold (no hold kernel in this build) waits on. */
+/* What a host-function hold (no hold kernel in this build) waits on, and how long. */
 struct hold_arg {
   const uint32_t *flag;
   uint32_t gen;
   unsigned long long *st;
+  double hold_s;
 };
 
 struct ar_lgpu {
@@ -60,6 +61,10 @@ struct ar_lgpu {
   double *ms;                /* n: a repeat's event time per stream, summed over its batches */
   uint64_t *beat;            /* links -T's heartbeat, or NULL */
   uint32_t gen, seq, hold_gen;
+  double hold_s;             /* how long this try's holds wait for their release (AR_LCUDA_HOLD_S, then longer) */
+  double took_s;             /* this try: the longest from queueing a hold to its release, on this host */
+  size_t unheld_left;        /* ARBENCH_INJECT_UNHELD: this rank's held tries still to end unheld */
+  int planted;               /* holds of the current try planted to end unheld (released only after they ended) */
 };
 
 static double now_s(void) {
@@ -266,6 +271,8 @@ int ar_lgpu_open(struct ar_lgpu **out, MPI_Comm comm, int device, size_t max_byt
     g->silent = silent == rank;
     g->fault = fault;
     g->gen = 0;
+    g->hold_s = AR_LCUDA_HOLD_S;
+    g->unheld_left = fault && fault->unheld_rank == rank ? fault->unheld_tries : 0;
     g->slot = ((max_bytes ? max_bytes : 4) + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
     ok = alloc_host(g);
   }
@@ -448,10 +455,12 @@ int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes) {
 /* ---- held timing ---- */
 
 #if !AR_HAVE_NVCC
-/* The hold without a hold kernel: a host function on the stream, spinning until the release or its deadline. */
+/* The hold without a hold kernel: a host function on the stream, napping until the release or its deadline
+ * (cuda_runtime_api.h, cudaLaunchHostFunc: it blocks the work queued after it on its stream; it makes no CUDA call
+ * and waits on no CUDA work, only on the host's release). */
 static void CUDART_CB hold_fn(void *p) {
   struct hold_arg *a = p;
-  double end = now_s() + AR_LCUDA_HOLD_S;
+  double end = now_s() + a->hold_s;
   volatile unsigned long long *st = a->st;
   while (!ar_gen_reached(ar_flag_load(a->flag), a->gen) && now_s() < end) nap();
   st[AR_LKS_STATE] = ar_gen_reached(ar_flag_load(a->flag), a->gen) ? AR_LKS_OK : AR_LKS_TIMEOUT;
@@ -460,19 +469,37 @@ static void CUDART_CB hold_fn(void *p) {
 
 static unsigned long long *hold_status(const struct ar_lgpu *g, int j) { return g->status + (size_t)(1 + j) * AR_LKS_WORDS; }
 
-/* Stream j waits for the release of generation gen before what is queued next. A cudaError_t. */
-static int hold(struct ar_lgpu *g, int j, uint32_t gen) {
+/* Stream j waits for the release of generation gen before what is queued next, at most hold_s. A cudaError_t. */
+static int hold(struct ar_lgpu *g, int j, uint32_t gen, double hold_s) {
   memset(hold_status(g, j), 0, AR_LKS_WORDS * sizeof *g->status);
 #if AR_HAVE_NVCC
-  return ar_links_cu_hold(g->hold_dev, gen, (unsigned long long)(AR_LCUDA_HOLD_S * 1e9),
+  return ar_links_cu_hold(g->hold_dev, gen, (unsigned long long)(hold_s * 1e9),
                           g->status_dev + (size_t)(1 + j) * AR_LKS_WORDS, g->st[j]);
 #else
-  g->harg[j] = (struct hold_arg){g->hold, gen, hold_status(g, j)};
+  g->harg[j] = (struct hold_arg){g->hold, gen, hold_status(g, j), hold_s};
   return (int)cudaLaunchHostFunc(g->st[j], hold_fn, &g->harg[j]);
 #endif
 }
 
-static void release(struct ar_lgpu *g) { ar_flag_store(g->hold, g->hold_gen); }
+/* The hold of a try that is about to queue k holds: g->hold_s, or 0 for a try ARBENCH_INJECT_UNHELD plants (its
+ * holds give up at once, and release() waits until they did: the try ends unheld, as under a host slower than
+ * the hold). */
+static double try_hold_s(struct ar_lgpu *g, int k) {
+  g->planted = 0;
+  if (k <= 0 || !g->unheld_left) return g->hold_s;
+  g->unheld_left--;
+  g->planted = k;
+  return 0;
+}
+
+/* Release the holds of generation g->hold_gen (planted ones only after they gave up, bounded). */
+static void release(struct ar_lgpu *g) {
+  double end = now_s() + AR_LCUDA_FLOOR_S;
+  for (int j = 0; j < g->planted; j++)
+    while (!((volatile unsigned long long *)hold_status(g, j))[AR_LKS_STATE] && now_s() < end) nap();
+  g->planted = 0;
+  ar_flag_store(g->hold, g->hold_gen);
+}
 
 /* The holds of the first k streams ended by their release (not their deadline), read after the streams drained. */
 static int held(const struct ar_lgpu *g, int k) {
@@ -488,9 +515,10 @@ static int held(const struct ar_lgpu *g, int k) {
 static int queue(struct ar_lgpu *g, int method, const struct ar_flow *f, const int *idx, int k, size_t bytes,
                  int copies, int timed) {
   int e = 0;
+  double hs = timed ? try_hold_s(g, k) : 0;
   if (timed) g->hold_gen++;
   for (int j = 0; j < k && !e; j++) {
-    if (timed) e = hold(g, j, g->hold_gen);
+    if (timed) e = hold(g, j, g->hold_gen, hs);
     if (timed && !e) e = (int)cudaEventRecord(g->ev0[j], g->st[j]);
     for (int c = 0; c < copies && !e; c++) e = copy_flow(g, method, f[idx[j]], bytes, g->st[j]);
     if (timed && !e) e = (int)cudaEventRecord(g->ev1[j], g->st[j]);
@@ -509,9 +537,10 @@ static int fill_flows(struct ar_lgpu *g, const struct ar_flow *f, int nf, size_t
 }
 
 /* Add each stream's event time of the batch just waited for; an unheld batch (its hold's deadline passed before
- * the release) is an error: its copies ran while the host still queued them. enum ar_lhwait. */
+ * the release: its copies ran while the host still queued them or waited for the other ranks) is no measurement:
+ * AR_HW_UNHELD, measured again (ar_lgpu_measure). enum ar_lhwait. */
 static int time_batch(struct ar_lgpu *g, int k) {
-  if (!held(g, k)) return AR_HW_ERROR;
+  if (!held(g, k)) return AR_HW_UNHELD;
   for (int j = 0; j < k; j++) {
     float ms = 0;
     if (cudaEventElapsedTime(&ms, g->ev0[j], g->ev1[j]) != cudaSuccess) return AR_HW_ERROR;
@@ -525,7 +554,9 @@ static int time_batch(struct ar_lgpu *g, int k) {
 static int measure_once(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, const int *idx, int k,
                         size_t bytes, int iters, int warmup, int nbatch, double *mine, uint64_t *bad) {
   int hw = AR_HW_DONE, b, step;
+  double queued = 0; /* when this batch's first hold was queued */
   g->seq++;
+  g->took_s = 0;
   for (int j = 0; j < k; j++) g->ms[j] = 0;
   for (int i = 0; (step = ar_lcuda_repeat_step(i, warmup > 0, nbatch, &b)) != AR_LS_END; i++) {
     int copies = b < 0 ? warmup : ar_lcuda_batch_copies(iters, nbatch, b);
@@ -538,10 +569,14 @@ static int measure_once(struct ar_lgpu *g, int method, const struct ar_flow *f, 
       if (queue(g, method, f, idx, k, bytes, warmup, 0)) hw = AR_HW_ERROR;
       break;
     case AR_LS_HOLD:
+      queued = now_s();
       if (hw == AR_HW_DONE && queue(g, method, f, idx, k, bytes, copies, 1)) hw = AR_HW_ERROR;
       break;
     case AR_LS_BARRIER: MPI_Barrier(g->comm); break; /* every GPU is held: release them together */
-    case AR_LS_RELEASE: release(g); break;          /* always: a hold queued before an error must end */
+    case AR_LS_RELEASE:                             /* always: a hold queued before an error must end */
+      release(g);
+      if (now_s() - queued > g->took_s) g->took_s = now_s() - queued;
+      break;
     case AR_LS_WAIT:
       if (hw == AR_HW_DONE) hw = wait_streams(g, k, ar_lcuda_bound_s(bytes, copies * k) + (b < 0 ? 0 : AR_LCUDA_HOLD_S));
       break;
@@ -582,12 +617,34 @@ static void fail_line(struct ar_lgpu *g, int hw, const char *what, size_t bytes,
     snprintf(err, len, "a %s copy of %zu bytes did not end within its bound (10 s + the copies at 0.1 GB/s) on the "
              "GPU of %s: stopping the probe; nothing more is queued on it", what, bytes, who);
   else
-    snprintf(err, len, "a %s copy of %zu bytes failed on a GPU (or its hold ended before the release): stopping "
-             "the probe", what, bytes);
+    snprintf(err, len, "a %s copy of %zu bytes failed on a GPU: stopping the probe", what, bytes);
+}
+
+/* One repeat, tried again while it ends unheld (AR_LCUDA_HOLD_TRIES in all, each next hold longer: cuda_plan.h);
+ * a retry's line on rank 0. enum ar_lhwait, the same on every rank; *tries, *took_s: the tries made and the
+ * hosts' longest queue-to-release of the last (every rank). */
+static int measure_held(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, const int *idx, int k,
+                        size_t bytes, int iters, int warmup, int nbatch, double *mine, uint64_t *bad, const char *what,
+                        int *tries, double *took_s) {
+  g->hold_s = AR_LCUDA_HOLD_S;
+  for (*tries = 1;; ++*tries) {
+    int hw = measure_once(g, method, f, nf, idx, k, bytes, iters, warmup, nbatch, mine, bad);
+    if (hw != AR_HW_UNHELD) return hw;
+    MPI_Allreduce(&g->took_s, took_s, 1, MPI_DOUBLE, MPI_MAX, g->comm);
+    if (!ar_lcuda_hold_retry(*tries)) return hw;
+    double next = ar_lcuda_hold_next_s(g->hold_s, *took_s);
+    if (g->rank == 0) {
+      char line[AR_ERRLEN];
+      ar_lcuda_retry_line(what, *tries, g->hold_s, *took_s, next, line, sizeof line);
+      fprintf(stderr, "arbench links: %s\n", line);
+    }
+    g->hold_s = next;
+    ar_links_beat(g->beat); /* a try ended: the next one is watched as the first was */
+  }
 }
 
 int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
-                    int warmup, int repeat, double *gbs, uint64_t *wrong, char *err, size_t len) {
+                    int warmup, int repeat, const char *what, double *gbs, uint64_t *wrong, char *err, size_t len) {
   double *mine = calloc((size_t)nf, sizeof *mine), *sum = calloc((size_t)nf, sizeof *sum);
   uint64_t *bad = calloc((size_t)nf, sizeof *bad), *badsum = calloc((size_t)nf, sizeof *badsum);
   int *idx = calloc((size_t)nf, sizeof *idx);
@@ -604,7 +661,14 @@ int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int 
   }
   for (int r = 0; r < repeat && !rc; r++) {
     for (int i = 0; i < nf; i++) mine[i] = 0;
-    int hw = measure_once(g, method, f, nf, idx, k, bytes, iters, warmup, nbatch, mine, bad);
+    int tries;
+    double took = 0;
+    int hw = measure_held(g, method, f, nf, idx, k, bytes, iters, warmup, nbatch, mine, bad, what, &tries, &took);
+    if (hw == AR_HW_UNHELD) { /* not a GPU fault: this measurement is not made, the probe goes on */
+      ar_lcuda_unheld_line(what, tries, g->hold_s, took, err, len);
+      rc = AR_LGPU_UNHELD;
+      break;
+    }
     if (hw != AR_HW_DONE) {
       fail_line(g, hw, ar_lmethod_name(method), bytes, err, len);
       rc = hw == AR_HW_TIMEOUT ? -AR_ETIMEOUT : -AR_ERUNTIME;
@@ -685,20 +749,52 @@ int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat,
   return rc;
 }
 
-/* One copy alone, held: the hold, the start event, the copy, the stop event; released at once. Its time in us
- * (GPU-side: the host's submission is not in it), NAN when it failed. enum ar_lhwait in *hw. */
-static double one_copy_us(struct ar_lgpu *g, struct ar_flow f, size_t bytes, int *hw) {
-  g->hold_gen++;
-  int e = hold(g, 0, g->hold_gen);
-  if (!e) e = (int)cudaEventRecord(g->ev0[0], g->st[0]);
-  if (!e) e = copy_flow(g, AR_LM_CE_WRITE, f, bytes, g->st[0]);
-  if (!e) e = (int)cudaEventRecord(g->ev1[0], g->st[0]);
-  release(g); /* always: a hold queued before an error must end */
-  *hw = e ? AR_HW_ERROR : wait_mine(g, g->st[0], ar_lcuda_bound_s(bytes, 1) + AR_LCUDA_HOLD_S);
-  float ms = 0;
-  if (*hw == AR_HW_DONE && (!held(g, 1) || cudaEventElapsedTime(&ms, g->ev0[0], g->ev1[0]) != cudaSuccess))
-    *hw = AR_HW_ERROR;
-  return *hw == AR_HW_DONE ? (double)ms * 1e3 : NAN;
+/* The small copies' tries that ended unheld, on this rank: tried again, the longest queue-to-release, the last
+ * hold of a copy that ended unheld, and its tries. */
+struct unheld {
+  int again, tries;
+  double took_s, hold_s;
+};
+
+/* One copy alone, held: the hold, the start event, the copy, the stop event; released at once. Tried again while
+ * its hold ends before the release (the host took longer to queue three operations than the hold waits: a loaded
+ * host), AR_LCUDA_HOLD_TRIES in all, each next hold longer. Its time in us (GPU-side: the host's submission is not
+ * in it), NAN when it failed or stayed unheld. enum ar_lhwait in *hw. */
+static double one_copy_us(struct ar_lgpu *g, struct ar_flow f, size_t bytes, int *hw, struct unheld *u) {
+  g->hold_s = AR_LCUDA_HOLD_S;
+  for (int tries = 1;; tries++) {
+    double queued = now_s(), hs = try_hold_s(g, 1);
+    g->hold_gen++;
+    int e = hold(g, 0, g->hold_gen, hs);
+    if (!e) e = (int)cudaEventRecord(g->ev0[0], g->st[0]);
+    if (!e) e = copy_flow(g, AR_LM_CE_WRITE, f, bytes, g->st[0]);
+    if (!e) e = (int)cudaEventRecord(g->ev1[0], g->st[0]);
+    release(g); /* always: a hold queued before an error must end */
+    double took = now_s() - queued;
+    *hw = e ? AR_HW_ERROR : wait_mine(g, g->st[0], ar_lcuda_bound_s(bytes, 1) + AR_LCUDA_HOLD_S);
+    float ms = 0;
+    if (*hw == AR_HW_DONE && !held(g, 1)) *hw = AR_HW_UNHELD;
+    if (*hw == AR_HW_DONE && cudaEventElapsedTime(&ms, g->ev0[0], g->ev1[0]) != cudaSuccess) *hw = AR_HW_ERROR;
+    if (*hw != AR_HW_UNHELD) return *hw == AR_HW_DONE ? (double)ms * 1e3 : NAN;
+    if (took > u->took_s) u->took_s = took;
+    u->hold_s = g->hold_s;
+    u->tries = tries;
+    if (!ar_lcuda_hold_retry(tries)) return NAN;
+    u->again++;
+    g->hold_s = ar_lcuda_hold_next_s(g->hold_s, took);
+  }
+}
+
+/* Rank 0: the line of the small copies of `what` measured again in a repeat (agreed: every rank). */
+static void unheld_again(struct ar_lgpu *g, const char *what, const struct unheld *u) {
+  int again = 0;
+  double took = 0;
+  MPI_Allreduce(&u->again, &again, 1, MPI_INT, MPI_SUM, g->comm);
+  MPI_Allreduce(&u->took_s, &took, 1, MPI_DOUBLE, MPI_MAX, g->comm);
+  if (again && g->rank == 0)
+    fprintf(stderr, "arbench links: %s: %d held cop%s ended unheld (the host took up to %.3g s to queue one and "
+            "release it, longer than its hold: a loaded host) and %s measured again with a longer hold\n", what, again,
+            again == 1 ? "y" : "ies", took, again == 1 ? "was" : "were");
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -712,19 +808,30 @@ int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t b
   int me = g->rank, init = ar_links_initiator(method, f) == me, rc = 0;
   double *t = calloc((size_t)(iters > 0 ? iters : 1), sizeof *t);
   if (bytes > g->slot) bytes = g->slot;
+  char what[160];
+  snprintf(what, sizeof what, "small %s copies %d->%d (%zu bytes)", ar_lmethod_name(method), src, dst, bytes);
   for (int r = 0; r < repeat; r++) {
     int hw = t ? AR_HW_DONE : AR_HW_ERROR;
     double v = 0;
+    struct unheld u = {0, 0, 0, 0};
     MPI_Barrier(g->comm);
     for (int i = 0; init && i < iters && hw == AR_HW_DONE; i++) {
-      t[i] = one_copy_us(g, f, bytes, &hw);
+      t[i] = one_copy_us(g, f, bytes, &hw, &u);
       ar_links_beat(g->beat);
     }
     if (init && hw == AR_HW_DONE && iters > 0) { /* the median copy of this repeat */
       qsort(t, (size_t)iters, sizeof *t, cmp_double);
       v = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
     }
-    if ((hw = agree_max(g, hw)) != AR_HW_DONE) {
+    unheld_again(g, what, &u);
+    if ((hw = agree_max(g, hw)) == AR_HW_UNHELD) { /* not a GPU fault: not measured, the probe goes on */
+      double last[2] = {u.hold_s, u.took_s}, most[2];
+      MPI_Allreduce(last, most, 2, MPI_DOUBLE, MPI_MAX, g->comm);
+      ar_lcuda_unheld_line(what, AR_LCUDA_HOLD_TRIES, most[0], most[1], err, len);
+      rc = AR_LGPU_UNHELD;
+      break;
+    }
+    if (hw != AR_HW_DONE) {
       fail_line(g, hw, "small copy-engine", bytes, err, len);
       rc = hw == AR_HW_TIMEOUT ? -AR_ETIMEOUT : -AR_ERUNTIME;
       break;

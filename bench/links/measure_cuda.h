@@ -46,22 +46,28 @@ void ar_lgpu_beat(struct ar_lgpu *g, uint64_t *beat);
  * AR_PAIR_STUCK. Fills the verdicts on every rank; returns the number of bad pairs. Collective. */
 int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes);
 
+/* A held measurement still unheld after AR_LCUDA_HOLD_TRIES tries (cuda_plan.h): not made, err says why; the
+ * probe goes on (a loaded host, not a GPU fault). */
+#define AR_LGPU_UNHELD 1
+
 /* As ar_links_measure (links/measure.h) for a GPU method: each initiator starts its flows on a stream each,
  * warmup copies, then iters copies between two CUDA events per stream, held until all are queued and released
  * on every rank together (in batches of AR_LCUDA_HELD_OPS, their times summed), repeat times; a destination checks
- * only after every initiator's copies ended. On rank 0 gbs[k * repeat + r] and wrong[k]. Collective; 0,
- * -AR_ETIMEOUT (a GPU's copies did not end within ar_lcuda_bound_s: the probe must stop; err names the rank),
- * or -AR_ERUNTIME, with one line in err. */
+ * only after every initiator's copies ended. A repeat whose hold ended before its release is measured again with a
+ * longer hold (one line each on rank 0 naming `what`). On rank 0 gbs[k * repeat + r] and wrong[k]. Collective; 0,
+ * AR_LGPU_UNHELD, -AR_ETIMEOUT (a GPU's copies did not end within ar_lcuda_bound_s: the probe must stop; err names
+ * the rank), or -AR_ERUNTIME, with one line in err. */
 int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
-                    int warmup, int repeat, double *gbs, uint64_t *wrong, char *err, size_t len);
+                    int warmup, int repeat, const char *what, double *gbs, uint64_t *wrong, char *err, size_t len);
 
 /* One-way flag latency src -> dst (ping-pong kernels on both GPUs, the round trip halved): us[r] on rank 0, NAN
  * when a flag did not arrive before the timeout (why on rank 0). Collective; 0 or -AR_ETIMEOUT as above. */
 int ar_lgpu_pingpong(struct ar_lgpu *g, int src, int dst, int iters, int repeat, double *us, char *why, size_t len);
 
 /* The copy engine's small-copy latency of method ce-read or ce-write for the flow src -> dst: iters copies of
- * bytes, each alone between two events behind a hold (GPU-side time: the host's submission is not in it); us[r]
- * on rank 0 = the median copy of repeat r. Collective. */
+ * bytes, each alone between two events behind a hold (GPU-side time: the host's submission is not in it; a copy
+ * whose hold ended before its release is measured again, as in ar_lgpu_measure); us[r] on rank 0 = the median
+ * copy of repeat r. Collective; 0, AR_LGPU_UNHELD or < 0 as ar_lgpu_measure, one line in err. */
 int ar_lgpu_ce_latency(struct ar_lgpu *g, int method, int src, int dst, size_t bytes, int iters, int repeat,
                        double *us, char *err, size_t len);
 

@@ -27,8 +27,9 @@ void ar_lgpu_beat(struct ar_lgpu *g, uint64_t *beat) { (void)g, (void)beat; }
 int ar_lgpu_smoke(struct ar_lgpu *g, size_t bytes) { return (void)g, (void)bytes, 0; }
 
 int ar_lgpu_measure(struct ar_lgpu *g, int method, const struct ar_flow *f, int nf, size_t bytes, int iters,
-                    int warmup, int repeat, double *gbs, uint64_t *wrong, char *err, size_t len) {
-  (void)g, (void)method, (void)f, (void)nf, (void)bytes, (void)iters, (void)warmup, (void)repeat, (void)gbs, (void)wrong;
+                    int warmup, int repeat, const char *what, double *gbs, uint64_t *wrong, char *err, size_t len) {
+  (void)g, (void)method, (void)f, (void)nf, (void)bytes, (void)iters, (void)warmup, (void)repeat, (void)what;
+  (void)gbs, (void)wrong;
   snprintf(err, len, "built without CUDA");
   return -AR_ERUNTIME;
 }

@@ -101,9 +101,9 @@ int ar_fault_parse(struct ar_fault *f, const char *corrupt, const char *delay, i
   return 0;
 }
 
-/* One test hook's value: RANK (0..nranks-1), BYTES (an unsigned count) or RANK:BYTES. NULL or empty:
- * rank -1, bytes 0. */
-enum hook_form { HOOK_RANK, HOOK_BYTES, HOOK_RANK_BYTES };
+/* One test hook's value: RANK (0..nranks-1), BYTES (an unsigned count), RANK:BYTES or RANK:N (N a count, in the
+ * bytes field). NULL or empty: rank -1, bytes 0. */
+enum hook_form { HOOK_RANK, HOOK_BYTES, HOOK_RANK_BYTES, HOOK_RANK_COUNT };
 
 static int parse_bytes(const char *s, char **end, size_t *bytes) {
   errno = 0;
@@ -120,14 +120,16 @@ static int parse_hook(const char *name, enum hook_form form, const char *s, int 
   if (!s || !*s) return 0;
   char *end = (char *)s;
   int bad = form != HOOK_BYTES && parse_rank(s, &end, nranks, rank);
-  if (!bad && form == HOOK_RANK_BYTES) bad = *end != ':' || parse_bytes(end + 1, &end, bytes);
+  int pair = form == HOOK_RANK_BYTES || form == HOOK_RANK_COUNT;
+  if (!bad && pair) bad = *end != ':' || parse_bytes(end + 1, &end, bytes);
   if (!bad && form == HOOK_BYTES) bad = parse_bytes(s, &end, bytes);
   if (bad || *end) {
     *rank = -1;
     *bytes = 0;
     if (form == HOOK_BYTES) snprintf(err, len, "bad %s '%.200s' (allowed: BYTES, a non-negative integer)", name, s);
     else if (form == HOOK_RANK) snprintf(err, len, "bad %s '%.200s' (allowed: one RANK, 0 to %d)", name, s, nranks - 1);
-    else snprintf(err, len, "bad %s '%.200s' (allowed: RANK:BYTES, RANK 0 to %d)", name, s, nranks - 1);
+    else snprintf(err, len, "bad %s '%.200s' (allowed: RANK:%s, RANK 0 to %d)", name, s,
+                  form == HOOK_RANK_COUNT ? "N, N a count" : "BYTES", nranks - 1);
     return -AR_EINVAL;
   }
   return 0;
@@ -146,6 +148,8 @@ static const struct hook {
   {"ARBENCH_INJECT_FILL_FAIL", HOOK_RANK_BYTES, offsetof(struct ar_fault, fill_fail_rank),
    offsetof(struct ar_fault, fill_fail_bytes)},
   {"ARBENCH_INJECT_SILENT", HOOK_RANK, offsetof(struct ar_fault, silent_rank), 0},
+  {"ARBENCH_INJECT_UNHELD", HOOK_RANK_COUNT, offsetof(struct ar_fault, unheld_rank),
+   offsetof(struct ar_fault, unheld_tries)},
   {"ARBENCH_INJECT_MPI_ERROR", HOOK_RANK_BYTES, offsetof(struct ar_fault, mpi_error_rank),
    offsetof(struct ar_fault, mpi_error_bytes)},
   {"ARBENCH_EMU_HANG", HOOK_RANK, offsetof(struct ar_fault, emu_hang), 0},

@@ -21,6 +21,9 @@ struct ar_fault {
   int fill_fail_rank;          /* ARBENCH_INJECT_FILL_FAIL=R:B: rank R's fill of a B-byte message fails */
   size_t fill_fail_bytes;
   int silent_rank;             /* ARBENCH_INJECT_SILENT=R: rank R never answers a peer (arbench links) */
+  int unheld_rank;             /* ARBENCH_INJECT_UNHELD=R:N: rank R's first N held tries (arbench links on GPUs) end */
+  size_t unheld_tries;         /* unheld: their holds give up at once and the rank releases them only after, as when
+                                * the host took longer to queue and meet than the hold waits */
   int mpi_error_rank;          /* ARBENCH_INJECT_MPI_ERROR=R:B: the mpi backend's B-byte MPI_Allreduce on rank R is */
   size_t mpi_error_bytes;      /* given a count of -1: MPI fails it there alone while the peers wait inside it; B = 0:
                                 * an MPI_Bcast of count -1 at its init, on the run's communicator (arbench's handler) */

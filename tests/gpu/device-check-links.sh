@@ -17,6 +17,10 @@ gpus=$("$ARBENCH" list --wide 2>/dev/null | sed -n 's/^GPUs visible: \([0-9]*\).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+# --smoke-timeout of the steps whose pairs are healthy: a hang bound (each smoke-test copy, each ping-pong flag wait),
+# scaled with the load as the steps' own timeouts are (a loaded host slows the CPU stand-in's "GPU" too; the silent
+# step's 1 s is the timeout it tests)
+ST=$((${ARBENCH_TIMEOUT_MULTIPLIER:-1}))
 ONE='"X"' MANY='"PIX", "PXB", "PHB", "NODE", "SYS"' # path classes
 FULL=(-b 1M -e 16M -f 16 -n 10 -w 2 --repeat 3) # the full probe's sizes and counts
 if "$ARBENCH" list --wide | grep -q '^GPUs visible: [0-9]* (CPU stand-in'; then
@@ -41,12 +45,15 @@ step() {
 }
 
 # check NAME PYTHON: assertions over the step's records (recs: the link records, skips: the skip records,
-# need(COND, WHAT)), run by the one report reader
+# need(COND, WHAT)), run by the one report reader; a failed one shows the step's arbench lines (a step that must
+# exit 1, as `fault` does for its corrupt pair, would otherwise hide why a measurement is missing)
 check() {
   local name=$1
   if python3 "$src/tests/gpu/device_check_report.py" --links "$tmp/$name.jsonl" "$2"
   then echo "   $name records: ok"
-  else fails=$((fails + 1))
+  else
+    grep 'arbench' "$tmp/$name.err" | tail -8
+    fails=$((fails + 1))
   fi
 }
 
@@ -54,7 +61,7 @@ M=ce-read,ce-write,sm-read,sm-write
 "$ARBENCH" version | grep -q '^GPU archs  *none' && M=ce-read,ce-write # no nvcc (an NVRTC stack): no SM kernels
 echo "== links on one GPU shared by 2 ranks (methods $M)"
 step one-gpu 0 2 -- --devices 0,0 --shared-gpu --method $M -b 64K -e 1M -f 16 --pattern pairs,all,ring -n 5 -w 1 \
-  --repeat 2 --lat-iters 20 --smoke-timeout 10
+  --repeat 2 --lat-iters 20 --smoke-timeout $((10 * ST))
 check one-gpu '
 ms = "'$M'".split(",")
 need(not skips, "no pair skipped: %s" % skips)
@@ -89,11 +96,22 @@ need(not recs, "nothing measured on skipped pairs: %s" % recs)
 
 echo "== the smoke test's data check: what rank 1 receives is corrupted"
 step fault 1 2 ARBENCH_INJECT_FAULT=1:mid -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
-  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout 10
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout $((10 * ST))
 check fault '
 need(len(skips) == 1 and skips[0]["smoke"] == "corrupt" and (skips[0]["src"], skips[0]["dst"]) == (0, 1), "one corrupt skip 0->1: %s" % skips)
 need(all((r["src"], r["dst"]) == (1, 0) for r in recs) and recs, "only 1->0 measured: %s" % recs)
 '
+
+echo "== a hold that ends before its release (a loaded host): the try is measured again, not a GPU failure"
+# rank 0 (the puller of 1->0) ends its first held try unheld: 1->0 is measured again with a longer hold; both measured
+step unheld 0 2 ARBENCH_INJECT_UNHELD=0:1 -- --devices 0,0 --shared-gpu --method ce-read -b 64K -e 64K --pattern pairs \
+  --direction uni -n 2 --repeat 1 --lat-iters 0 --smoke-timeout $((10 * ST))
+check unheld '
+need(not skips, "no pair skipped: %s" % skips)
+need(sorted((r["src"], r["dst"]) for r in recs) == [(0, 1), (1, 0)] and all(r["wrong"] == 0 and r["gbs"] > 0 for r in recs), "both measured: %s" % recs)
+'
+[ "$(grep -c '^arbench links: ce-read uni pairs 1->0, 65536 bytes: try 1 of 3 ended unheld .*measuring it again with a 20 s hold$' "$tmp/unheld.err")" = 1 ] \
+  || { echo "FAIL: not one retry line for 1->0"; cat "$tmp/unheld.err"; fails=$((fails + 1)); }
 
 if [ "$ONE" = '"?"' ]; then # the stand-in's device faults (docs/emu.md): rank 1's IPC opens fail, its copies corrupt
   echo "== the stand-in's faults: rank 1 cannot map its peer's memory (ACS/IOMMU), rank 1's copies corrupt data"
@@ -116,7 +134,7 @@ step bad-devices 2 2 -- --method sm-read --devices 0,x
 if [ "$gpus" -ge 2 ]; then
   np=$(( gpus > 8 ? 8 : gpus ))
   echo "== the full probe on $np GPUs, one rank each (default methods and patterns)"
-  step full 0 "$np" -- "${FULL[@]}" --smoke-timeout 5
+  step full 0 "$np" -- "${FULL[@]}" --smoke-timeout $((5 * ST))
   check full '
 n = '$np'
 need(not skips, "no pair skipped: %s" % skips)

@@ -322,10 +322,39 @@ static void test_watch(void **st) {
   assert_int_equal(ar_lcuda_watch_expired(&w, 707.5, 25600), 1);
 }
 
+/* A hold that ended before its release is a loaded host, not the GPU: measured again, up to AR_LCUDA_HOLD_TRIES
+ * tries, each next hold twice the longer of the last hold and what the hosts took, capped; the ranks' agreement
+ * keeps the worst outcome, so a GPU error or timeout on any rank outranks an unheld try. */
+static void test_unheld(void **st) {
+  (void)st;
+  assert_true(AR_HW_DONE < AR_HW_UNHELD && AR_HW_UNHELD < AR_HW_TIMEOUT && AR_HW_TIMEOUT < AR_HW_ERROR);
+  assert_int_equal(AR_LCUDA_HOLD_TRIES, 3);
+  assert_int_equal(ar_lcuda_hold_retry(1), 1);
+  assert_int_equal(ar_lcuda_hold_retry(2), 1);
+  assert_int_equal(ar_lcuda_hold_retry(3), 0);
+  assert_true(ar_lcuda_hold_next_s(10, 0.001) == 20);  /* the hosts were quick: twice the last hold */
+  assert_true(ar_lcuda_hold_next_s(10, 10.02) == 20.04); /* they took the hold's 10 s and a bit: twice that */
+  assert_true(ar_lcuda_hold_next_s(20, 83.5) == 167);    /* a long stall: the next hold outlasts it twice */
+  assert_true(ar_lcuda_hold_next_s(10, NAN) == 20);
+  assert_true(ar_lcuda_hold_next_s(0, 0) == 2 * AR_LCUDA_HOLD_S);
+  assert_true(ar_lcuda_hold_next_s(400, 1) == AR_LCUDA_HOLD_MAX_S);
+  assert_true(ar_lcuda_hold_next_s(10, 1e9) == AR_LCUDA_HOLD_MAX_S);
+  char line[600];
+  ar_lcuda_retry_line("ce-write uni pairs 1->0, 65536 bytes", 1, 10, 10.02, 20.04, line, sizeof line);
+  assert_string_equal(line, "ce-write uni pairs 1->0, 65536 bytes: try 1 of 3 ended unheld (its hold waited up to 10 s; "
+                            "the hosts took 10 s to queue the copies and meet: a loaded host): measuring it again with a "
+                            "20 s hold");
+  ar_lcuda_unheld_line("ce-write uni pairs 1->0, 65536 bytes", 3, 40, 41.5, line, sizeof line);
+  assert_string_equal(line, "ce-write uni pairs 1->0, 65536 bytes: not measured: its copies could not be held in 3 tries "
+                            "(the last hold waited up to 40 s for its release; the hosts took 41.5 s to queue the copies "
+                            "and meet): the host is too loaded to start the copies together, not a GPU fault; measure it "
+                            "on a quieter host");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stuck), cmocka_unit_test(test_batches), cmocka_unit_test(test_repeat_steps),
-    cmocka_unit_test(test_watch),
+    cmocka_unit_test(test_watch), cmocka_unit_test(test_unheld),
     cmocka_unit_test(test_methods), cmocka_unit_test(test_resolve), cmocka_unit_test(test_started),
     cmocka_unit_test(test_bounds),  cmocka_unit_test(test_pingpong_status), cmocka_unit_test(test_smoke),
     cmocka_unit_test(test_score),   cmocka_unit_test(test_opts), cmocka_unit_test(test_table_latency),

@@ -32,6 +32,8 @@ static void test_unset(void **st) {
   assert_int_equal(f.emu_ipc_fail, -1);
   assert_int_equal(f.fill_fail_rank, -1);
   assert_int_equal(f.silent_rank, -1);
+  assert_int_equal(f.unheld_rank, -1);
+  assert_int_equal(f.unheld_tries, 0);
   assert_int_equal(f.mpi_error_rank, -1);
   assert_int_equal(f.mpi_error_bytes, 0);
   assert_int_equal(f.nccl_hang_bytes, 0);
@@ -48,7 +50,7 @@ static void test_values(void **st) {
   static const char *const v[] = {"ARBENCH_P2P_STALL=1", "ARBENCH_SYMM_STALL=2", "ARBENCH_EMU_HANG=3",
                                   "ARBENCH_NCCL_HANG_BYTES=1048576", "ARBENCH_INJECT_FILL_FAIL=1:4096",
                                   "ARBENCH_INJECT_SILENT=0", "ARBENCH_EMU_CORRUPT=2", "ARBENCH_EMU_IPC_FAIL=1",
-                                  "ARBENCH_INJECT_MPI_ERROR=2:1024", NULL};
+                                  "ARBENCH_INJECT_MPI_ERROR=2:1024", "ARBENCH_INJECT_UNHELD=3:4", NULL};
   assert_int_equal(hooks(&f, err, sizeof err, v), 0);
   assert_int_equal(f.p2p_stall, 1);
   assert_int_equal(f.symm_stall, 2);
@@ -61,6 +63,8 @@ static void test_values(void **st) {
   assert_int_equal(f.silent_rank, 0);
   assert_int_equal(f.mpi_error_rank, 2);
   assert_int_equal(f.mpi_error_bytes, 1024);
+  assert_int_equal(f.unheld_rank, 3);
+  assert_int_equal(f.unheld_tries, 4);
 }
 
 static void bad(const char *var, const char *want) {
@@ -85,6 +89,8 @@ static void test_bad(void **st) {
   bad("ARBENCH_INJECT_FILL_FAIL=1", "bad ARBENCH_INJECT_FILL_FAIL '1' (allowed: RANK:BYTES, RANK 0 to 3)");
   bad("ARBENCH_INJECT_FILL_FAIL=1:4k", "bad ARBENCH_INJECT_FILL_FAIL '1:4k' (allowed: RANK:BYTES, RANK 0 to 3)");
   bad("ARBENCH_INJECT_SILENT=-1", "bad ARBENCH_INJECT_SILENT '-1' (allowed: one RANK, 0 to 3)");
+  bad("ARBENCH_INJECT_UNHELD=1", "bad ARBENCH_INJECT_UNHELD '1' (allowed: RANK:N, N a count, RANK 0 to 3)");
+  bad("ARBENCH_INJECT_UNHELD=4:1", "bad ARBENCH_INJECT_UNHELD '4:1' (allowed: RANK:N, N a count, RANK 0 to 3)");
 }
 
 int main(void) {
