@@ -94,6 +94,10 @@ SlurmdPidFile=$SL_DIR/slurmd.%n.pid
 SlurmctldLogFile=$SL_DIR/slurmctld.log
 SlurmdLogFile=$SL_DIR/slurmd.%n.log
 SlurmctldPort=6817
+# job ids of this cluster's own (Open MPI names its shared-memory segments and session directories by host name and
+# a hash of the PMIx namespace slurm.pmix.JOB.STEP: two clusters on one machine, both with node arbsl1 and job 2,
+# crashed a rank: "crashed: signal 11" in a .ci/run beside another; reproduced with two sweep_job.sh at once)
+FirstJobId=$((($$ % 60000) * 1000 + 1))
 SlurmdPort=6818
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
