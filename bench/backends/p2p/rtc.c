@@ -122,11 +122,11 @@ static void load(struct ar_rtc_dev *d, int dev) {
     /* The kernels take one struct ar_p2p_args by value (cuLaunchKernel's kernelParams below holds one pointer): the
      * image's parameter 0 must be the host's struct at offset 0, and there must be no parameter 1 (cuda.h:17353-17374:
      * an index past the last one is CUDA_ERROR_INVALID_VALUE). */
+    int more = pinfo && pinfo(d->fn[k], 1, &off1, NULL) == CUDA_SUCCESS;
     if (pinfo && pinfo(d->fn[k], 0, &off, &size) == CUDA_SUCCESS &&
-        (size != sizeof(struct ar_p2p_args) || off != 0 || pinfo(d->fn[k], 1, &off1, NULL) == CUDA_SUCCESS)) {
+        (size != sizeof(struct ar_p2p_args) || off != 0 || more)) {
       snprintf(d->why, sizeof d->why, "kernel %s takes %zu bytes of arguments at offset %zu%s, the host passes one "
-               "parameter of %zu (stale build?)", ar_rtc_kernel_names[k], size, off,
-               pinfo(d->fn[k], 1, &off1, NULL) == CUDA_SUCCESS ? " and more parameters" : "",
+               "parameter of %zu (stale build?)", ar_rtc_kernel_names[k], size, off, more ? " and more parameters" : "",
                sizeof(struct ar_p2p_args));
       return;
     }
