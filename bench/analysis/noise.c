@@ -53,6 +53,35 @@ static uint64_t splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+/* Uniform in (0, 1). */
+static double unif(uint64_t *rng) { return ((double)(splitmix(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+static double normal(uint64_t *rng) { return sqrt(-2 * log(unif(rng))) * cos(6.283185307179586 * unif(rng)); }
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang). */
+static double gamma_ge1(double a, uint64_t *rng) {
+  double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+  for (;;) {
+    double x = normal(rng), v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    double u = unif(rng);
+    if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v;
+  }
+}
+
+/* The same ranks as ostat.c's table draws, from the same distribution, for a run whose sample count got no table
+ * (a comparison past its tables' memory budget): the k-th of n uniforms is Beta(k, n - k + 1), the next one above it
+ * by (1 - u) Beta(1, n - k); their floors times n are the ranks of the k-th and next smallest of n draws of 0..n-1. */
+static void order_stat(int n, int k, uint64_t *rng, int *ik, int *inext) {
+  double x = gamma_ge1(k, rng), y = gamma_ge1(n - k + 1, rng), u = x / (x + y);
+  double next = n > k ? u + (1 - u) * (1 - pow(unif(rng), 1.0 / (n - k))) : u;
+  *ik = (int)(u * n);
+  *inext = (int)(next * n);
+  if (*ik >= n) *ik = n - 1;
+  if (*inext >= n) *inext = n - 1;
+}
+
 /* Value of sorted rank i of a run kept as the window of ranks off .. off + w (ar_samples_window: a
  * resampled median's rank lies outside only beyond ten standard deviations; then the nearest end). */
 static double at_rank(const double *win, int off, int w, int i) {
@@ -65,7 +94,8 @@ static double at_rank(const double *win, int off, int w, int i) {
  * exact joint distribution (ostat.c: one table lookup per draw). */
 static double resampled_median(const double *win, int n, int off, int w, const struct ar_ostat *t, uint64_t *rng) {
   int ik, inext;
-  ar_ostat_draw(t, splitmix(rng), &ik, &inext);
+  if (t) ar_ostat_draw(t, splitmix(rng), &ik, &inext);
+  else order_stat(n, ar_ostat_median_rank(n), rng, &ik, &inext);
   return n % 2 ? at_rank(win, off, w, ik) : (at_rank(win, off, w, ik) + at_rank(win, off, w, inext)) / 2;
 }
 
@@ -79,28 +109,42 @@ static int cmp_dbl(const void *x, const void *y) {
 struct side {
   double *s, *tmp;
   int *off, *n, *woff, nruns, total;
-  const struct ar_ostat **tab; /* run r's table of its resampled median's ranks (shared by the runs of one n) */
+  const struct ar_ostat **tab; /* run r's table of its resampled median's ranks (shared by the runs of one n; NULL:
+                                * none, order_stat draws them) */
 };
 
-/* The tables of one comparison's sample counts (a few distinct counts; more: the comparison is not bootstrapped). */
-#define AR_OSTAT_KINDS 16
+/* The tables of one comparison's sample counts, built once per count, up to AR_OSTAT_BUDGET bytes in all (a run whose
+ * count gets none draws its ranks by order_stat: the same distribution, slower). */
 struct ostats {
-  struct ar_ostat *t[AR_OSTAT_KINDS];
-  int count;
+  struct ar_ostat **t; /* t[i] NULL: count n[i] got no table */
+  int *n, count, cap;
+  size_t bytes;
 };
 
 static const struct ar_ostat *ostat_for(struct ostats *c, int n) {
   for (int i = 0; i < c->count; i++)
-    if (c->t[i]->n == n) return c->t[i];
-  if (c->count == AR_OSTAT_KINDS) return NULL;
-  struct ar_ostat *t = ar_ostat_new(n);
-  if (t) c->t[c->count++] = t;
+    if (c->n[i] == n) return c->t[i];
+  if (c->count == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 8;
+    struct ar_ostat **t = realloc(c->t, sizeof *t * (size_t)cap);
+    if (t) c->t = t;
+    int *nn = realloc(c->n, sizeof *nn * (size_t)cap);
+    if (nn) c->n = nn;
+    if (!t || !nn) return NULL;
+    c->cap = cap;
+  }
+  struct ar_ostat *t = c->bytes < AR_OSTAT_BUDGET ? ar_ostat_new(n) : NULL;
+  if (t && c->bytes + ar_ostat_bytes(t) > AR_OSTAT_BUDGET) ar_ostat_free(t), t = NULL;
+  if (t) c->bytes += ar_ostat_bytes(t);
+  c->t[c->count] = t, c->n[c->count++] = n;
   return t;
 }
 
 static void ostats_free(struct ostats *c) {
   for (int i = 0; i < c->count; i++) ar_ostat_free(c->t[i]);
-  c->count = 0;
+  free(c->t);
+  free(c->n);
+  memset(c, 0, sizeof *c);
 }
 
 static void side_free(struct side *sd) {
@@ -138,7 +182,7 @@ static int side_load(json_t *runs, struct side *sd, struct ostats *tabs) {
     json_t *rec = json_array_get(runs, i), *win = json_object_get(rec, "_win");
     int m = run_kept(rec, &ns, &wo);
     if (!m || !ns) continue;
-    if (!(sd->tab[sd->nruns] = ostat_for(tabs, ns))) return side_free(sd), -1;
+    sd->tab[sd->nruns] = ostat_for(tabs, ns);
     sd->off[sd->nruns] = k;
     sd->n[sd->nruns] = ns;
     sd->woff[sd->nruns++] = wo;

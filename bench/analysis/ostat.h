@@ -3,6 +3,7 @@
 #ifndef AR_OSTAT_H
 #define AR_OSTAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analysis/analysis.h"
@@ -25,6 +26,9 @@ int ar_ostat_median_rank(int n);
 /* The table for n >= 1 values (NULL: out of memory); free with ar_ostat_free. */
 struct ar_ostat *ar_ostat_new(int n);
 void ar_ostat_free(struct ar_ostat *t);
+/* Its memory (the columns); a comparison's tables stay within AR_OSTAT_BUDGET (noise.c: past it, the gamma draws). */
+static inline size_t ar_ostat_bytes(const struct ar_ostat *t) { return sizeof *t + sizeof *t->col * (size_t)t->m; }
+#define AR_OSTAT_BUDGET ((size_t)8 << 20)
 /* One draw from one 64-bit uniform r: the ranks of the k-th and k+1-th smallest (the same for odd n: unused). */
 void ar_ostat_draw(const struct ar_ostat *t, uint64_t r, int *ik, int *inext);
 
