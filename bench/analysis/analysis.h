@@ -202,7 +202,13 @@ struct ar_noise {
                      * every p-value there is above screen_p stop (the result is that of screen resamples), else draw
                      * on to resamples: one pass instead of a screening test and a redraw (ar_grid_decide) */
   double screen_p;
+  struct ar_ostats *ostats; /* NULL, or a cache of the resampled medians' tables shared by one call's comparisons
+                             * (ar_ostats_new; the same numbers, each table built once) */
 };
+/* The tables of the bootstrap's resampled medians (noise.c, ostat.c), by sample count, for struct ar_noise's ostats. */
+struct ar_ostats;
+struct ar_ostats *ar_ostats_new(void); /* NULL: out of memory (then each comparison builds its own) */
+void ar_ostats_free(struct ar_ostats *c);
 /* What one family tested: the comparisons with samples (Holm's m), the level each table got. */
 struct ar_family {
   int tests;

@@ -20,6 +20,7 @@ void ar_noise_defaults(struct ar_noise *nz) {
   nz->tails = 0;
   nz->screen = 0;
   nz->screen_p = 1;
+  nz->ostats = NULL;
 }
 
 int ar_noise_margin_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
@@ -113,38 +114,77 @@ struct side {
                                 * none, order_stat draws them) */
 };
 
-/* The tables of one comparison's sample counts, built once per count, up to AR_OSTAT_BUDGET bytes in all (a run whose
- * count gets none draws its ranks by order_stat: the same distribution, slower). */
-struct ostats {
-  struct ar_ostat **t; /* t[i] NULL: count n[i] got no table */
+/* Tables by sample count: one comparison's (own[i]: it frees t[i]; t[i] NULL: count n[i] got none, up to
+ * AR_OSTAT_BUDGET bytes in all, and a run of that count draws its ranks by order_stat: the same distribution, slower),
+ * or a call's cache shared by its comparisons (ar_ostats_new: owns every table, up to AR_OSTAT_CACHE bytes). What a
+ * comparison gets depends on its own counts only (a table is a function of n), never on the cache. */
+struct ar_ostats {
+  struct ar_ostat **t;
   int *n, count, cap;
+  char *own;
   size_t bytes;
 };
 
-static const struct ar_ostat *ostat_for(struct ostats *c, int n) {
-  for (int i = 0; i < c->count; i++)
-    if (c->n[i] == n) return c->t[i];
-  if (c->count == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 8;
-    struct ar_ostat **t = realloc(c->t, sizeof *t * (size_t)cap);
-    if (t) c->t = t;
-    int *nn = realloc(c->n, sizeof *nn * (size_t)cap);
-    if (nn) c->n = nn;
-    if (!t || !nn) return NULL;
-    c->cap = cap;
-  }
-  struct ar_ostat *t = c->bytes < AR_OSTAT_BUDGET ? ar_ostat_new(n) : NULL;
-  if (t && c->bytes + ar_ostat_bytes(t) > AR_OSTAT_BUDGET) ar_ostat_free(t), t = NULL;
-  if (t) c->bytes += ar_ostat_bytes(t);
-  c->t[c->count] = t, c->n[c->count++] = n;
-  return t;
+static int ostats_room(struct ar_ostats *c) {
+  if (c->count < c->cap) return 1;
+  int cap = c->cap ? 2 * c->cap : 8;
+  struct ar_ostat **t = realloc(c->t, sizeof *t * (size_t)cap);
+  if (t) c->t = t;
+  int *nn = realloc(c->n, sizeof *nn * (size_t)cap);
+  if (nn) c->n = nn;
+  char *own = realloc(c->own, (size_t)cap);
+  if (own) c->own = own;
+  if (!t || !nn || !own) return 0;
+  c->cap = cap;
+  return 1;
 }
 
-static void ostats_free(struct ostats *c) {
-  for (int i = 0; i < c->count; i++) ar_ostat_free(c->t[i]);
+static int ostats_find(const struct ar_ostats *c, int n) {
+  for (int i = 0; i < c->count; i++)
+    if (c->n[i] == n) return i;
+  return -1;
+}
+
+static void ostats_free(struct ar_ostats *c) {
+  for (int i = 0; i < c->count; i++)
+    if (c->own[i]) ar_ostat_free(c->t[i]);
   free(c->t);
   free(c->n);
+  free(c->own);
   memset(c, 0, sizeof *c);
+}
+
+struct ar_ostats *ar_ostats_new(void) { return calloc(1, sizeof(struct ar_ostats)); }
+
+void ar_ostats_free(struct ar_ostats *c) {
+  if (!c) return;
+  ostats_free(c);
+  free(c);
+}
+
+/* The table for count n in comparison c (shared: the call's cache, or NULL). */
+static const struct ar_ostat *ostat_for(struct ar_ostats *c, struct ar_ostats *shared, int n) {
+  int i = ostats_find(c, n);
+  if (i >= 0) return c->t[i];
+  if (!ostats_room(c)) return NULL;
+  struct ar_ostat *t = NULL;
+  int own = 0;
+  if (c->bytes < AR_OSTAT_BUDGET) {
+    int k = shared ? ostats_find(shared, n) : -1;
+    if (k >= 0) t = shared->t[k];
+    else t = ar_ostat_new(n), own = 1;
+    if (t && c->bytes + ar_ostat_bytes(t) > AR_OSTAT_BUDGET) {
+      if (own) ar_ostat_free(t);
+      t = NULL, own = 0;
+    } else if (t && own && shared && shared->bytes + ar_ostat_bytes(t) <= AR_OSTAT_CACHE && ostats_room(shared)) {
+      shared->t[shared->count] = t, shared->n[shared->count] = n, shared->own[shared->count++] = 1;
+      shared->bytes += ar_ostat_bytes(t);
+      own = 0; /* the cache frees it */
+    }
+  }
+  if (t) c->bytes += ar_ostat_bytes(t);
+  c->t[c->count] = t, c->n[c->count] = n, c->own[c->count++] = (char)own;
+  return t;
 }
 
 static void side_free(struct side *sd) {
@@ -164,7 +204,7 @@ static int run_kept(json_t *rec, int *nsamp, int *woff) {
   return win ? (int)(json_string_length(win) / sizeof(double)) : *nsamp;
 }
 
-static int side_load(json_t *runs, struct side *sd, struct ostats *tabs) {
+static int side_load(json_t *runs, struct side *sd, struct ar_ostats *tabs, struct ar_ostats *shared) {
   memset(sd, 0, sizeof *sd);
   size_t n = json_array_size(runs);
   int ns, wo;
@@ -182,7 +222,7 @@ static int side_load(json_t *runs, struct side *sd, struct ostats *tabs) {
     json_t *rec = json_array_get(runs, i), *win = json_object_get(rec, "_win");
     int m = run_kept(rec, &ns, &wo);
     if (!m || !ns) continue;
-    sd->tab[sd->nruns] = ostat_for(tabs, ns);
+    sd->tab[sd->nruns] = ostat_for(tabs, shared, ns);
     sd->off[sd->nruns] = k;
     sd->n[sd->nruns] = ns;
     sd->woff[sd->nruns++] = wo;
@@ -263,7 +303,7 @@ static uint64_t fnv(const char *s) {
  * them, the first draws the same whatever the total. */
 struct boot {
   struct side a, b;
-  struct ostats tabs;
+  struct ar_ostats tabs;
   uint64_t rng;
   double *ratio;
   int n, cap;
@@ -279,8 +319,8 @@ static void boot_close(struct boot *bt) {
 /* 0, or -1 when a side has no samples (or out of memory). cap: the most resamples it will draw. */
 static int boot_open(struct boot *bt, json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, int cap) {
   memset(bt, 0, sizeof *bt);
-  if (side_load(runs_a, &bt->a, &bt->tabs)) return ostats_free(&bt->tabs), -1;
-  if (side_load(runs_b, &bt->b, &bt->tabs)) return side_free(&bt->a), ostats_free(&bt->tabs), -1;
+  if (side_load(runs_a, &bt->a, &bt->tabs, nz->ostats)) return ostats_free(&bt->tabs), -1;
+  if (side_load(runs_b, &bt->b, &bt->tabs, nz->ostats)) return side_free(&bt->a), ostats_free(&bt->tabs), -1;
   bt->rng = nz->seed ^ fnv(key); /* per match: independent of file order */
   bt->cap = cap;
   if (!(bt->ratio = malloc(sizeof *bt->ratio * (size_t)cap))) return boot_close(bt), -1;

@@ -29,6 +29,7 @@ void ar_ostat_free(struct ar_ostat *t);
 /* Its memory (the columns); a comparison's tables stay within AR_OSTAT_BUDGET (noise.c: past it, the gamma draws). */
 static inline size_t ar_ostat_bytes(const struct ar_ostat *t) { return sizeof *t + sizeof *t->col * (size_t)t->m; }
 #define AR_OSTAT_BUDGET ((size_t)8 << 20)
+#define AR_OSTAT_CACHE ((size_t)16 << 20) /* a call's cache shared by its comparisons (noise.c) */
 /* One draw from one 64-bit uniform r: the ranks of the k-th and k+1-th smallest (the same for odd n: unused). */
 void ar_ostat_draw(const struct ar_ostat *t, uint64_t r, int *ik, int *inext);
 

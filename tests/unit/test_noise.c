@@ -172,6 +172,31 @@ static void test_many_counts(void **st) {
   json_decref(a), json_decref(b);
 }
 
+/* A call's cache of tables (ar_ostats_new, as the decider shares it over a family) gives every comparison exactly the
+ * numbers it gets alone, whichever comparisons filled the cache first (counts 1000.., 1001.. and 9; 24 counts past a
+ * comparison's budget, then the same runs last first: the counts that get no table are others, some of them cached). */
+static void test_cache(void **st) {
+  (void)st;
+  json_t *a = runs_counts(4, 1000, 1), *b = runs_counts(4, 1000, 1.2), *c = runs_counts(3, 1001, 1.1),
+         *d = runs_of(P5, 5, 1), *e = runs_counts(24, 1100, 1), *f = runs_counts(24, 1100, 1.02);
+  json_t *er = json_array(), *fr = json_array(); /* e and f's runs last first: the counts past the budget are others */
+  for (size_t i = json_array_size(e); i-- > 0;) json_array_append(er, json_array_get(e, i)), json_array_append(fr, json_array_get(f, i));
+  json_t *sides[][2] = {{a, b}, {c, b}, {d, a}, {e, f}, {a, b}, {er, fr}, {b, d}};
+  struct ar_noise nz, cz;
+  ar_noise_defaults(&nz);
+  cz = nz;
+  cz.ostats = ar_ostats_new();
+  assert_non_null(cz.ostats);
+  for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+    struct ar_pair x, y;
+    assert_int_equal(ar_pair_test(sides[i][0], sides[i][1], "k", &nz, 1, &x), 0);
+    assert_int_equal(ar_pair_test(sides[i][0], sides[i][1], "k", &cz, 1, &y), 0);
+    if (!same_pair(&x, &y)) fail_msg("comparison %zu: [%.10g, %.10g] alone, [%.10g, %.10g] with the cache", i, x.lo, x.hi, y.lo, y.hi);
+  }
+  ar_ostats_free(cz.ostats);
+  json_decref(a), json_decref(b), json_decref(c), json_decref(d), json_decref(e), json_decref(f), json_decref(er), json_decref(fr);
+}
+
 /* Holm over each family: p_diff 0.04 is a difference alone, not in a family of three. */
 static void test_verdicts(void **st) {
   (void)st;
@@ -242,6 +267,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_simplicity), cmocka_unit_test(test_t_quantile),
                                      cmocka_unit_test(test_pair), cmocka_unit_test(test_verdicts),
                                      cmocka_unit_test(test_runs_needed), cmocka_unit_test(test_moderated),
-                                     cmocka_unit_test(test_screen), cmocka_unit_test(test_many_counts)};
+                                     cmocka_unit_test(test_screen), cmocka_unit_test(test_many_counts),
+                                     cmocka_unit_test(test_cache)};
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
