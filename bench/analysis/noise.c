@@ -291,7 +291,7 @@ static double select_small(double *r, int n, int k) {
 /* One resample: the side's runs drawn with replacement (no draw when there is one), each drawn run's
  * samples resampled; the median over the runs of their resampled medians (a side's p50 is the median
  * of its runs' p50s). */
-/* The drawn runs' resampled medians into sd->tmp when every run has a table: the same draws in the same order as
+/* The drawn runs' resampled medians into sd->tmp when every run has a table (two runs or more): the same draws in the same order as
  * resampled_median's, in three passes so that the table reads, then the sample reads, of all runs are in flight at
  * once (each draw is two dependent cache misses: the table is read uniformly across its columns). */
 static void side_medians_tabled(struct side *sd, uint64_t *rng) {
@@ -316,7 +316,7 @@ static void side_medians_tabled(struct side *sd, uint64_t *rng) {
 }
 
 static double side_resample(struct side *sd, uint64_t *rng) {
-  if (sd->tabled) side_medians_tabled(sd, rng);
+  if (sd->tabled && sd->nruns > 1) side_medians_tabled(sd, rng); /* one run: nothing to overlap */
   else {
     for (int r = 0; r < sd->nruns; r++) {
       int run = sd->nruns == 1 ? 0 : (int)(((unsigned __int128)splitmix(rng) * (uint64_t)sd->nruns) >> 64);
