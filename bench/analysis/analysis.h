@@ -198,7 +198,17 @@ struct ar_noise {
   int grids;     /* tables one call decides on (ar_grid_decide): the family-wise error is split over them */
   int tails;     /* ar_pair_test keeps what ar_pair_judge needs to give an interval at any level (the bootstrap's
                   * tails: release with ar_pair_release); 0: the 95% interval only */
+  int screen;       /* > 0 and < resamples: look at the first screen resamples first (the same first draws), and when
+                     * every p-value there is above screen_p stop (the result is that of screen resamples), else draw
+                     * on to resamples: one pass instead of a screening test and a redraw (ar_grid_decide) */
+  double screen_p;
+  struct ar_ostats *ostats; /* NULL, or a cache of the resampled medians' tables shared by one call's comparisons
+                             * (ar_ostats_new; the same numbers, each table built once) */
 };
+/* The tables of the bootstrap's resampled medians (noise.c, ostat.c), by sample count, for struct ar_noise's ostats. */
+struct ar_ostats;
+struct ar_ostats *ar_ostats_new(void); /* NULL: out of memory (then each comparison builds its own) */
+void ar_ostats_free(struct ar_ostats *c);
 /* What one family tested: the comparisons with samples (Holm's m), the level each table got. */
 struct ar_family {
   int tests;
@@ -219,6 +229,8 @@ int ar_boot_test(json_t *runs_a, json_t *runs_b, const char *key, const struct a
                  double *hi, double *p);
 /* Two-sided p of Student's t with df degrees of freedom. */
 double ar_t_two_sided(double t, double df);
+/* The regularized incomplete beta function I_x(a, b). */
+double ar_inc_beta(double x, double a, double b);
 /* The t quantile: the x with P(T <= x) = q for T Student's t with df degrees of freedom (0 < q < 1). */
 double ar_t_quantile(double q, double df);
 /* The p-value of "same level" between two sides of two or more runs each: a t test on the runs' log

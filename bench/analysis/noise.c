@@ -1,6 +1,7 @@
 /* noise.c — the two-sample tests every decision uses: a bootstrap over runs and their samples (ratio of
  * medians) and a t test on the runs' log p50s, for a difference, an equivalence (TOST) and the power. */
 #include "analysis/analysis.h"
+#include "analysis/ostat.h"
 #include "backend.h"
 #include "ar.h"
 #include "results.h"
@@ -16,6 +17,10 @@ void ar_noise_defaults(struct ar_noise *nz) {
   nz->drift = AR_NOISE_DRIFT;
   nz->margin = AR_MARGIN_DEFAULT;
   nz->grids = 1;
+  nz->tails = 0;
+  nz->screen = 0;
+  nz->screen_p = 1;
+  nz->ostats = NULL;
 }
 
 int ar_noise_margin_parse(struct ar_noise *nz, const char *arg, char *err, size_t len) {
@@ -66,8 +71,9 @@ static double gamma_ge1(double a, uint64_t *rng) {
   }
 }
 
-/* Index of the k-th smallest (1-based) of n draws with replacement from 0..n-1, and of the next one:
- * the k-th of n uniforms is Beta(k, n - k + 1); the next is above it by (1 - u) Beta(1, n - k). */
+/* The same ranks as ostat.c's table draws, from the same distribution, for a run whose sample count got no table
+ * (a comparison past its tables' memory budget): the k-th of n uniforms is Beta(k, n - k + 1), the next one above it
+ * by (1 - u) Beta(1, n - k); their floors times n are the ranks of the k-th and next smallest of n draws of 0..n-1. */
 static void order_stat(int n, int k, uint64_t *rng, int *ik, int *inext) {
   double x = gamma_ge1(k, rng), y = gamma_ge1(n - k + 1, rng), u = x / (x + y);
   double next = n > k ? u + (1 - u) * (1 - pow(unif(rng), 1.0 / (n - k))) : u;
@@ -85,11 +91,12 @@ static double at_rank(const double *win, int off, int w, int i) {
 }
 
 /* The median of one bootstrap resample of a run of n sorted samples (win: ranks off.. of them), as
- * ar_stats computes a median (mean of the two middle values for even n), drawn in O(1) from the
- * distribution of its order statistics. */
-static double resampled_median(const double *win, int n, int off, int w, uint64_t *rng) {
+ * ar_stats computes a median (mean of the two middle values for even n): its ranks drawn in O(1) from their
+ * exact joint distribution (ostat.c: one table lookup per draw). */
+static double resampled_median(const double *win, int n, int off, int w, const struct ar_ostat *t, uint64_t *rng) {
   int ik, inext;
-  order_stat(n, n % 2 ? n / 2 + 1 : n / 2, rng, &ik, &inext);
+  if (t) ar_ostat_draw(t, splitmix(rng), &ik, &inext);
+  else order_stat(n, ar_ostat_median_rank(n), rng, &ik, &inext);
   return n % 2 ? at_rank(win, off, w, ik) : (at_rank(win, off, w, ik) + at_rank(win, off, w, inext)) / 2;
 }
 
@@ -103,7 +110,85 @@ static int cmp_dbl(const void *x, const void *y) {
 struct side {
   double *s, *tmp;
   int *off, *n, *woff, nruns, total;
+  int *run, tabled;           /* side_medians_tabled's scratch: the drawn runs; every run has a table */
+  uint64_t *u;
+  const double **lo, **hi;
+  const struct ar_ostat **tab; /* run r's table of its resampled median's ranks (shared by the runs of one n; NULL:
+                                * none, order_stat draws them) */
 };
+
+/* Tables by sample count: one comparison's (own[i]: it frees t[i]; t[i] NULL: count n[i] got none, up to
+ * AR_OSTAT_BUDGET bytes in all, and a run of that count draws its ranks by order_stat: the same distribution, slower),
+ * or a call's cache shared by its comparisons (ar_ostats_new: owns every table, up to AR_OSTAT_CACHE bytes). What a
+ * comparison gets depends on its own counts only (a table is a function of n), never on the cache. */
+struct ar_ostats {
+  struct ar_ostat **t;
+  int *n, count, cap;
+  char *own;
+  size_t bytes;
+};
+
+static int ostats_room(struct ar_ostats *c) {
+  if (c->count < c->cap) return 1;
+  int cap = c->cap ? 2 * c->cap : 8;
+  struct ar_ostat **t = realloc(c->t, sizeof *t * (size_t)cap);
+  if (t) c->t = t;
+  int *nn = realloc(c->n, sizeof *nn * (size_t)cap);
+  if (nn) c->n = nn;
+  char *own = realloc(c->own, (size_t)cap);
+  if (own) c->own = own;
+  if (!t || !nn || !own) return 0;
+  c->cap = cap;
+  return 1;
+}
+
+static int ostats_find(const struct ar_ostats *c, int n) {
+  for (int i = 0; i < c->count; i++)
+    if (c->n[i] == n) return i;
+  return -1;
+}
+
+static void ostats_free(struct ar_ostats *c) {
+  for (int i = 0; i < c->count; i++)
+    if (c->own[i]) ar_ostat_free(c->t[i]);
+  free(c->t);
+  free(c->n);
+  free(c->own);
+  memset(c, 0, sizeof *c);
+}
+
+struct ar_ostats *ar_ostats_new(void) { return calloc(1, sizeof(struct ar_ostats)); }
+
+void ar_ostats_free(struct ar_ostats *c) {
+  if (!c) return;
+  ostats_free(c);
+  free(c);
+}
+
+/* The table for count n in comparison c (shared: the call's cache, or NULL). */
+static const struct ar_ostat *ostat_for(struct ar_ostats *c, struct ar_ostats *shared, int n) {
+  int i = ostats_find(c, n);
+  if (i >= 0) return c->t[i];
+  if (!ostats_room(c)) return NULL;
+  struct ar_ostat *t = NULL;
+  int own = 0;
+  if (c->bytes < AR_OSTAT_BUDGET) {
+    int k = shared ? ostats_find(shared, n) : -1;
+    if (k >= 0) t = shared->t[k];
+    else t = ar_ostat_new(n), own = 1;
+    if (t && c->bytes + ar_ostat_bytes(t) > AR_OSTAT_BUDGET) {
+      if (own) ar_ostat_free(t);
+      t = NULL, own = 0;
+    } else if (t && own && shared && shared->bytes + ar_ostat_bytes(t) <= AR_OSTAT_CACHE && ostats_room(shared)) {
+      shared->t[shared->count] = t, shared->n[shared->count] = n, shared->own[shared->count++] = 1;
+      shared->bytes += ar_ostat_bytes(t);
+      own = 0; /* the cache frees it */
+    }
+  }
+  if (t) c->bytes += ar_ostat_bytes(t);
+  c->t[c->count] = t, c->n[c->count] = n, c->own[c->count++] = (char)own;
+  return t;
+}
 
 static void side_free(struct side *sd) {
   free(sd->s);
@@ -111,6 +196,11 @@ static void side_free(struct side *sd) {
   free(sd->off);
   free(sd->n);
   free(sd->woff);
+  free(sd->tab);
+  free(sd->run);
+  free(sd->u);
+  free(sd->lo);
+  free(sd->hi);
 }
 
 /* Values a run keeps (its window, or all its samples_us), how many samples it had, where they start. */
@@ -121,7 +211,7 @@ static int run_kept(json_t *rec, int *nsamp, int *woff) {
   return win ? (int)(json_string_length(win) / sizeof(double)) : *nsamp;
 }
 
-static int side_load(json_t *runs, struct side *sd) {
+static int side_load(json_t *runs, struct side *sd, struct ar_ostats *tabs, struct ar_ostats *shared) {
   memset(sd, 0, sizeof *sd);
   size_t n = json_array_size(runs);
   int ns, wo;
@@ -132,12 +222,21 @@ static int side_load(json_t *runs, struct side *sd) {
   sd->n = malloc(sizeof *sd->n * (n + 1));
   sd->woff = malloc(sizeof *sd->woff * (n + 1));
   sd->tmp = malloc(sizeof *sd->tmp * (n + 1));
-  if (!sd->s || !sd->off || !sd->n || !sd->woff || !sd->tmp) return side_free(sd), -1;
+  sd->tab = malloc(sizeof *sd->tab * (n + 1));
+  sd->run = malloc(sizeof *sd->run * (n + 1));
+  sd->u = malloc(sizeof *sd->u * (n + 1));
+  sd->lo = malloc(sizeof *sd->lo * (n + 1));
+  sd->hi = malloc(sizeof *sd->hi * (n + 1));
+  if (!sd->s || !sd->off || !sd->n || !sd->woff || !sd->tmp || !sd->tab || !sd->run || !sd->u || !sd->lo || !sd->hi)
+    return side_free(sd), -1;
+  sd->tabled = 1;
   int k = 0;
   for (size_t i = 0; i < n; i++) {
     json_t *rec = json_array_get(runs, i), *win = json_object_get(rec, "_win");
     int m = run_kept(rec, &ns, &wo);
     if (!m || !ns) continue;
+    sd->tab[sd->nruns] = ostat_for(tabs, shared, ns);
+    sd->tabled &= sd->tab[sd->nruns] != NULL;
     sd->off[sd->nruns] = k;
     sd->n[sd->nruns] = ns;
     sd->woff[sd->nruns++] = wo;
@@ -155,18 +254,80 @@ static int side_load(json_t *runs, struct side *sd) {
 
 static double select_kth(double *r, int n, int k);
 
+/* The k-th smallest (0-based) of r[0..n), moved to r[k] with every earlier one at most as large (reorders r): for
+ * the few values of one resample (a side's runs), partitions without branches on the data (the swap is unconditional,
+ * the boundary moves by the comparison), three ways so that equal values end it; insertion sort below 16. */
+static double select_small(double *r, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (hi - lo >= 16) {
+    double a = r[lo], b = r[lo + (hi - lo) / 2], c = r[hi];
+    double piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    int lt = lo;
+    for (int i = lo; i <= hi; i++) { /* r[lo..lt) < piv */
+      double x = r[i];
+      r[i] = r[lt], r[lt] = x, lt += x < piv;
+    }
+    if (k < lt) {
+      hi = lt - 1;
+      continue;
+    }
+    int le = lt;
+    for (int i = lt; i <= hi; i++) { /* r[lt..le) == piv */
+      double x = r[i];
+      r[i] = r[le], r[le] = x, le += x <= piv;
+    }
+    if (k < le) return r[k];
+    lo = le;
+  }
+  for (int i = lo + 1; i <= hi; i++) {
+    double x = r[i];
+    int j = i;
+    for (; j > lo && r[j - 1] > x; j--) r[j] = r[j - 1];
+    r[j] = x;
+  }
+  return r[k];
+}
+
 /* One resample: the side's runs drawn with replacement (no draw when there is one), each drawn run's
  * samples resampled; the median over the runs of their resampled medians (a side's p50 is the median
  * of its runs' p50s). */
+/* The drawn runs' resampled medians into sd->tmp when every run has a table (two runs or more): the same draws in the same order as
+ * resampled_median's, in three passes so that the table reads, then the sample reads, of all runs are in flight at
+ * once (each draw is two dependent cache misses: the table is read uniformly across its columns). */
+static void side_medians_tabled(struct side *sd, uint64_t *rng) {
+  int m = sd->nruns;
+  for (int r = 0; r < m; r++) {
+    int run = m == 1 ? 0 : (int)(((unsigned __int128)splitmix(rng) * (uint64_t)m) >> 64);
+    uint64_t u = splitmix(rng);
+    sd->run[r] = run, sd->u[r] = u;
+    const struct ar_ostat *t = sd->tab[run];
+    __builtin_prefetch(&t->col[(size_t)(((unsigned __int128)u * (uint64_t)t->m) >> 64)]);
+  }
+  for (int r = 0; r < m; r++) {
+    int run = sd->run[r], ik, inext, off = sd->woff[run], w = sd->off[run + 1] - sd->off[run];
+    ar_ostat_draw(sd->tab[run], sd->u[r], &ik, &inext);
+    ik -= off, inext -= off;
+    sd->lo[r] = sd->s + sd->off[run] + (ik < 0 ? 0 : ik >= w ? w - 1 : ik);
+    sd->hi[r] = sd->n[run] % 2 ? sd->lo[r] : sd->s + sd->off[run] + (inext < 0 ? 0 : inext >= w ? w - 1 : inext);
+    __builtin_prefetch(sd->lo[r]);
+    __builtin_prefetch(sd->hi[r]);
+  }
+  for (int r = 0; r < m; r++) sd->tmp[r] = sd->n[sd->run[r]] % 2 ? *sd->lo[r] : (*sd->lo[r] + *sd->hi[r]) / 2;
+}
+
 static double side_resample(struct side *sd, uint64_t *rng) {
-  for (int r = 0; r < sd->nruns; r++) {
-    int run = sd->nruns == 1 ? 0 : (int)(splitmix(rng) % (uint64_t)sd->nruns);
-    sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->n[run], sd->woff[run], sd->off[run + 1] - sd->off[run], rng);
+  if (sd->tabled && sd->nruns > 1) side_medians_tabled(sd, rng); /* one run: nothing to overlap */
+  else {
+    for (int r = 0; r < sd->nruns; r++) {
+      int run = sd->nruns == 1 ? 0 : (int)(((unsigned __int128)splitmix(rng) * (uint64_t)sd->nruns) >> 64);
+      sd->tmp[r] = resampled_median(sd->s + sd->off[run], sd->n[run], sd->woff[run], sd->off[run + 1] - sd->off[run],
+                                    sd->tab[run], rng);
+    }
   }
   if (sd->nruns == 1) return sd->tmp[0];
   /* the median by selection, not a sort per resample (the sort took a fifth of a big table's time): the same values */
   int m = sd->nruns;
-  double upper = select_kth(sd->tmp, m, m / 2), lower = -INFINITY;
+  double upper = select_small(sd->tmp, m, m / 2), lower = -INFINITY;
   if (m % 2) return upper;
   for (int i = 0; i < m / 2; i++) lower = sd->tmp[i] > lower ? sd->tmp[i] : lower; /* the largest below rank m/2 */
   return (lower + upper) / 2;
@@ -179,23 +340,51 @@ static uint64_t fnv(const char *s) {
 }
 
 /* The bootstrap's ratios median(B)/median(A), unsorted (a family's comparisons draw up to 200,000 each: the
- * counts and percentiles below are linear, a sort took a quarter of a table's time), in *out (malloc'd, nz->resamples of them); 0, or -1
- * when a side has no samples. */
-static int boot_ratios(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double **out) {
+ * counts and percentiles below are linear, a sort took a quarter of a table's time), drawn in order: boot_more extends
+ * them, the first draws the same whatever the total. */
+struct boot {
   struct side a, b;
-  *out = NULL;
-  if (side_load(runs_a, &a)) return -1;
-  if (side_load(runs_b, &b)) return side_free(&a), -1;
-  double *ratio = malloc(sizeof *ratio * (size_t)nz->resamples);
-  uint64_t rng = nz->seed ^ fnv(key); /* per match: independent of file order */
-  for (int k = 0; ratio && k < nz->resamples; k++) {
-    double ma = side_resample(&a, &rng), mb = side_resample(&b, &rng);
-    ratio[k] = mb / ma;
+  struct ar_ostats tabs;
+  uint64_t rng;
+  double *ratio;
+  int n, cap;
+};
+
+static void boot_close(struct boot *bt) {
+  side_free(&bt->a);
+  side_free(&bt->b);
+  ostats_free(&bt->tabs);
+  free(bt->ratio);
+}
+
+/* 0, or -1 when a side has no samples (or out of memory). cap: the most resamples it will draw. */
+static int boot_open(struct boot *bt, json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, int cap) {
+  memset(bt, 0, sizeof *bt);
+  if (side_load(runs_a, &bt->a, &bt->tabs, nz->ostats)) return ostats_free(&bt->tabs), -1;
+  if (side_load(runs_b, &bt->b, &bt->tabs, nz->ostats)) return side_free(&bt->a), ostats_free(&bt->tabs), -1;
+  bt->rng = nz->seed ^ fnv(key); /* per match: independent of file order */
+  bt->cap = cap;
+  if (!(bt->ratio = malloc(sizeof *bt->ratio * (size_t)cap))) return boot_close(bt), -1;
+  return 0;
+}
+
+/* Draw on until n resamples (at most cap). */
+static void boot_more(struct boot *bt, int n) {
+  for (; bt->n < n && bt->n < bt->cap; bt->n++) {
+    double ma = side_resample(&bt->a, &bt->rng), mb = side_resample(&bt->b, &bt->rng);
+    bt->ratio[bt->n] = mb / ma;
   }
-  side_free(&a);
-  side_free(&b);
-  if (!ratio) return -1;
-  *out = ratio;
+}
+
+/* nz->resamples of them in *out (malloc'd); 0, or -1 when a side has no samples. */
+static int boot_ratios(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double **out) {
+  struct boot bt;
+  *out = NULL;
+  if (boot_open(&bt, runs_a, runs_b, key, nz, nz->resamples)) return -1;
+  boot_more(&bt, nz->resamples);
+  *out = bt.ratio;
+  bt.ratio = NULL;
+  boot_close(&bt);
   return 0;
 }
 
@@ -417,7 +606,7 @@ static double beta_cf(double x, double a, double b) {
   return f;
 }
 
-static double inc_beta(double x, double a, double b) {
+double ar_inc_beta(double x, double a, double b) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
@@ -428,7 +617,7 @@ static double inc_beta(double x, double a, double b) {
 double ar_t_two_sided(double t, double df) {
   if (isnan(t) || !(df > 0)) return NAN;
   if (isinf(t)) return 0;
-  return inc_beta(df / (df + t * t), df / 2, 0.5);
+  return ar_inc_beta(df / (df + t * t), df / 2, 0.5);
 }
 
 /* log p50 of each run with one (up to 64). */
@@ -694,6 +883,18 @@ int ar_pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct a
   return pair_test(runs_a, runs_b, key, nz, shift, t, 0);
 }
 
+/* Does a comparison's first n resamples (and its runs' t test) show anything at p: the difference's or the
+ * equivalence's p-value (each the larger of the bootstrap's and the t test's, as pair_test gives them) at or below p?
+ * Counts only: r is not reordered. */
+static int screen_passes(const double *r, int n, const struct tstat *ts, double shift, double w, double m, double p) {
+  double pd = boot_p_in(r, n, shift / w, shift * w), pe = boot_p_out(r, n, shift * w / m, shift * m / w), td, te, tb;
+  if (ts->ok) {
+    t_ps(ts, ts->d - log(shift), log(m), &td, &te, &tb);
+    pd = fmax(pd, td), pe = fmax(pe, te);
+  }
+  return !(pd > p && pe > p);
+}
+
 /* restricted: the runs are already those of the shared launches (once: past 64 launches a side the sets may still
  * differ; they are then compared as they are) */
 static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const struct ar_noise *nz, double shift,
@@ -719,11 +920,18 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
     t->runs_a = log_p50s(runs_a, v);
     t->runs_b = log_p50s(runs_b, v);
   }
-  double *r, m = 1 + nz->margin;
-  if (boot_ratios(runs_a, runs_b, key, nz, &r)) return runs_only(&ts, shift, m, t);
-  int n = nz->resamples;
+  double m = 1 + nz->margin;
+  struct boot bt;
+  if (boot_open(&bt, runs_a, runs_b, key, nz, nz->resamples)) return runs_only(&ts, shift, m, t);
   /* a side with one run cannot show drift between runs: every null is widened by it */
   double w = t->runs_a < 2 || t->runs_b < 2 ? 1 + nz->drift : 1;
+  int n = nz->resamples;
+  if (nz->screen > 0 && nz->screen < n) { /* the first draws alone when they show nothing at screen_p */
+    boot_more(&bt, nz->screen);
+    if (!screen_passes(bt.ratio, nz->screen, &ts, shift, w, m, nz->screen_p)) n = nz->screen;
+  }
+  boot_more(&bt, n);
+  double *r = bt.ratio;
   t->lo = boot_percentile(r, n, 0.025);
   t->hi = boot_percentile(r, n, 0.975);
   t->p_diff = boot_p_in(r, n, shift / w, shift * w);
@@ -731,7 +939,7 @@ static int pair_test(json_t *runs_a, json_t *runs_b, const char *key, const stru
   t->p_beyond = boot_p_in(r, n, shift / (m * w), shift * m * w);
   t->iv.w = w;
   if (nz->tails) keep_tails(r, n, AR_FAMILY_ALPHA / (nz->grids > 1 ? nz->grids : 1), w, m, t);
-  free(r);
+  boot_close(&bt);
   if (ts.ok) t_iv(&ts, t);
   t->level = 0.05;
   if (ts.ok) { /* two or more runs a side: the runs' spread counts too; both tests must reject */

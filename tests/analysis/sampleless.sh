@@ -69,4 +69,21 @@ jq -c 'select(.type == "run" or .backend == "mpi")' "$TMP/zs.jsonl" >"$TMP/zs_a.
 jq -c 'if .type == "run" then . elif .backend == "shm-oneshot" then .backend = "mpi" | .spec = "mpi" else empty end' "$TMP/zs.jsonl" >"$TMP/zs_b.jsonl"
 check_eq "compare: 2 runs there, undecided: 3 runs needed, not 2" "undecided 3" \
   "$("$ARBENCH" compare --format json "$TMP/zs_a.jsonl" "$TMP/zs_b.jsonl" | jq -r '.matches[0] | "\(.verdict) \(.runs_needed)"')"
+# Sample-less records measured side by side in the same launches (an imported or summary-only file): no bootstrap
+# can be drawn, so the runs' t test alone decides (noise.c: runs_only). 4 launches, shm-oneshot 0.8x mpi, the
+# launches' spread about 2%: the clear pick, and compare calls it faster.
+python3 - "$TMP/sl.jsonl" <<'PY'
+import json, sys
+jit = (1.00, 1.02, 0.99, 1.01)
+with open(sys.argv[1], "w") as f:
+    for k, j in enumerate(jit):
+        r = "L%d" % k
+        f.write(json.dumps({"type": "run", "run_id": r, "ranks": 2, "nodes": 1, "hosts": ["h"], "stack": {"name": "s"}}) + "\n")
+        for be, p in (("mpi", 10.0 * j), ("shm-oneshot", 8.0 * j * (1.01 if k % 2 else 0.99))):
+            f.write(json.dumps({"type": "result", "run_id": r, "backend": be, "variant": "", "spec": be, "dtype": "float",
+                                "op": "sum", "placement": "out", "size": 1024, "count": 256, "ranks": 2, "nodes": 1,
+                                "time_us": {"p50": round(p, 4)}}) + "\n")
+PY
+check_eq "same launches, no samples: the runs' test picks shm-oneshot, clear" "clear shm-oneshot 4,4" \
+  "$("$ARBENCH" table --format json "$TMP/sl.jsonl" | jq -r '.grids[0].decisions[0] | "\(.verdict) \(.pick_label) \(.runs | join(","))"')"
 finish

@@ -83,7 +83,9 @@ check_eq "number forms: matches compared" 20 "$(jq length "$TMP/xz")"
 check_eq "number forms: the same intervals" "" "$(diff "$TMP/xz" "$TMP/yz")"
 
 # 5. The window of ranks kept per run gives the intervals of all samples: distinct samples (so every
-# rank a resample draws matters), two runs a side; the answer of the loader that kept every sample.
+# rank a resample draws matters), two runs a side; the answer of the loader that kept every sample (recorded with
+# that loader, ar_samples_window's half set to n: since the medians' ranks are drawn by ostat.c's table, issue 46
+# Wanted 6; the gamma draws before gave [0.9585, 1.0602], within the bootstrap's Monte-Carlo error of this one).
 python3 - "$TMP" <<'PY'
 import json, random, sys
 rng = random.Random(3)
@@ -96,6 +98,6 @@ for name, shift, n in (("u", 0.0, 1001), ("v", 0.05, 1000)):
             f.write(json.dumps({"type": "result", "run_id": run, "backend": "b0", "spec": "b0", "dtype": "float",
                 "size": 8, "ranks": 4, "time_us": {"p50": med}, "samples_us": smp}) + "\n")
 PY
-check_eq "window: the interval of every sample" '[1.0075,0.9584987723,1.060207901,"undecided"]' \
+check_eq "window: the interval of every sample" '[1.0075,0.9570360049,1.062356993,"undecided"]' \
   "$("$ARBENCH" compare --format json "$TMP/u.jsonl" "$TMP/v.jsonl" | jq -c '.matches[] | [.ratio, .lo, .hi, .verdict]')"
 finish

@@ -117,6 +117,86 @@ static void test_pair(void **st) {
   json_decref(bare);
 }
 
+/* The family's screening (decide.c): screen resamples drawn first, the rest drawn on only when a p-value there is at or
+ * below screen_p. A comparison that shows nothing gives exactly what screen resamples alone give; one that shows
+ * something exactly what the full count alone gives (the same first draws, the same seed). */
+static int same_pair(const struct ar_pair *x, const struct ar_pair *y) {
+  return x->lo == y->lo && x->hi == y->hi && x->p_diff == y->p_diff && x->p_equiv == y->p_equiv && x->p_beyond == y->p_beyond;
+}
+
+static void test_screen(void **st) {
+  (void)st;
+  static const double PW[] = {100, 125, 82, 112, 90}; /* 17% run-to-run: 3% apart shows neither way */
+  json_t *a = runs_of(PW, 5, 1), *b = runs_of(PW, 5, 1.03), *c = runs_of(P5, 5, 1), *d = runs_of(P5, 5, 1.2);
+  struct ar_noise nz, few, all;
+  ar_noise_defaults(&nz);
+  few = all = nz;
+  few.resamples = 2000, all.resamples = 7100;
+  nz.resamples = 7100, nz.screen = 2000, nz.screen_p = 0.2;
+  struct ar_pair s, f, l;
+  assert_int_equal(ar_pair_test(a, b, "k", &nz, 1, &s), 0);
+  assert_int_equal(ar_pair_test(a, b, "k", &few, 1, &f), 0);
+  assert_int_equal(ar_pair_test(a, b, "k", &all, 1, &l), 0);
+  assert_true(f.p_diff > 0.2 && f.p_equiv > 0.2 && f.p_beyond > 0.2);
+  assert_true(same_pair(&s, &f) && !same_pair(&s, &l));
+  assert_int_equal(ar_pair_test(c, d, "k", &nz, 1, &s), 0); /* 20% apart at 1.6% spread: on to 7100 */
+  assert_int_equal(ar_pair_test(c, d, "k", &few, 1, &f), 0);
+  assert_int_equal(ar_pair_test(c, d, "k", &all, 1, &l), 0);
+  assert_true(same_pair(&s, &l) && !same_pair(&s, &f));
+  json_decref(a), json_decref(b), json_decref(c), json_decref(d);
+}
+
+/* nruns runs of n0, n0 + 2, ... samples (a distinct even count each: an even count's table is the large one), p50 scale x (100 + r % 3), samples spread 2% evenly. */
+static json_t *runs_counts(int nruns, int n0, double scale) {
+  json_t *runs = json_array();
+  for (int r = 0; r < nruns; r++) {
+    int n = n0 + 2 * r;
+    double p = scale * (100 + r % 3);
+    json_t *smp = json_array();
+    for (int k = 0; k < n; k++) json_array_append_new(smp, json_real(p * (0.99 + 0.02 * k / (n - 1))));
+    json_array_append_new(runs, json_pack("{s:{s:f}, s:o, s:i}", "time_us", "p50", p, "samples_us", smp, "samples_n", n));
+  }
+  return runs;
+}
+
+/* Runs of many distinct sample counts (a table each: 24 of ~0.4 MB pass a comparison's 8 MB budget, the rest draw by the gamma
+ * variates): still bootstrapped, 20% apart found, the interval around 1.2. */
+static void test_many_counts(void **st) {
+  (void)st;
+  json_t *a = runs_counts(24, 1000, 1), *b = runs_counts(24, 1000, 1.2);
+  struct ar_noise nz;
+  ar_noise_defaults(&nz);
+  struct ar_pair t;
+  assert_int_equal(ar_pair_test(a, b, "k", &nz, 1, &t), 0);
+  assert_true(!t.unsampled && t.p_diff < 0.001 && t.lo > 1.17 && t.lo < 1.2 && t.hi > 1.2 && t.hi < 1.23);
+  json_decref(a), json_decref(b);
+}
+
+/* A call's cache of tables (ar_ostats_new, as the decider shares it over a family) gives every comparison exactly the
+ * numbers it gets alone, whichever comparisons filled the cache first (counts 1000.., 1001.. and 9; 24 counts past a
+ * comparison's budget, then the same runs last first: the counts that get no table are others, some of them cached). */
+static void test_cache(void **st) {
+  (void)st;
+  json_t *a = runs_counts(4, 1000, 1), *b = runs_counts(4, 1000, 1.2), *c = runs_counts(3, 1001, 1.1),
+         *d = runs_of(P5, 5, 1), *e = runs_counts(24, 1100, 1), *f = runs_counts(24, 1100, 1.02);
+  json_t *er = json_array(), *fr = json_array(); /* e and f's runs last first: the counts past the budget are others */
+  for (size_t i = json_array_size(e); i-- > 0;) json_array_append(er, json_array_get(e, i)), json_array_append(fr, json_array_get(f, i));
+  json_t *sides[][2] = {{a, b}, {c, b}, {d, a}, {e, f}, {a, b}, {er, fr}, {b, d}};
+  struct ar_noise nz, cz;
+  ar_noise_defaults(&nz);
+  cz = nz;
+  cz.ostats = ar_ostats_new();
+  assert_non_null(cz.ostats);
+  for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+    struct ar_pair x, y;
+    assert_int_equal(ar_pair_test(sides[i][0], sides[i][1], "k", &nz, 1, &x), 0);
+    assert_int_equal(ar_pair_test(sides[i][0], sides[i][1], "k", &cz, 1, &y), 0);
+    if (!same_pair(&x, &y)) fail_msg("comparison %zu: [%.10g, %.10g] alone, [%.10g, %.10g] with the cache", i, x.lo, x.hi, y.lo, y.hi);
+  }
+  ar_ostats_free(cz.ostats);
+  json_decref(a), json_decref(b), json_decref(c), json_decref(d), json_decref(e), json_decref(f), json_decref(er), json_decref(fr);
+}
+
 /* Holm over each family: p_diff 0.04 is a difference alone, not in a family of three. */
 static void test_verdicts(void **st) {
   (void)st;
@@ -186,6 +266,8 @@ static void test_moderated(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_simplicity), cmocka_unit_test(test_t_quantile),
                                      cmocka_unit_test(test_pair), cmocka_unit_test(test_verdicts),
-                                     cmocka_unit_test(test_runs_needed), cmocka_unit_test(test_moderated)};
+                                     cmocka_unit_test(test_runs_needed), cmocka_unit_test(test_moderated),
+                                     cmocka_unit_test(test_screen), cmocka_unit_test(test_many_counts),
+                                     cmocka_unit_test(test_cache)};
   return ar_cmocka_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
