@@ -2,7 +2,8 @@
 # published.sh — `arbench model --against` on published NCCL allreduce tables, each with a topology fixture that
 # says what was guessed (tests/fixtures/model/make_topos.py, tests/fixtures/model/published/*.tsv), measured /
 # predicted per size. Fitted sources (rtx6kpro's nccl-tuning.md set ring_simple_step_us and nccl_chan_gbs:
-# bench/model/params.c [R6K-NCCL]) are held to what they give; held out: aiconfigurator-core's
+# bench/model/params.c [R6K-NCCL]) are held to what they give; held out: rtx6kpro's WRX90 group comparison (its
+# two 8-GPU groups, layouts as the page states them) and aiconfigurator-core's
 # rtx_pro_6000_server NCCL 2.29.2 and l40s NCCL 2.27.3 tables (2/4/8 GPUs), read from the installed PyPI package
 # (pyarrow and aiconfigurator-core; skipped without them, except under CI where scripts/test.sh installs them), each
 # verdict also split by the transport NCCL's rules (paths.cc) run on the ring there.
@@ -41,6 +42,29 @@ check_eq "rtx6kpro graph XML: the 256 KiB miss (8 GPUs)" "1.66" "$(awk '$2==8 &&
 check_eq "rtx6kpro graph XML: NCCL's choice at 1 MiB and 2 MiB (8 GPUs)" \
   "nccl-ring-ll nccl-ring-simple" "$(awk '$2==8 && $3==1048576{a=$4} $2==8 && $3==2097152{b=$4} END{print a, b}' "$TMP/xv.txt")"
 check_eq "rtx6kpro graph XML: the 2 MiB miss" "1.77" "$(awk '$2==8 && $3==2097152{print $7}' "$TMP/xv.txt")"
+
+# rtx6kpro's WRX90 box, its two 8-GPU groups (held out: the page set no parameter; the rig, luke's WRX90, set some in
+# an earlier 3-switch configuration: docs/model.md counts it apart). Its layout is stated (one AMD
+# Threadripper PRO, two c-payne switches of 4 GPUs a group; A's on two root complexes, B's on one: make_topos.py), its
+# NCCL ran the ring with NCCL_P2P_LEVEL=SYS (the tsv's header), so P2P on every hop. The misses are B's 4 and 16 KiB
+# (17.3 us against ring LL's 24.4; A, same switches on two root complexes, measures 23.9 at 4 KiB, and the rig's earlier
+# 3-switch configuration 24.1-24.6 with nccl-tests, which set ring_ll_*: a 38% gap between layouts the model does not
+# tell apart under P2P everywhere) and A's 64 KiB (18.1 us; the page's 64 KiB row swaps A and B).
+for g in a b; do
+  python3 "$PUB" tsv "$M/published/rtx6kpro-wrx90-group-$g.tsv" "$TMP/w$g.jsonl"
+  "$ARBENCH" model --against "$TMP/w$g.jsonl" --xml "$M/wrx90-cpayne-$g.xml" --calib '{"params":{"nccl_p2p_level":4}}' \
+    --format json >"$TMP/w$g.json"
+  check_eq "wrx90 group $g: exit 0" 0 $?
+  python3 "$PUB" verdict "$TMP/w$g.json" | tee "$TMP/wv$g.txt"
+  # NCCL_ALGO=Ring on the page: the model's default is the ring at every size, so nothing forced is lost
+  check_eq "wrx90 group $g: NCCL's default is the ring at all 10 sizes" 10 "$(grep -c ' nccl-ring-' "$TMP/wv$g.txt")"
+done
+check_eq "wrx90 group A: 9 of 10 within 25%, none beyond 1.5x" "transport: p2p sizes=10 within25=9 beyond1.5=0" \
+  "$(tail -2 "$TMP/wva.txt" | head -1)"
+check_eq "wrx90 group B: 8 of 10 within 25%, none beyond 1.5x" "transport: p2p sizes=10 within25=8 beyond1.5=0" \
+  "$(tail -2 "$TMP/wvb.txt" | head -1)"
+check_eq "wrx90: 4 KiB A 0.98, B 0.71; 64 KiB A 0.74, B 1.04; 1 GiB 0.89, 0.89" "0.98 0.71 0.74 1.04 0.89 0.89" \
+  "$(for s in 4096 65536 1073741824; do for g in a b; do awk -v s=$s '$3==s{printf "%s ", $7}' "$TMP/wv$g.txt"; done; done | sed 's/ $//')"
 
 # aiconfigurator-core (held out: set no parameter). Measured with nccl-tests' plain launches back to back, timed as
 # one interval (tests/model/published.py: the collector's command line): method loop, nothing added. The collection
