@@ -33,7 +33,11 @@ case_() { # case_ BACKEND SIGNAL RANK
   for ((i = 0; i < 300; i++)); do left=$(tagged_pids "$tag"); [ -z "$left" ] && break; sleep 0.1; done # a hang bound
   [ -z "$left" ] || { kill -KILL $left; fail "$be SIG$sig: processes left behind 30 s after the job: $left"; }
   if [ "$sig" = STOP ]; then
-    local re="^arbench: rank [0-9]: timeout: .*backend $be float size [0-9]+ .* made no progress for $T s \(-T $T\); rank $victim \(pid $pid\) is stopped; aborting\$"
+    # The phase the survivors are in when it fires: the call (-T), or the status exchange after it (a survivor that
+    # finished the call, or gave up on the stopped rank at 0.9 x -T, waits there: -T plus -T/4 within 1..10 s,
+    # bench/watchdog.c ar_watchdog_limit); both name the stopped rank.
+    local ex; ex=$(awk -v t="$T" 'BEGIN { g = t / 4; if (g < 1) g = 1; if (g > 10) g = 10; printf "%g", t + g }')
+    local re="^arbench: rank [0-9]: timeout: .*backend $be float size [0-9]+ .* made no progress for ($T|${ex//./\\.}) s \(-T $T\); rank $victim \(pid $pid\) is stopped; aborting\$"
     if [ -n "${DEAD_RANK_CASES:-}" ] && grep -Eq "timeout.*(waiting for|peer) rank $victim" "$TMP/err"; then
       : # a GPU kernel's own timeout named the stopped rank first
     else
