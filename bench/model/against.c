@@ -41,7 +41,7 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_ncc
   double gpu = ar_topo_gpu_link_min_gbs(t), path = ar_topo_bottleneck_gbs(t, NULL, n);
   *buf = 0;
   if (!(pb > 0) || mb >= AR_FAR_BELOW * pb) return;
-  int k = snprintf(buf, len, "busbw %.1f GB/s vs %.0f predicted: ", mb, pb);
+  int k = snprintf(buf, len, "busbw %#.3g GB/s vs %#.3g predicted: ", mb, pb); /* 3 digits: 8 B reads 0.000650, not 0 */
   if (k < 0 || (size_t)k >= len) return;
   if (strstr(tr, "SHM"))
     snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",

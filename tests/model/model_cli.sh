@@ -123,7 +123,7 @@ with open(sys.argv[1], "w") as f:
 PY
 "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" >"$TMP/a.txt" 2>"$TMP/a.err"
 check_eq "--against: exit 0" 0 $?
-check_eq "--against: diagnosis" "busbw 22.2 GB/s vs 41 predicted: NCCL is using SHM between NODE pairs — try NCCL_P2P_LEVEL=SYS" \
+check_eq "--against: diagnosis" "busbw 22.2 GB/s vs 41.1 predicted: NCCL is using SHM between NODE pairs — try NCCL_P2P_LEVEL=SYS" \
    "$(grep -o 'busbw 22.*' "$TMP/a.txt")"
 check_eq "--against: host result not compared" 1 "$(grep -c '1 cell not compared' "$TMP/a.err")"
 "$ARBENCH" model --against "$TMP/shm.jsonl" --xml "$SW" --format json >"$TMP/a.jsonl" 2>/dev/null
@@ -149,7 +149,18 @@ PY
 "$ARBENCH" model --against "$TMP/u-$env.jsonl" --xml "$SW" >"$TMP/u-$env.txt" 2>&1
 "$ARBENCH" model --against "$TMP/u-$env.jsonl" --xml "$SW" --format json >"$TMP/u-$env.json" 2>&1
 done
-check_eq "--against, nothing recorded: NCCL's SHM hops in the diagnosis" 1 "$(grep -c 'busbw 10.0 GB/s vs 21 predicted: NCCL.s default runs 2 of 8 ring hops through host memory (SHM) on this topology (P2P only up to PXB) — try NCCL_P2P_LEVEL=SYS$' "$TMP/u-none.txt")"
+check_eq "--against, nothing recorded: NCCL's SHM hops in the diagnosis" 1 "$(grep -c 'busbw 10.0 GB/s vs 21.5 predicted: NCCL.s default runs 2 of 8 ring hops through host memory (SHM) on this topology (P2P only up to PXB) — try NCCL_P2P_LEVEL=SYS$' "$TMP/u-none.txt")"
+# A latency-bound size far below: its bandwidths in three digits (8 B at 100 us on 8 ranks is 0.000140 GB/s
+# busbw, the model's 27.4 us 0.000512), not "0.0 GB/s vs 0 predicted"
+python3 - "$TMP/tiny.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"type": "run", "run_id": "4" * 16, "schema": 1, "env": {"NCCL_P2P_LEVEL": "SYS"}}) + "\n")
+    f.write(json.dumps({"type": "result", "run_id": "4" * 16, "backend": "nccl", "variant": "", "spec": "nccl",
+                        "dtype": "float", "size": 8, "ranks": 8, "time_us": {"p50": 100.0, "mean": 100.0}}) + "\n")
+PY
+check_eq "--against, 8 B far below: the diagnosis's bandwidths in three digits" 1 \
+  "$("$ARBENCH" model --against "$TMP/tiny.jsonl" --xml "$SW" | grep -c 'busbw 0.000140 GB/s vs 0.000512 predicted: ')"
 check_eq "--against, nothing recorded: the level assumed, named" 1 "$(grep -c '^# assumed: nccl_p2p_level = PXB' "$TMP/u-none.txt")"
 check_eq "--against, the run set NCCL_P2P_LEVEL=SYS: P2P everywhere" "0 0 0" "$(grep -c 'host memory' "$TMP/u-SYS.txt") $(grep -c 'nccl_p2p_level' "$TMP/u-SYS.txt") $(python3 -c "import json;print([r for r in map(json.loads,open('$TMP/u-SYS.json')) if r['type']=='against'][0]['nccl_shm_hops'])")"
 # paths.cc ncclGetLevel: a legacy number above 5 is SYS's; PHB lets the NODE hops between the two switches use P2P
