@@ -46,6 +46,10 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_ncc
   if (strstr(tr, "SHM"))
     snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",
              ar_path_name(worst_class(t, n)));
+  else if (!*tr && ng && ng->shm_hops && ng->p2p_level == AR_PATH_X) /* no P2P at any level: a wider level is no help */
+    snprintf(buf + k, len - k, "NCCL runs all %d ring hops through host memory (SHM), no P2P (%s); the model "
+             "times SHM hops from the links and a Gen5 box's SHM rate (params.c), not their latency — --calib "
+             "nccl_shm_ll_gbs / nccl_shm_simple_gbs, or model --fit on this box's results", ng->ring_hops, ng->p2p_how);
   else if (!*tr && ng && ng->shm_hops) /* nothing recorded: what NCCL's own rules (paths.cc) run on this topology */
     snprintf(buf + k, len - k, "NCCL's default runs %d of %d ring hops through host memory (SHM) on this topology "
              "(P2P only up to %s) — try NCCL_P2P_LEVEL=SYS", ng->shm_hops, ng->ring_hops, ar_path_name(ng->p2p_level));

@@ -23,7 +23,7 @@ static int path_seen(const struct ar_mgraph *g, enum ar_path lo, enum ar_path hi
 
 static int socket_items(const struct ar_topo *t, const struct ar_mparams *p, struct ar_massume *a, int n) {
   const char *v = ar_topo_cpu_vendor(t), *how = "";
-  char val[48], why[320];
+  char val[48], why[480];
   snprintf(val, sizeof val, "%g GB/s", ar_model_socket_gbs(p, t));
   if (p->socket_gbs > 0)
     snprintf(why, sizeof why, "P2P through the socket link: set by --calib");
@@ -51,13 +51,15 @@ static int socket_items(const struct ar_topo *t, const struct ar_mparams *p, str
 int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_mparams *p,
                          struct ar_massume *a) {
   int n = 0;
-  char val[48], why[320];
+  char val[48], why[480];
   if (ar_mgraph_islands(g, NULL) > 1 && path_seen(g, AR_PATH_SYS, AR_PATH_SYS)) n = socket_items(t, p, a, n);
   if (path_seen(g, AR_PATH_PIX, AR_PATH_PXB)) {
-    snprintf(val, sizeof val, "fair, %.2f x link", p->eff_gen5);
-    n = add(a, n, "switch", val, "the topology gives the switches' ports and speeds, not their arbitration: "
-            "max-min fair sharing at eff_gen5 of the link (params.c [R6K], Broadcom-switched RTX PRO 6000 "
-            "boxes); --calib '{\"params\":{\"eff_gen5\":F}}'");
+    double lo = ar_topo_gpu_link_min_gbs(t); /* the efficiency of the GPUs' link speed (model.c link_eff) */
+    const char *k = lo >= 50 ? "eff_gen5" : lo >= 25 ? "eff_gen4" : "eff_gen3";
+    snprintf(val, sizeof val, "fair, %.2f x link", lo >= 50 ? p->eff_gen5 : lo >= 25 ? p->eff_gen4 : p->eff_gen3);
+    snprintf(why, sizeof why, "the topology gives the switches' ports and speeds, not their arbitration: max-min "
+             "fair sharing at %s of the link (params.c names its source); --calib '{\"params\":{\"%s\":F}}'", k, k);
+    n = add(a, n, "switch", val, why);
   }
   const char *how = NULL;
   int cc = ar_nccl_cc(t, p, &how);
@@ -73,13 +75,27 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
   }
   struct ar_nccl_graph ng;
   ar_nccl_graph(g, t, p, &ng);
-  if (ng.shm_hops && !p->nccl_p2p_env) { /* NCCL's transport: the environment's NCCL_P2P_LEVEL is not in a topology */
+  if (p->nccl_no_p2p > 0) {
+    snprintf(why, sizeof why, "NVML's P2P status between the GPUs: not supported, set by --calib (paths.cc "
+             "ncclTopoCheckP2p), so all %d ring hops run through host memory (SHM): %.3g GB/s a hop on the links "
+             "(stores up, loads down at read_eff), at most %g (LL) / %g (Simple) busbw (params.c [R6K]: a Gen5 box)",
+             ng.ring_hops, ng.shm_link_gbs, p->nccl_shm_ll_gbs, p->nccl_shm_simple_gbs);
+    n = add(a, n, "nccl_no_p2p", "1 (--calib)", why);
+  } else if (ng.shm_hops && !p->nccl_p2p_env) { /* NCCL's transport: the environment's NCCL_P2P_LEVEL is not in a topology */
     snprintf(val, sizeof val, "%s%s", ar_path_name(ng.p2p_level), p->nccl_p2p_level > 0 ? " (--calib)" : "");
     snprintf(why, sizeof why, "NCCL_P2P_LEVEL: %s, so %d of %d ring hops run through host memory (SHM), the ring "
-             "then at most %g (LL) / %g (Simple) GB/s busbw (params.c [R6K]: fitted on a Gen5 RTX PRO 6000 box)%s",
-             ng.p2p_how, ng.shm_hops, ng.ring_hops, p->nccl_shm_ll_gbs, p->nccl_shm_simple_gbs,
+             "then at most %g (LL) / %g (Simple) GB/s busbw (params.c [R6K]: fitted on a Gen5 RTX PRO 6000 box) and "
+             "%.3g GB/s a hop on the links%s",
+             ng.p2p_how, ng.shm_hops, ng.ring_hops, p->nccl_shm_ll_gbs, p->nccl_shm_simple_gbs, ng.shm_link_gbs,
              p->nccl_p2p_level > 0 ? "" : "; --calib '{\"params\":{\"nccl_p2p_level\":4}}' for NCCL_P2P_LEVEL=SYS");
     n = add(a, n, "nccl_p2p_level", val, why);
+  }
+  if (p->nccl_no_p2p <= 0 && ng.shm_hops < ng.ring_hops) { /* NVML's status is read at init, not in a topology */
+    snprintf(why, sizeof why, "NVML's P2P status between the GPUs is not in a topology: supported assumed on the "
+             "ring's %d P2P hops; where nvidia-smi topo -p2p p shows NS (GeForce boards on some platforms), NCCL "
+             "runs no P2P at all: --calib '{\"params\":{\"nccl_no_p2p\":1}}'",
+             ng.ring_hops - ng.shm_hops);
+    n = add(a, n, "nccl_no_p2p", "0 (P2P supported)", why);
   }
   double lo = ar_topo_gpu_link_min_gbs(t);
   if (lo >= 25 && lo < 50) {

@@ -24,6 +24,7 @@ struct model_opts {
   enum model_mode mode;
   char **files; /* results files of --fit / --against */
   int nfiles, np, json, algo_mask;
+  int no_p2p_dropped;  /* custom algorithms left out: --calib nccl_no_p2p says the GPUs have no P2P */
   size_t sizes[AR_MSIZES];
   int nsizes;
 };
@@ -298,6 +299,7 @@ static int write_predictions(const struct model_opts *o, const struct ar_mgraph 
   json_t *gr = json_object_get(run, "nccl_graph");
   json_object_set_new(gr, "ring_hops", json_integer(ng->ring_hops));
   json_object_set_new(gr, "shm_hops", json_integer(ng->shm_hops));
+  if (ng->shm_hops) json_object_set_new(gr, "shm_link_gbs", json_real(ng->shm_link_gbs));
   json_object_set_new(gr, "p2p_level", json_string(ar_path_name(ng->p2p_level)));
   json_object_set_new(gr, "intel_p2p_overhead", json_boolean(ng->intel_phb));
   int rc = ar_writer_put(&w, run, err, sizeof err);
@@ -372,6 +374,13 @@ static int run_model(const struct model_opts *o, const struct ar_mparams *p) {
   ar_nccl_graph(g, t, p, &ng);
   if (!o->json) {
     print_header(t, g, as, na);
+    if (o->no_p2p_dropped) {
+      printf("# left out:");
+      for (int a = 0; a < AR_M_NALGO; a++)
+        if (o->no_p2p_dropped & 1 << a) printf(" %s", ar_malgo_name(a));
+      printf(": the custom algorithms load and store across P2P, which --calib nccl_no_p2p says NVML does not "
+             "support between these GPUs\n");
+    }
     print_table(o, g, p, &ng);
     print_crossovers(o, g, p, &ng);
   }
@@ -400,6 +409,16 @@ int ar_cmd_model(int argc, char **argv) {
   if (o.calib && ar_mparams_load(&p, o.calib, err, sizeof err)) {
     fprintf(stderr, "arbench model: %s\n", err);
     return AR_EXIT_USAGE;
+  }
+  if (p.nccl_no_p2p > 0 && o.mode == AR_MODEL_PREDICT) { /* no P2P: the custom kernels cannot map their peers */
+    o.no_p2p_dropped = o.algo_mask & ~AR_M_NCCL_MASK;
+    o.algo_mask &= AR_M_NCCL_MASK;
+    if (!o.algo_mask) {
+      fprintf(stderr, "arbench model: --algo: the custom algorithms need P2P between the GPUs, which --calib "
+              "nccl_no_p2p says NVML does not support (allowed with it: nccl-ring-ll, nccl-ring-simple, "
+              "nccl-tree-ll, nccl-tree-simple)\n");
+      return AR_EXIT_USAGE;
+    }
   }
   return run_model(&o, &p);
 }

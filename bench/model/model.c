@@ -37,6 +37,8 @@ struct ar_mgraph {
   double *cap;             /* GB/s, per direction */
   int *slot, nslot;        /* open-addressing index of key: link + 1, 0 = empty (nslot a power of 2) */
   int *plen, *path;        /* path of pair a*n+b: plen[a*n+b] links at path[(a*n+b)*AR_MPATH] */
+  int *nup, *up, *down;    /* GPU i's links toward its CPU (nup[i] at up[i*AR_MLINKS]) and back down (down) */
+  int *hsock;              /* ring hop i -> i+1 through host memory: the socket link it crosses, or -1 */
   enum ar_path *cls;
   int *island;
   struct mcost *cost;      /* AR_M_NALGO entries: the memo behind ar_model_time */
@@ -58,6 +60,10 @@ void ar_mgraph_free(struct ar_mgraph *g) {
   free(g->cost);
   free(g->plen);
   free(g->path);
+  free(g->nup);
+  free(g->up);
+  free(g->down);
+  free(g->hsock);
   free(g->cls);
   free(g->island);
   free(g);
@@ -140,6 +146,26 @@ static int build_pair(struct ar_mgraph *g, const struct ar_topo *t, const struct
   return 0;
 }
 
+/* GPU i's links up to its CPU and down from it, and the socket link the ring's hop i -> i+1 crosses when it runs
+ * through host memory: NCCL's SHM buffer is on the receiver's side (shm.cc NCCL_SHM_LOCALITY, default 2), so the
+ * sender's stores cross the socket link and the receiver's loads stay on its own. */
+static int build_host(struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
+                      const struct chains *c, double sock) {
+  for (int i = 0; i < g->n; i++) {
+    int nu = 0, nd = 0;
+    if (add_side(g, p, c->l[i], c->n[i], NULL, 0, 0, &g->up[i * AR_MLINKS], &nu) ||
+        add_side(g, p, c->l[i], c->n[i], NULL, 0, 1, &g->down[i * AR_MLINKS], &nd))
+      return -1;
+    g->nup[i] = nu;
+    int j = (i + 1) % g->n, pa = ar_topo_gpu(t, i)->package, pb = ar_topo_gpu(t, j)->package;
+    g->hsock[i] = -1;
+    if (pa != pb && pa >= 0 && pb >= 0 &&
+        (g->hsock[i] = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock)) < 0)
+      return -1;
+  }
+  return 0;
+}
+
 static void build_islands(struct ar_mgraph *g, const struct ar_topo *t) {
   int pk[256], np = 0;
   for (int i = 0; i < g->n; i++) {
@@ -182,15 +208,20 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
   g->plen = calloc(np, sizeof *g->plen);
   g->path = calloc(np * AR_MPATH, sizeof *g->path);
   g->cls = calloc(np, sizeof *g->cls);
+  g->nup = calloc((size_t)n, sizeof *g->nup);
+  g->up = calloc((size_t)n * AR_MLINKS, sizeof *g->up);
+  g->down = calloc((size_t)n * AR_MLINKS, sizeof *g->down);
+  g->hsock = calloc((size_t)n, sizeof *g->hsock);
   g->island = calloc((size_t)n, sizeof *g->island);
   g->cost = calloc(AR_M_NALGO, sizeof *g->cost);
   struct chains c = {malloc(sizeof *c.l * (size_t)n), calloc((size_t)n, sizeof *c.n)};
   int rc = !g->key || !g->cap || !g->slot || !g->plen || !g->path || !g->cls || !g->island || !g->cost || !c.l ||
-           !c.n;
+           !c.n || !g->nup || !g->up || !g->down || !g->hsock;
   for (int i = 0; !rc && i < n; i++) c.n[i] = ar_topo_gpu_links(t, i, c.l[i], AR_MLINKS);
   double sock = ar_model_socket_gbs(p, t);
   for (int a = 0; a < n && !rc; a++)
     for (int b = 0; b < n && !rc; b++) rc = build_pair(g, t, p, &c, a, b, sock);
+  if (!rc) rc = build_host(g, t, p, &c, sock);
   free(c.l);
   free(c.n);
   if (rc) {
@@ -245,7 +276,7 @@ static int heap_pop(struct heap *h, double *key) {
 /* Progressive filling: the link with the smallest fair share freezes its flows at that share, which
  * leaves the other links on their paths; the flows of each link are listed once (CSR), so the work is
  * the paths' total length times log(links). */
-void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const int *dst, double *rate) {
+static void maxmin_paths(const struct ar_mgraph *g, int nf, const int *const *fp, const int *fl, double *rate) {
   int L = g->nlink;
   double *rem = malloc(sizeof(double) * (size_t)(L + 1));
   int *cnt = calloc((size_t)L + 1, sizeof(int)), *start = calloc((size_t)L + 2, sizeof(int));
@@ -257,19 +288,16 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
   memcpy(rem, g->cap, sizeof(double) * (size_t)L);
   size_t total = 0;
   for (int f = 0; f < nf; f++) {
-    int pr = src[f] * g->n + dst[f];
-    for (int k = 0; k < g->plen[pr]; k++) start[g->path[pr * AR_MPATH + k] + 1]++;
-    total += (size_t)g->plen[pr];
+    for (int k = 0; k < fl[f]; k++) start[fp[f][k] + 1]++;
+    total += (size_t)fl[f];
   }
   for (int l = 0; l < L; l++) start[l + 1] += start[l];
   if (!(list = malloc(sizeof(int) * (total + 1)))) goto out;
-  for (int f = 0; f < nf; f++) {
-    int pr = src[f] * g->n + dst[f];
-    for (int k = 0; k < g->plen[pr]; k++) {
-      int l = g->path[pr * AR_MPATH + k];
+  for (int f = 0; f < nf; f++)
+    for (int k = 0; k < fl[f]; k++) {
+      int l = fp[f][k];
       list[start[l] + cnt[l]++] = f;
     }
-  }
   for (int l = 0; l < L; l++)
     if (cnt[l] > 0) heap_push(&h, l, rem[l] / cnt[l]);
   while (h.n) {
@@ -282,14 +310,13 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
       continue;
     }
     for (int i = start[bl]; i < start[bl + 1]; i++) {
-      int f = list[i], pr = src[f] * g->n + dst[f];
+      int f = list[i];
       if (done[f]) continue;
       done[f] = 1;
       rate[f] = share;
-      for (int k = 0; k < g->plen[pr]; k++) {
-        int l = g->path[pr * AR_MPATH + k];
-        rem[l] -= share;
-        cnt[l]--;
+      for (int k = 0; k < fl[f]; k++) {
+        rem[fp[f][k]] -= share;
+        cnt[fp[f][k]]--;
       }
     }
   }
@@ -301,6 +328,59 @@ out:
   free(list);
   free(h.l);
   free(h.k);
+}
+
+void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const int *dst, double *rate) {
+  const int **fp = malloc(sizeof *fp * ((size_t)nf + 1));
+  int *fl = malloc(sizeof *fl * ((size_t)nf + 1));
+  for (int f = 0; f < nf; f++) rate[f] = INFINITY;
+  if (fp && fl) {
+    for (int f = 0; f < nf; f++) {
+      int pr = src[f] * g->n + dst[f];
+      fp[f] = &g->path[pr * AR_MPATH];
+      fl[f] = g->plen[pr];
+    }
+    maxmin_paths(g, nf, fp, fl, rate);
+  }
+  free(fp);
+  free(fl);
+}
+
+double ar_mgraph_ring_host_gbs(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_path level) {
+  int n = g->n, nf = 0;
+  const int **fp = calloc(2 * (size_t)n + 1, sizeof *fp);
+  int *fl = calloc(2 * (size_t)n + 1, sizeof *fl), *kind = malloc(sizeof *kind * (2 * (size_t)n + 1));
+  int *w = malloc(sizeof *w * (size_t)n * (AR_MLINKS + 1)); /* a write's path: the sender's links, the socket link */
+  double *rate = malloc(sizeof *rate * (2 * (size_t)n + 1)), m = NAN;
+  if (!fp || !fl || !kind || !w || !rate) goto out;
+  for (int r = 0; r < n; r++) {
+    int d = (r + 1) % n, pr = r * n + d;
+    if (g->cls[pr] <= level) { /* P2P: the pair's own path */
+      fp[nf] = &g->path[pr * AR_MPATH];
+      fl[nf] = g->plen[pr];
+      kind[nf++] = 0;
+      continue;
+    }
+    int *wp = &w[r * (AR_MLINKS + 1)], wl = g->nup[r];
+    memcpy(wp, &g->up[r * AR_MLINKS], sizeof *wp * (size_t)wl);
+    if (g->hsock[r] >= 0) wp[wl++] = g->hsock[r];
+    fp[nf] = wp; /* the sender's stores into host memory */
+    fl[nf] = wl;
+    kind[nf++] = 0;
+    fp[nf] = &g->down[d * AR_MLINKS]; /* the receiver's loads from it */
+    fl[nf] = g->nup[d];
+    kind[nf++] = 1;
+  }
+  maxmin_paths(g, nf, fp, fl, rate);
+  m = INFINITY;
+  for (int f = 0; f < nf; f++) m = fmin(m, rate[f] * (kind[f] ? p->read_eff : 1.0));
+out:
+  free(fp);
+  free(fl);
+  free(kind);
+  free(w);
+  free(rate);
+  return m;
 }
 
 /* ---- flow sets of the algorithms: slowest rate (GB/s) and largest hop latency (us) ---- */
@@ -370,6 +450,12 @@ static void ring(const struct ar_mgraph *g, struct flows *f, int step, int both)
   }
 }
 
+double ar_model_nccl_eff(const struct ar_mparams *p, enum ar_malgo a) {
+  int tree = a == AR_M_TREE_LL || a == AR_M_TREE_SIMPLE, ll = a == AR_M_RING_LL || a == AR_M_TREE_LL;
+  return p->nccl_simple_eff * (tree ? (ll ? p->nccl_tree_ll_factor : p->nccl_tree_factor)
+                                    : (ll ? p->nccl_ll_factor : 1.0));
+}
+
 /* NCCL's latency as its tuning model has it (launch + base + 2(n-1) steps x hop latency), except that the
  * steps' hop latencies are paid while chunks flow (pipelining): they overlap the data time (*ov). Ring LL's fixed
  * part and step and ring Simple's step are fitted on published rows (params.c), not NCCL's estimates. */
@@ -384,8 +470,7 @@ static void nccl_cost(const struct ar_mgraph *g, const struct ar_mparams *p, enu
     }
   } else
     ring(g, &f, 1, 0);
-  double eff = p->nccl_simple_eff * (tree ? (ll ? p->nccl_tree_ll_factor : p->nccl_tree_factor)
-                                          : (ll ? p->nccl_ll_factor : 1.0));
+  double eff = ar_model_nccl_eff(p, a);
   *fx = !tree && ll ? p->ring_ll_fixed_us : p->nccl_launch_us + p->nccl_base_us[tree][!ll];
   *ov = 2.0 * (n - 1) * (tree ? p->nccl_hw_us[tree][!ll] : ll ? p->ring_ll_step_us : p->ring_simple_step_us);
   *pb = cost(g, &f, 2.0 * (n - 1) / n, eff);

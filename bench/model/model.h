@@ -44,6 +44,8 @@ struct ar_mparams {
   double nccl_shm_ll_gbs;               /* busbw a ring with SHM hops runs LL at, at most (NCCL's default) */
   double nccl_shm_simple_gbs;           /* the same for Simple */
   double nccl_p2p_level;                /* > 0: NCCL_P2P_LEVEL as a number (1 PIX, 2 PXB, 3 PHB, 4/5 SYS); else NCCL's default */
+  double nccl_no_p2p;                   /* > 0: NVML reports P2P not supported between the GPUs (nvidia-smi topo -p2p p:
+                                         * NS), so NCCL runs every hop through host memory; 0: assumed supported */
   int nccl_p2p_env;                     /* 1 + the path class NCCL_P2P_LEVEL / NCCL_P2P_DISABLE set in a result's run
                                          * environment (ar_nccl_p2p_env); 0: not set there (not a --calib knob) */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
@@ -69,6 +71,13 @@ int ar_mgraph_islands(const struct ar_mgraph *g, int *island); /* island (packag
 /* Max-min fair rates (GB/s) of concurrent flows src[k] -> dst[k]; nf flows. Flows on no link get
  * INFINITY. Exposed for tests. */
 void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const int *dst, double *rate);
+
+/* The share of a link's rate an NCCL family's data moves at: nccl_simple_eff times its protocol and pattern factor. */
+double ar_model_nccl_eff(const struct ar_mparams *p, enum ar_malgo a);
+/* The slowest hop (GB/s, max-min fair) of the ring GPU i -> i+1 when the hops beyond P2P level `level` run through
+ * host memory (NCCL's SHM): the sender's stores up its links to its CPU (and over the socket link to the
+ * receiver's), the receiver's loads down its links at read_eff; the other hops on their P2P paths. */
+double ar_mgraph_ring_host_gbs(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_path level);
 
 /* Predicted time (us) of one allreduce of `bytes` per rank with algorithm a: fixed + bytes x per_byte for
  * the custom algorithms; for NCCL fixed + max(0, bytes x per_byte - step latencies), its pipelined steps
@@ -123,6 +132,7 @@ struct ar_nccl_graph {
   int intel_phb;       /* 1: Intel CPU and a ring hop through its root complex: search.cc's INTEL_P2P_OVERHEAD (x6/5) */
   int ring_hops;       /* hops of the ring (GPU i to i+1, the model's ring order) */
   int shm_hops;        /* of them, the hops NCCL runs through host memory (SHM) rather than P2P (paths.cc) */
+  double shm_link_gbs; /* with shm_hops: the ring's slowest hop through the links (ar_mgraph_ring_host_gbs) */
   enum ar_path p2p_level; /* the worst path class NCCL uses P2P on (arbench's classes; NCCL's PHB = PHB and NODE) */
   const char *p2p_how; /* what set it: NCCL's default, its AMD two-GPU rule, or --calib */
 };
@@ -157,9 +167,9 @@ size_t ar_model_crossover_default(const struct ar_mgraph *g, const struct ar_mpa
 struct ar_massume {
   char name[32];    /* "socket_gbs", "gpu_cc", ... (the --calib knob that overrides it) */
   char value[48];   /* "10 GB/s" */
-  char why[320];    /* what the topology lacks, and the source of the value */
+  char why[480];    /* what the topology lacks, and the source of the value */
 };
-#define AR_MAX_ASSUME 8
+#define AR_MAX_ASSUME 10
 int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, const struct ar_mparams *p,
                          struct ar_massume *out);
 /* Names iter_launch_us (appended to a[n]) for results timed call by call; returns the new count. */

@@ -7,7 +7,10 @@
  *    ncclTopoGetInterCpuBw (AMD_BW 16; Intel by model: SKL 10, SRP 22, ERP 40, older 6; others LOC_BW).
  *  - src/graph/paths.cc: ncclTopoCheckP2p: "By default don't use P2P across CPU Host Bridges and further apart"
  *    (p2pLevel PATH_PXB; AMD CPUs with at most 2 GPUs: PATH_SYS; NCCL_P2P_LEVEL overrides): a pair beyond it is
- *    diverted through the CPU (addInterStep) and runs the SHM transport, through host memory.
+ *    diverted through the CPU (addInterStep) and runs the SHM transport, through host memory; a pair whose NVML P2P
+ *    status is not OK has no P2P at any level (--calib nccl_no_p2p).
+ *  - src/transport/shm.cc: the SHM buffer in host memory on the receiver's side (NCCL_SHM_LOCALITY 2), stored into by
+ *    the sender's kernel and loaded by the receiver's (NCCL_SHM_USE_CUDA_MEMCPY 0): ar_mgraph_ring_host_gbs.
  *  - src/graph/search.cc: ncclTopoCompute tries the speeds of sm100/sm90/intra SpeedArrayIntra from the
  *    highest the paths allow, keeps the most channels x speed, steps down while the next speed is > 0.49 of
  *    the best; no ring at any speed: "simple order" at 0.1 GB/s, 1 channel. followPath: a PHB path through an
@@ -34,6 +37,7 @@ static const struct { unsigned id; int cc; const char *name; } known_gpus[] = {
   {0x26b5, 89, "L40"},                                  {0x2331, 90, "H100 PCIe"},
   {0x2321, 90, "H100 NVL"},                             {0x20b5, 80, "A100 PCIe 80GB"},
   {0x20f1, 80, "A100 PCIe 40GB"},                       {0x1eb8, 75, "T4"},
+  {0x1e04, 75, "GeForce RTX 2080 Ti"},                  {0x1e07, 75, "GeForce RTX 2080 Ti Rev. A"},
 };
 
 int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char **how) {
@@ -104,6 +108,12 @@ int ar_nccl_p2p_env(json_t *env) {
 }
 
 static enum ar_path p2p_level(const struct ar_topo *t, const struct ar_mparams *p, int n, const char **how) {
+  if (p->nccl_no_p2p > 0) { /* paths.cc ncclTopoCheckP2p: NVML's read and write P2P status must both be OK, whatever
+                             * the level allows, else p2p = 0 (NCCL_IGNORE_DISABLED_P2P=1 only quiets the message;
+                             * 2, for NCCL's own tests, skips the check) */
+    *how = "--calib nccl_no_p2p: NVML reports P2P not supported (nvidia-smi topo -p2p p: NS)";
+    return AR_PATH_X;
+  }
   if (p->nccl_p2p_env > 0) {
     *how = "the run's NCCL_P2P_LEVEL / NCCL_P2P_DISABLE";
     return (enum ar_path)(p->nccl_p2p_env - 1);
@@ -146,6 +156,7 @@ void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const str
   double gpu = ar_topo_gpu_link_min_gbs(t) * 48.0 / 63.015384, path = ar_topo_bottleneck_gbs(t, NULL, n) * 48.0 / 63.015384;
   memset(out, 0, sizeof *out);
   ring_transport(g, t, p, out);
+  if (out->shm_hops) out->shm_link_gbs = ar_mgraph_ring_host_gbs(g, p, out->p2p_level);
   double ring = fmin(gpu, path > 0 ? path : gpu) / (out->intel_phb ? 1.2 : 1.0); /* topo.h INTEL_P2P_OVERHEAD */
   out->cc = cc;
   out->socket_gbs = 0;
@@ -184,7 +195,9 @@ void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const str
 }
 
 void ar_nccl_transport_words(const struct ar_nccl_graph *ng, char *buf, size_t len) {
-  if (!ng->shm_hops)
+  if (ng->shm_hops && ng->p2p_level == AR_PATH_X)
+    snprintf(buf, len, "all %d ring hops through host memory (SHM), no P2P (%s)", ng->ring_hops, ng->p2p_how);
+  else if (!ng->shm_hops)
     snprintf(buf, len, "P2P on all %d ring hops (P2P up to %s: %s)", ng->ring_hops, ar_path_name(ng->p2p_level),
              ng->p2p_how);
   else
@@ -249,11 +262,14 @@ double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *
   int n = ar_mgraph_n(g);
   ar_nccl_choose(ng, p, n, bytes, c);
   /* us per byte of the chosen channels at nccl_chan_gbs busbw each; a ring NCCL runs partly through host memory no
-   * faster than its SHM rate (params.c: fitted on a published box of that transport) */
+   * faster than its SHM rate (params.c: fitted on a published box of that transport), nor than its hops through host
+   * memory carry on the links they cross (stores up, loads down: ar_mgraph_ring_host_gbs) at the family's share */
   double cap = 2.0 * (n - 1) / n / (c->channels * p->nccl_chan_gbs * 1e3);
   if (ng->shm_hops) {
     int ll = c->family == AR_M_RING_LL || c->family == AR_M_TREE_LL;
     cap = fmax(cap, 2.0 * (n - 1) / n / ((ll ? p->nccl_shm_ll_gbs : p->nccl_shm_simple_gbs) * 1e3));
+    if (ng->shm_link_gbs > 0 && isfinite(ng->shm_link_gbs))
+      cap = fmax(cap, 2.0 * (n - 1) / n / (ng->shm_link_gbs * ar_model_nccl_eff(p, c->family) * 1e3));
   }
   return ar_model_time_capped(g, p, c->family, bytes, cap);
 }

@@ -84,7 +84,12 @@ void ar_mparams_default(struct ar_mparams *p) {
   /* nccl_p2p_level 0: NCCL's own rule decides the transport of each ring hop ([NCCL] v2.29.2-1 paths.cc
    * ncclTopoCheckP2p: P2P up to PXB, on AMD CPUs with at most 2 GPUs up to SYS; nccltune.c), unless a result's run
    * environment set NCCL_P2P_LEVEL or NCCL_P2P_DISABLE (--against) or --calib sets it. A ring with an SHM hop runs no
-   * faster than nccl_shm_*_gbs (above); the level is named as assumed (assume.c). */
+   * faster than nccl_shm_*_gbs (above), nor than the links its hops through host memory cross carry them ([NCCL] shm.cc:
+   * the buffer on the receiver's side, NCCL_SHM_LOCALITY 2; stores up, loads down at read_eff: model.c
+   * ar_mgraph_ring_host_gbs); the level is named as assumed (assume.c).
+   * nccl_no_p2p 0: NVML reports P2P supported between the GPUs, assumed and named ([NCCL] v2.29.2-1 paths.cc
+   * ncclTopoCheckP2p turns P2P off on a pair whose NVML read or write P2P status is not OK, whatever the level);
+   * --calib 1 where nvidia-smi topo -p2p p shows NS. */
   /* [NCCL] tuning.cc: ring LL busBw * 0.5; tree busBw * 0.85 (tree pattern); tree LL * 1/3.8. */
   p->nccl_ll_factor = 0.5;
   p->nccl_tree_factor = 0.85;
@@ -95,14 +100,14 @@ static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "so
                                          "custom_fixed_us", "nccl_launch_us", "nccl_simple_eff", "gpu_cc",
                                          "nccl_socket_gbs", "ring_simple_step_us", "nccl_chan_gbs",
                                          "ring_ll_fixed_us", "ring_ll_step_us", "iter_launch_us", "nccl_p2p_level",
-                                         "nccl_shm_ll_gbs", "nccl_shm_simple_gbs"};
+                                         "nccl_shm_ll_gbs", "nccl_shm_simple_gbs", "nccl_no_p2p"};
 
 static double *knob(struct ar_mparams *p, int i) {
   double *k[] = {&p->eff_gen5, &p->eff_gen4, &p->eff_gen3, &p->socket_gbs, &p->read_eff,
                  &p->custom_fixed_us, &p->nccl_launch_us, &p->nccl_simple_eff, &p->gpu_cc,
                   &p->nccl_socket_gbs, &p->ring_simple_step_us, &p->nccl_chan_gbs,
                  &p->ring_ll_fixed_us, &p->ring_ll_step_us, &p->iter_launch_us, &p->nccl_p2p_level,
-                 &p->nccl_shm_ll_gbs, &p->nccl_shm_simple_gbs};
+                 &p->nccl_shm_ll_gbs, &p->nccl_shm_simple_gbs, &p->nccl_no_p2p};
   return k[i];
 }
 #define AR_NKNOBS (int)(sizeof knob_names / sizeof knob_names[0])
@@ -117,7 +122,7 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
                "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "
                "nccl_socket_gbs, ring_simple_step_us, nccl_chan_gbs, ring_ll_fixed_us, ring_ll_step_us, "
-               "iter_launch_us, nccl_p2p_level, nccl_shm_ll_gbs, nccl_shm_simple_gbs)", path, k);
+               "iter_launch_us, nccl_p2p_level, nccl_shm_ll_gbs, nccl_shm_simple_gbs, nccl_no_p2p)", path, k);
       return -AR_EINVAL;
     }
     *knob(p, i) = json_number_value(v);

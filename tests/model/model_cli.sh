@@ -50,6 +50,20 @@ check_eq "AMD, 2 GPUs: P2P up to SYS (paths.cc)" "2 0 SYS" "$(python3 -c "
 import json
 g=json.loads(open('$TMP/amd2.jsonl').readline())['nccl_graph']
 print(g['ring_hops'], g['shm_hops'], g['p2p_level'])")"
+# NVML's P2P status is not in a topology: the model says it took P2P as supported; --calib nccl_no_p2p 1 (nvidia-smi
+# topo -p2p p: NS; paths.cc ncclTopoCheckP2p then turns P2P off whatever the level) sends every hop through host
+# memory and leaves out the custom algorithms, which need P2P; asking for one of them alone is exit 2.
+TI="$M/autodl-2x2080ti.xml"
+check_eq "NVML's P2P status named as assumed" 1 "$("$ARBENCH" model --xml "$SW" -b 4K -e 4K | grep -c "^# assumed: nccl_no_p2p = 0 (P2P supported): NVML's P2P status between the GPUs is not in a topology: supported assumed on the ring's 6 P2P hops")"
+"$ARBENCH" model --xml "$TI" -b 1M -e 1M --calib '{"params":{"nccl_no_p2p":1}}' >"$TMP/np.txt"
+check_eq "nccl_no_p2p: exit 0" 0 $?
+check_eq "nccl_no_p2p: every hop SHM, named; custom algorithms left out; 4 NCCL columns" "1 1 1 6" \
+  "$(grep -c "NCCL's ring graph here: 1 channel x 12 GB/s; all 2 ring hops through host memory (SHM), no P2P (--calib nccl_no_p2p: NVML reports P2P not supported" "$TMP/np.txt") $(grep -c '^# left out: oneshot-pull oneshot-push twoshot-flat twoshot-staged islands: the custom algorithms' "$TMP/np.txt") $(grep -c '^# assumed: nccl_no_p2p = 1 (--calib): .* 4.85 GB/s a hop on the links' "$TMP/np.txt") $(awk '$1=="size"{print NF}' "$TMP/np.txt")"
+"$ARBENCH" model --xml "$TI" --calib '{"params":{"nccl_no_p2p":1}}' --algo oneshot-pull,islands >"$TMP/np2.txt" 2>"$TMP/np2.err"
+check_eq "nccl_no_p2p, custom algorithms only: exit 2, one line, nothing on stdout" "2 1 0" "$? $(grep -c '^arbench model: --algo: the custom algorithms need P2P between the GPUs, which --calib nccl_no_p2p says NVML does not support' "$TMP/np2.err") $(wc -c <"$TMP/np2.txt")"
+# 1M on 2 GPUs, ring Simple: 12.1 us fixed + 1 MiB / (4.85 GB/s a hop x 0.76 Simple) = 296.6 us (P2P's column: 127.3)
+check_eq "nccl_no_p2p: 1M at the links' SHM rate" "*127.3 Ring/Simple 296.6" "$(awk '$1=="1M"{print $4, $(NF-3), $(NF-1)}' "$TMP/np.txt")"
+
 # Intel, GPUs on root ports of one host bridge (PHB): search.cc counts P2P through an Intel root complex x6/5, so
 # 48 GB/s carries one ring at 40 (not two at 24), doubled by ncclTopoDupChannels to 2 x 20 GB/s
 check_eq "Intel root complex: NCCL's graph 2 x 20" 1 "$("$ARBENCH" model --xml "$DS" --np 4 -b 4K -e 4K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s (Intel root complex: NCCL counts P2P through it x6/5); 4 of 4 ring hops")"

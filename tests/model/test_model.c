@@ -97,6 +97,28 @@ static void maxmin_socket(void **state) {
   box_close(&b);
 }
 
+/* A ring's hops through host memory (NCCL's SHM): the sender's stores up its links (and over the socket link), the
+ * receiver's loads down its links at read_eff, shared max-min with the P2P hops. */
+static void ring_through_host(void **state) {
+  (void)state;
+  struct box b;
+  const double gen3 = 15.753846 * 0.76;
+  box_open(&b, "autodl-2x2080ti.xml", 2); /* two GPUs behind one Gen3 switch: both stores share its uplink up */
+  assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_X), gen3 / 2 * 0.81, 1e-9);
+  assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_SYS), gen3, 1e-9); /* P2P inside the switch */
+  box_close(&b);
+  box_open(&b, "ds-8g-gen5.xml", 8); /* two Intel sockets, a root port a GPU: 3 -> 4 and 7 -> 0 cross at 10 GB/s */
+  assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_X), 10.0, 1e-9);
+  ar_mgraph_free(b.g);
+  b.p.socket_gbs = 100; /* then the loads are the slowest: a whole link at read_eff */
+  assert_int_equal(ar_mgraph_build(&b.g, b.t, 8, &b.p, (char[AR_ERRLEN]){0}, AR_ERRLEN), 0);
+  assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_X), GEN5 * 0.81, 1e-9);
+  box_close(&b);
+  box_open(&b, "sw2-8g-gen5.xml", 8); /* NCCL's default (PXB): the two hops between the switches, one flow a link */
+  assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_PXB), GEN5 * 0.81, 1e-9);
+  box_close(&b);
+}
+
 /* The definition of max-min fairness, checked on 300 random flow sets (pairs may repeat) over a switch box
  * and a two-socket box: no link carries more than its capacity, and every flow has a bottleneck, a
  * saturated link on its path where no flow gets more than it does. The allocation that satisfies both is
@@ -329,7 +351,7 @@ static void families(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(maxmin_switches), cmocka_unit_test(maxmin_socket),
+    cmocka_unit_test(maxmin_switches), cmocka_unit_test(maxmin_socket), cmocka_unit_test(ring_through_host),
     cmocka_unit_test(maxmin_fair_random), cmocka_unit_test(memo_follows_params), cmocka_unit_test(published_switch_box),
     cmocka_unit_test(published_two_socket), cmocka_unit_test(published_four_gpus),
     cmocka_unit_test(published_two_socket_ring), cmocka_unit_test(calib_overrides), cmocka_unit_test(families)};
