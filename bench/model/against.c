@@ -43,13 +43,13 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_ncc
   if (!(pb > 0) || mb >= AR_FAR_BELOW * pb) return;
   int k = snprintf(buf, len, "busbw %#.3g GB/s vs %#.3g predicted: ", mb, pb); /* 3 digits: 8 B reads 0.000650, not 0 */
   if (k < 0 || (size_t)k >= len) return;
-  if (strstr(tr, "SHM"))
-    snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",
-             ar_path_name(worst_class(t, n)));
-  else if (!*tr && ng && ng->shm_hops && ng->p2p_level == AR_PATH_X) /* no P2P at any level: a wider level is no help */
+  if (ng && ng->shm_hops && ng->p2p_level == AR_PATH_X && (!*tr || strstr(tr, "SHM"))) /* no level gives P2P here */
     snprintf(buf + k, len - k, "NCCL runs all %d ring hops through host memory (SHM), no P2P (%s); the model "
              "times SHM hops from the links and a Gen5 box's SHM rate (params.c), not their latency — --calib "
              "nccl_shm_ll_gbs / nccl_shm_simple_gbs, or model --fit on this box's results", ng->ring_hops, ng->p2p_how);
+  else if (strstr(tr, "SHM"))
+    snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",
+             ar_path_name(worst_class(t, n)));
   else if (!*tr && ng && ng->shm_hops) /* nothing recorded: what NCCL's own rules (paths.cc) run on this topology */
     snprintf(buf + k, len - k, "NCCL's default runs %d of %d ring hops through host memory (SHM) on this topology "
              "(P2P only up to %s) — try NCCL_P2P_LEVEL=SYS", ng->shm_hops, ng->ring_hops, ar_path_name(ng->p2p_level));
@@ -118,15 +118,20 @@ static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph 
   if (!r || g->predicted[c] || !is_gpu_result(r)) return 0;
   *f = ar_model_family_of(r);
   *mg = *f >= 0 ? graph_for(cache, t, p, ar_rec_ranks(r)) : NULL;
-  if (*mg && unforced_nccl(r)) { /* nothing recorded what NCCL ran: what it runs by default on this topology */
+  if (*mg && ar_malgo_is_nccl(*f)) {
     struct ar_nccl_graph ng;
     struct ar_nccl_choice ch;
     struct ar_mparams q = *p; /* the P2P level the run's environment set, if any */
     q.nccl_p2p_env = ar_nccl_p2p_env(json_object_get(json_object_get(runs, ar_rec_str(r, "run_id", "")), "env"));
     ar_nccl_graph(*mg, t, &q, &ng);
-    *dflt_us = ar_nccl_default_time(*mg, &q, &ng, (double)g->size[s], &ch);
-    *f = ch.family;
-    *ngo = ng;
+    if (unforced_nccl(r)) { /* nothing recorded what NCCL ran: what it runs by default on this topology */
+      *dflt_us = ar_nccl_default_time(*mg, &q, &ng, (double)g->size[s], &ch);
+      *f = ch.family;
+      *ngo = ng;
+    } else { /* a recorded or forced family: with no P2P at any level its hops run through host memory all the same */
+      *dflt_us = ar_nccl_family_time(*mg, &q, &ng, (enum ar_malgo)*f, (double)g->size[s]);
+      if (ng.p2p_level == AR_PATH_X) *ngo = ng; /* for the diagnosis: no level gives P2P here */
+    }
   }
   return *mg != NULL;
 }

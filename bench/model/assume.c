@@ -90,11 +90,12 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
              p->nccl_p2p_level > 0 ? "" : "; --calib '{\"params\":{\"nccl_p2p_level\":4}}' for NCCL_P2P_LEVEL=SYS");
     n = add(a, n, "nccl_p2p_level", val, why);
   }
-  if (p->nccl_no_p2p <= 0 && ng.shm_hops < ng.ring_hops) { /* NVML's status is read at init, not in a topology */
-    snprintf(why, sizeof why, "NVML's P2P status between the GPUs is not in a topology: supported assumed on the "
-             "ring's %d P2P hops; where nvidia-smi topo -p2p p shows NS (GeForce boards on some platforms), NCCL "
-             "runs no P2P at all: --calib '{\"params\":{\"nccl_no_p2p\":1}}'",
-             ng.ring_hops - ng.shm_hops);
+  if (p->nccl_no_p2p < 0) { /* NVML's status is read at init, not in a topology */
+    snprintf(why, sizeof why, "NVML's P2P status between the GPUs is not in a topology: supported assumed (NCCL's "
+             "P2P on %d of %d ring hops, and the custom algorithms' loads and stores); where nvidia-smi topo -p2p r "
+             "or w shows NS (GeForce boards on some platforms) NCCL runs no P2P at all and the custom algorithms "
+             "cannot run: --calib '{\"params\":{\"nccl_no_p2p\":1}}' (0: stated supported)",
+             ng.ring_hops - ng.shm_hops, ng.ring_hops);
     n = add(a, n, "nccl_no_p2p", "0 (P2P supported)", why);
   }
   double lo = ar_topo_gpu_link_min_gbs(t);

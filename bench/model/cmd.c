@@ -153,12 +153,13 @@ static int parse(struct model_opts *o, int argc, char **argv) {
 
 static void fmt_size(size_t s, char *buf, size_t len) { ar_size_format(s, buf, len); }
 
-static int best_at(const struct ar_mgraph *g, const struct ar_mparams *p, int mask, double bytes) {
+static int best_at(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng, int mask,
+                   double bytes) {
   int best = -1;
   double bt = INFINITY;
   for (int a = 0; a < AR_M_NALGO; a++) {
     if (!(mask & 1 << a)) continue;
-    double t = ar_model_time(g, p, a, bytes, NULL, NULL);
+    double t = ar_nccl_family_time(g, p, ng, a, bytes);
     if (t < bt) {
       bt = t;
       best = a;
@@ -185,12 +186,12 @@ static void print_table(const struct model_opts *o, const struct ar_mgraph *g, c
   for (int s = 0; s < o->nsizes; s++) {
     char sz[32];
     double bytes = (double)o->sizes[s];
-    int best = best_at(g, p, o->algo_mask, bytes);
+    int best = best_at(g, p, ng, o->algo_mask, bytes);
     fmt_size(o->sizes[s], sz, sizeof sz);
     printf("%-9s", sz);
     for (int a = 0; a < AR_M_NALGO; a++) {
       if (!(o->algo_mask & 1 << a)) continue;
-      double t = ar_model_time(g, p, a, bytes, NULL, NULL);
+      double t = ar_nccl_family_time(g, p, ng, a, bytes);
       char cell[40];
       snprintf(cell, sizeof cell, "%s%.1f (%.1f)", a == best ? "*" : "", t, ar_model_busbw(bytes, t, n));
       printf(" %19s", cell);
@@ -229,7 +230,7 @@ static void print_crossovers(const struct model_opts *o, const struct ar_mgraph 
   int prev = -1;
   printf("crossovers:");
   for (int s = 0; s < o->nsizes; s++) {
-    int b = best_at(g, p, o->algo_mask, (double)o->sizes[s]);
+    int b = best_at(g, p, ng, o->algo_mask, (double)o->sizes[s]);
     char sz[32];
     fmt_size(o->sizes[s], sz, sizeof sz);
     if (prev >= 0 && b != prev) printf(" %s: %s -> %s;", sz, ar_malgo_name(prev), ar_malgo_name(b));
@@ -249,10 +250,12 @@ static void print_crossovers(const struct model_opts *o, const struct ar_mgraph 
 }
 
 static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g, const struct ar_mparams *p,
-                          const struct ar_topo *t, const char *run_id, enum ar_malgo a, size_t size,
-                          const struct ar_nccl_choice *dflt) {
+                          const struct ar_topo *t, const struct ar_nccl_graph *ng, const char *run_id, enum ar_malgo a,
+                          size_t size, const struct ar_nccl_choice *dflt) {
   int n = ar_mgraph_n(g);
-  double fx, pb, tm = ar_model_time(g, p, a, (double)size, &fx, &pb);
+  double fx, pb, tm;
+  ar_model_time(g, p, a, (double)size, &fx, &pb);
+  tm = ar_nccl_family_time(g, p, ng, a, (double)size); /* no P2P at any level: bounded by its hops through host memory */
   if (dflt) tm = dflt->model_us;
   double algbw = (double)size / tm / 1e3;
   enum ar_dtype dt = AR_FLOAT;
@@ -307,14 +310,14 @@ static int write_predictions(const struct model_opts *o, const struct ar_mgraph 
   for (int s = 0; s < o->nsizes && !rc; s++) {
     for (int a = 0; a < AR_M_NALGO && !rc; a++)
       if (o->algo_mask & 1 << a) {
-        json_t *r = prediction(o, g, p, t, run_id, a, o->sizes[s], NULL);
+        json_t *r = prediction(o, g, p, t, ng, run_id, a, o->sizes[s], NULL);
         rc = ar_writer_put(&w, r, err, sizeof err);
         json_decref(r);
       }
     if (!rc && (o->algo_mask & AR_M_NCCL_MASK)) { /* what NCCL runs unforced at this size */
       struct ar_nccl_choice c;
       c.model_us = ar_nccl_default_time(g, p, ng, (double)o->sizes[s], &c);
-      json_t *r = prediction(o, g, p, t, run_id, c.family, o->sizes[s], &c);
+      json_t *r = prediction(o, g, p, t, ng, run_id, c.family, o->sizes[s], &c);
       rc = ar_writer_put(&w, r, err, sizeof err);
       json_decref(r);
     }

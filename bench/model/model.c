@@ -35,6 +35,7 @@ struct ar_mgraph {
   int n, nlink, maxlink, nisland;
   unsigned long long *key; /* link identity: hwloc id << 1 | direction, or a socket pair */
   double *cap;             /* GB/s, per direction */
+  double *raw;             /* a PCIe link's speed as hwloc reads it (GB/s, before efficiency); < 0: a socket link */
   int *slot, nslot;        /* open-addressing index of key: link + 1, 0 = empty (nslot a power of 2) */
   int *plen, *path;        /* path of pair a*n+b: plen[a*n+b] links at path[(a*n+b)*AR_MPATH] */
   int *nup, *up, *down;    /* GPU i's links toward its CPU (nup[i] at up[i*AR_MLINKS]) and back down (down) */
@@ -60,6 +61,7 @@ void ar_mgraph_free(struct ar_mgraph *g) {
   free(g->cost);
   free(g->plen);
   free(g->path);
+  free(g->raw);
   free(g->nup);
   free(g->up);
   free(g->down);
@@ -87,14 +89,15 @@ static size_t slot_of(unsigned long long key, int nslot) {
   return (size_t)(key & (unsigned long long)(nslot - 1));
 }
 
-/* Index of link key, added with capacity cap when new; -1 when out of memory. */
-static int link_of(struct ar_mgraph *g, unsigned long long key, double cap) {
+/* Index of link key, added with capacity cap (and speed raw) when new; -1 when out of memory. */
+static int link_of(struct ar_mgraph *g, unsigned long long key, double cap, double raw) {
   size_t h = slot_of(key, g->nslot);
   for (; g->slot[h]; h = (h + 1) & (size_t)(g->nslot - 1))
     if (g->key[g->slot[h] - 1] == key) return g->slot[h] - 1;
   if (g->nlink == g->maxlink || 2 * (g->nlink + 1) > g->nslot) return -1; /* sized by the caller */
   g->key[g->nlink] = key;
   g->cap[g->nlink] = cap;
+  g->raw[g->nlink] = raw;
   g->slot[h] = g->nlink + 1;
   return g->nlink++;
 }
@@ -111,7 +114,7 @@ static int add_side(struct ar_mgraph *g, const struct ar_mparams *p, const struc
   for (int i = 0; i < na; i++) {
     double gbs = la[i].gbs > 0 ? la[i].gbs : la[0].gbs;
     if (in_chain(lb, nb, la[i].id)) continue;
-    int l = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * link_eff(p, gbs));
+    int l = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * link_eff(p, gbs), gbs);
     if (l < 0) return -1;
     path[(*len)++] = l;
   }
@@ -137,7 +140,7 @@ static int build_pair(struct ar_mgraph *g, const struct ar_topo *t, const struct
   if (add_side(g, p, la, na, lb, nb, 0, path, &len)) return -1;
   int pa = ar_topo_gpu(t, a)->package, pb = ar_topo_gpu(t, b)->package;
   if (g->cls[a * g->n + b] == AR_PATH_SYS && pa != pb && pa >= 0 && pb >= 0) {
-    int l = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock);
+    int l = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock, -1);
     if (l < 0) return -1;
     path[len++] = l;
   }
@@ -160,7 +163,7 @@ static int build_host(struct ar_mgraph *g, const struct ar_topo *t, const struct
     int j = (i + 1) % g->n, pa = ar_topo_gpu(t, i)->package, pb = ar_topo_gpu(t, j)->package;
     g->hsock[i] = -1;
     if (pa != pb && pa >= 0 && pb >= 0 &&
-        (g->hsock[i] = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock)) < 0)
+        (g->hsock[i] = link_of(g, 1ULL << 62 | (unsigned long long)pa << 16 | (unsigned long long)pb, sock, -1)) < 0)
       return -1;
   }
   return 0;
@@ -204,6 +207,7 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
   }
   g->key = calloc((size_t)g->maxlink, sizeof *g->key);
   g->cap = calloc((size_t)g->maxlink, sizeof *g->cap);
+  g->raw = calloc((size_t)g->maxlink, sizeof *g->raw);
   g->slot = calloc((size_t)g->nslot, sizeof *g->slot);
   g->plen = calloc(np, sizeof *g->plen);
   g->path = calloc(np * AR_MPATH, sizeof *g->path);
@@ -215,7 +219,7 @@ int ar_mgraph_build(struct ar_mgraph **out, const struct ar_topo *t, int n, cons
   g->island = calloc((size_t)n, sizeof *g->island);
   g->cost = calloc(AR_M_NALGO, sizeof *g->cost);
   struct chains c = {malloc(sizeof *c.l * (size_t)n), calloc((size_t)n, sizeof *c.n)};
-  int rc = !g->key || !g->cap || !g->slot || !g->plen || !g->path || !g->cls || !g->island || !g->cost || !c.l ||
+  int rc = !g->key || !g->cap || !g->raw || !g->slot || !g->plen || !g->path || !g->cls || !g->island || !g->cost || !c.l ||
            !c.n || !g->nup || !g->up || !g->down || !g->hsock;
   for (int i = 0; !rc && i < n; i++) c.n[i] = ar_topo_gpu_links(t, i, c.l[i], AR_MLINKS);
   double sock = ar_model_socket_gbs(p, t);
@@ -344,6 +348,43 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
   }
   free(fp);
   free(fl);
+}
+
+/* The links of the ring's hop r -> r+1: its P2P path (*host 0), or through host memory (*host 1): the sender's links
+ * up, the socket link when it crosses, the receiver's links down (written to buf, AR_MPATH long). */
+static int hop_links(const struct ar_mgraph *g, int r, enum ar_path level, int *buf, const int **links, int *host) {
+  int n = g->n, d = (r + 1) % n, pr = r * n + d, len = 0;
+  *host = g->cls[pr] > level;
+  if (!*host) {
+    *links = &g->path[pr * AR_MPATH];
+    return g->plen[pr];
+  }
+  for (int k = 0; k < g->nup[r]; k++) buf[len++] = g->up[r * AR_MLINKS + k];
+  if (g->hsock[r] >= 0) buf[len++] = g->hsock[r];
+  for (int k = 0; k < g->nup[d]; k++) buf[len++] = g->down[d * AR_MLINKS + k];
+  *links = buf;
+  return len;
+}
+
+double ar_mgraph_ring_nccl_gbs(const struct ar_mgraph *g, enum ar_path level, int intel, double socket_gbs,
+                               int *overhead) {
+  int n = g->n, buf[AR_MPATH];
+  double *use = calloc((size_t)g->nlink + 1, sizeof *use), ring = INFINITY;
+  if (!use) return NAN;
+  for (int r = 0; r < n; r++) {
+    const int *l;
+    int host, len = hop_links(g, r, level, buf, &l, &host);
+    enum ar_path c = g->cls[r * n + (r + 1) % n];
+    /* NCCL's type of the hop: P2P keeps the pair's (arbench's PHB and NODE are its PHB); through the CPU it is PHB
+     * on one socket, SYS across (followPath: INTEL_P2P_OVERHEAD on a PHB hop's PCI links through an Intel CPU) */
+    int phb = host ? g->hsock[r] < 0 : c == AR_PATH_PHB || c == AR_PATH_NODE;
+    for (int k = 0; k < len; k++) use[l[k]] += g->raw[l[k]] < 0 ? 1.0 : intel && phb ? 1.2 : 1.0;
+    if (intel && phb && overhead) *overhead = 1;
+  }
+  for (int k = 0; k < g->nlink; k++)
+    if (use[k] > 0) ring = fmin(ring, (g->raw[k] < 0 ? socket_gbs : g->raw[k] * 48.0 / 63.015384) / use[k]);
+  free(use);
+  return ring;
 }
 
 double ar_mgraph_ring_host_gbs(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_path level) {

@@ -44,8 +44,9 @@ struct ar_mparams {
   double nccl_shm_ll_gbs;               /* busbw a ring with SHM hops runs LL at, at most (NCCL's default) */
   double nccl_shm_simple_gbs;           /* the same for Simple */
   double nccl_p2p_level;                /* > 0: NCCL_P2P_LEVEL as a number (1 PIX, 2 PXB, 3 PHB, 4/5 SYS); else NCCL's default */
-  double nccl_no_p2p;                   /* > 0: NVML reports P2P not supported between the GPUs (nvidia-smi topo -p2p p:
-                                         * NS), so NCCL runs every hop through host memory; 0: assumed supported */
+  double nccl_no_p2p;                   /* 1: NVML reports P2P read/write not supported between the GPUs
+                                         * (nvidia-smi topo -p2p r, w: NS), so NCCL runs every hop through host memory; 0: stated
+                                         * supported; -1 (the default): not stated, supported assumed (named) */
   int nccl_p2p_env;                     /* 1 + the path class NCCL_P2P_LEVEL / NCCL_P2P_DISABLE set in a result's run
                                          * environment (ar_nccl_p2p_env); 0: not set there (not a --calib knob) */
   /* Fitted per-family overrides from --calib: t = fixed + size * us_per_byte, for `ranks` ranks. */
@@ -78,6 +79,13 @@ double ar_model_nccl_eff(const struct ar_mparams *p, enum ar_malgo a);
  * host memory (NCCL's SHM): the sender's stores up its links to its CPU (and over the socket link to the
  * receiver's), the receiver's loads down its links at read_eff; the other hops on their P2P paths. */
 double ar_mgraph_ring_host_gbs(const struct ar_mgraph *g, const struct ar_mparams *p, enum ar_path level);
+
+/* NCCL's ring bandwidth (GB/s, its units: a PCIe link width x speed / 80, 48 for Gen5 x16) on the ring GPU i -> i+1:
+ * search.cc's followPath takes the ring's speed off every link of each hop's path (through host memory beyond P2P
+ * level `level`: the sender's links up, the socket link, the receiver's down), x6/5 on a PHB hop's PCI links through an
+ * Intel CPU (intel); the ring's speed is the least link bandwidth over what its hops take from it. */
+double ar_mgraph_ring_nccl_gbs(const struct ar_mgraph *g, enum ar_path level, int intel, double socket_gbs,
+                               int *overhead); /* *overhead set to 1 when a hop took INTEL_P2P_OVERHEAD (may be NULL) */
 
 /* Predicted time (us) of one allreduce of `bytes` per rank with algorithm a: fixed + bytes x per_byte for
  * the custom algorithms; for NCCL fixed + max(0, bytes x per_byte - step latencies), its pipelined steps
@@ -143,6 +151,16 @@ struct ar_nccl_choice {
   double model_us;      /* the model's time for it (set by ar_nccl_default_time's callers that keep it) */
 };
 int ar_nccl_cc(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
+/* us per byte an NCCL family runs no faster than on a ring with hops through host memory (ng->shm_hops): the SHM rate
+ * by protocol (params.c, fitted on a Gen5 box) and the links' rate of those hops (shm_link_gbs) at the family's share
+ * (ar_model_nccl_eff); 0 for a ring that is P2P everywhere, a custom algorithm or ng NULL. */
+double ar_nccl_shm_floor(const struct ar_mparams *p, const struct ar_nccl_graph *ng, int n, enum ar_malgo a);
+/* The model's time for family a: with P2P where NCCL_P2P_LEVEL could give it (what forcing NCCL_P2P_LEVEL=SYS and
+ * the family would run), but where NCCL has no P2P at any level (ng's p2p_level X: --calib nccl_no_p2p, a run's
+ * NCCL_P2P_DISABLE) bounded by its hops through host memory as the default is (ar_nccl_shm_floor); a family fitted
+ * by --calib for this rank count: the fit. */
+double ar_nccl_family_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                           enum ar_malgo a, double bytes);
 double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
 void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
                    struct ar_nccl_graph *out);

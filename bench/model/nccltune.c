@@ -109,9 +109,9 @@ int ar_nccl_p2p_env(json_t *env) {
 
 static enum ar_path p2p_level(const struct ar_topo *t, const struct ar_mparams *p, int n, const char **how) {
   if (p->nccl_no_p2p > 0) { /* paths.cc ncclTopoCheckP2p: NVML's read and write P2P status must both be OK, whatever
-                             * the level allows, else p2p = 0 (NCCL_IGNORE_DISABLED_P2P=1 only quiets the message;
-                             * 2, for NCCL's own tests, skips the check) */
-    *how = "--calib nccl_no_p2p: NVML reports P2P not supported (nvidia-smi topo -p2p p: NS)";
+                             * the level allows, else p2p = 0 (on PCIe NCCL_IGNORE_DISABLED_P2P=1 only quiets the
+                             * message; 2, for NCCL's own tests, skips the check) */
+    *how = "--calib nccl_no_p2p: NVML reports P2P not supported (nvidia-smi topo -p2p r/w: NS)";
     return AR_PATH_X;
   }
   if (p->nccl_p2p_env > 0) {
@@ -131,18 +131,15 @@ static enum ar_path p2p_level(const struct ar_topo *t, const struct ar_mparams *
   return AR_PATH_PXB;
 }
 
-/* The ring's hops (GPU i to i+1) NCCL runs through host memory, and whether one crosses an Intel root complex. */
+/* The ring's hops (GPU i to i+1) NCCL runs through host memory. */
 static void ring_transport(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
                            struct ar_nccl_graph *out) {
-  int n = ar_mgraph_n(g), intel = !strcmp(ar_topo_cpu_vendor(t), "GenuineIntel");
+  int n = ar_mgraph_n(g);
   out->p2p_level = p2p_level(t, p, n, &out->p2p_how);
   out->ring_hops = n;
   for (int r = 0; r < n; r++) {
     enum ar_path c = ar_mgraph_class(g, r, (r + 1) % n);
     if (c > out->p2p_level) out->shm_hops++;
-    /* followPath: PATH_PHB through an Intel CPU (NCCL's PHB: arbench's PHB and NODE; a pair diverted through the
-     * CPU is PHB too, unless it crosses sockets) */
-    if (intel && (c == AR_PATH_PHB || c == AR_PATH_NODE)) out->intel_phb = 1;
   }
 }
 
@@ -157,13 +154,15 @@ void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const str
   memset(out, 0, sizeof *out);
   ring_transport(g, t, p, out);
   if (out->shm_hops) out->shm_link_gbs = ar_mgraph_ring_host_gbs(g, p, out->p2p_level);
-  double ring = fmin(gpu, path > 0 ? path : gpu) / (out->intel_phb ? 1.2 : 1.0); /* topo.h INTEL_P2P_OVERHEAD */
   out->cc = cc;
   out->socket_gbs = 0;
-  if (ar_mgraph_islands(g, NULL) > 1) { /* a ring over both sockets crosses the socket link once each way */
+  if (ar_mgraph_islands(g, NULL) > 1) /* a ring over both sockets crosses the socket link */
     out->socket_gbs = ar_nccl_socket_gbs(t, p, &how);
-    ring = fmin(ring, out->socket_gbs);
-  }
+  /* what one channel may carry: each hop takes its speed off every link of its path (twice off a switch's uplink when
+   * both hops of a ring through host memory cross it), x6/5 through an Intel root complex (topo.h INTEL_P2P_OVERHEAD) */
+  double ring = ar_mgraph_ring_nccl_gbs(g, out->p2p_level, !strcmp(ar_topo_cpu_vendor(t), "GenuineIntel"),
+                                        out->socket_gbs > 0 ? out->socket_gbs : INFINITY, &out->intel_phb);
+  if (!(ring > 0)) ring = 0;
   int i = 0;
   while (i < ns - 1 && sp[i] > fmin(gpu, path > 0 ? path : gpu)) i++; /* maxBw: the best GPU-to-GPU path */
   double best = 0, bspeed = 0;
@@ -257,21 +256,30 @@ void ar_nccl_choose(const struct ar_nccl_graph *ng, const struct ar_mparams *p, 
   c->nccl_us = best;
 }
 
+double ar_nccl_shm_floor(const struct ar_mparams *p, const struct ar_nccl_graph *ng, int n, enum ar_malgo a) {
+  if (!ng || !ng->shm_hops || !ar_malgo_is_nccl(a)) return 0;
+  int ll = a == AR_M_RING_LL || a == AR_M_TREE_LL;
+  double bus = 2.0 * (n - 1) / n, cap = bus / ((ll ? p->nccl_shm_ll_gbs : p->nccl_shm_simple_gbs) * 1e3);
+  if (ng->shm_link_gbs > 0 && isfinite(ng->shm_link_gbs))
+    cap = fmax(cap, bus / (ng->shm_link_gbs * ar_model_nccl_eff(p, a) * 1e3));
+  return cap;
+}
+
+double ar_nccl_family_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                           enum ar_malgo a, double bytes) {
+  int n = ar_mgraph_n(g), fitted = p->fit[a].set && p->fit[a].ranks == n; /* a fit measured whatever transport ran */
+  if (fitted || !ng || ng->p2p_level != AR_PATH_X) return ar_model_time(g, p, a, bytes, NULL, NULL);
+  return ar_model_time_capped(g, p, a, bytes, ar_nccl_shm_floor(p, ng, n, a));
+}
+
 double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
                             double bytes, struct ar_nccl_choice *c) {
   int n = ar_mgraph_n(g);
   ar_nccl_choose(ng, p, n, bytes, c);
-  /* us per byte of the chosen channels at nccl_chan_gbs busbw each; a ring NCCL runs partly through host memory no
-   * faster than its SHM rate (params.c: fitted on a published box of that transport), nor than its hops through host
-   * memory carry on the links they cross (stores up, loads down: ar_mgraph_ring_host_gbs) at the family's share */
+  /* us per byte of the chosen channels at nccl_chan_gbs busbw each, and no faster than the ring's hops through host
+   * memory allow (ar_nccl_shm_floor) */
   double cap = 2.0 * (n - 1) / n / (c->channels * p->nccl_chan_gbs * 1e3);
-  if (ng->shm_hops) {
-    int ll = c->family == AR_M_RING_LL || c->family == AR_M_TREE_LL;
-    cap = fmax(cap, 2.0 * (n - 1) / n / ((ll ? p->nccl_shm_ll_gbs : p->nccl_shm_simple_gbs) * 1e3));
-    if (ng->shm_link_gbs > 0 && isfinite(ng->shm_link_gbs))
-      cap = fmax(cap, 2.0 * (n - 1) / n / (ng->shm_link_gbs * ar_model_nccl_eff(p, c->family) * 1e3));
-  }
-  return ar_model_time_capped(g, p, c->family, bytes, cap);
+  return ar_model_time_capped(g, p, c->family, bytes, fmax(cap, ar_nccl_shm_floor(p, ng, n, c->family)));
 }
 
 size_t ar_model_crossover_default(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,

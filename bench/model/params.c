@@ -87,13 +87,14 @@ void ar_mparams_default(struct ar_mparams *p) {
    * faster than nccl_shm_*_gbs (above), nor than the links its hops through host memory cross carry them ([NCCL] shm.cc:
    * the buffer on the receiver's side, NCCL_SHM_LOCALITY 2; stores up, loads down at read_eff: model.c
    * ar_mgraph_ring_host_gbs); the level is named as assumed (assume.c).
-   * nccl_no_p2p 0: NVML reports P2P supported between the GPUs, assumed and named ([NCCL] v2.29.2-1 paths.cc
-   * ncclTopoCheckP2p turns P2P off on a pair whose NVML read or write P2P status is not OK, whatever the level);
-   * --calib 1 where nvidia-smi topo -p2p p shows NS. */
+   * nccl_no_p2p -1: NVML's P2P status between the GPUs not stated, supported assumed and named ([NCCL] v2.29.2-1
+   * paths.cc ncclTopoCheckP2p turns P2P off on a pair whose NVML P2P read or write status is not OK, whatever the
+   * level); --calib 1 where nvidia-smi topo -p2p r or w shows NS, 0 where both show OK. */
   /* [NCCL] tuning.cc: ring LL busBw * 0.5; tree busBw * 0.85 (tree pattern); tree LL * 1/3.8. */
   p->nccl_ll_factor = 0.5;
   p->nccl_tree_factor = 0.85;
   p->nccl_tree_ll_factor = 1.0 / 3.8;
+  p->nccl_no_p2p = -1; /* not stated: NVML's P2P status is read at init, not in a topology (assume.c names it) */
 }
 
 static const char *const knob_names[] = {"eff_gen5", "eff_gen4", "eff_gen3", "socket_gbs", "read_eff",
@@ -118,6 +119,16 @@ static int load_params(struct ar_mparams *p, json_t *params, const char *path, c
   json_object_foreach(params, k, v) {
     int i = 0;
     while (i < AR_NKNOBS && strcmp(knob_names[i], k)) i++;
+    int flag = i < AR_NKNOBS && !strcmp(knob_names[i], "nccl_no_p2p"); /* a yes/no: 0 or 1 */
+    if (flag && json_is_number(v) && (json_number_value(v) == 0 || json_number_value(v) == 1)) {
+      *knob(p, i) = json_number_value(v);
+      continue;
+    }
+    if (flag) {
+      snprintf(err, len, "%s: params.nccl_no_p2p: 1 (NVML reports no P2P between the GPUs) or 0 (it reports P2P), "
+               "not %s", path, json_is_number(v) ? "another number" : "a non-number");
+      return -AR_EINVAL;
+    }
     if (i == AR_NKNOBS || !json_is_number(v) || json_number_value(v) <= 0) {
       snprintf(err, len, "%s: params.%s: not a known positive parameter (known: eff_gen5, eff_gen4, "
                "eff_gen3, socket_gbs, read_eff, custom_fixed_us, nccl_launch_us, nccl_simple_eff, gpu_cc, "

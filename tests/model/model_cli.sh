@@ -51,18 +51,45 @@ import json
 g=json.loads(open('$TMP/amd2.jsonl').readline())['nccl_graph']
 print(g['ring_hops'], g['shm_hops'], g['p2p_level'])")"
 # NVML's P2P status is not in a topology: the model says it took P2P as supported; --calib nccl_no_p2p 1 (nvidia-smi
-# topo -p2p p: NS; paths.cc ncclTopoCheckP2p then turns P2P off whatever the level) sends every hop through host
-# memory and leaves out the custom algorithms, which need P2P; asking for one of them alone is exit 2.
+# topo -p2p r or w: NS; paths.cc ncclTopoCheckP2p then turns P2P off whatever the level) sends every hop through host
+# memory and leaves out the custom algorithms, which need P2P; asking for one of them alone is exit 2. Both hops then
+# cross the switch's uplink each way, so NCCL's search (followPath takes each hop's speed off every link) finds one
+# channel at 6 GB/s, not 12.
 TI="$M/autodl-2x2080ti.xml"
-check_eq "NVML's P2P status named as assumed" 1 "$("$ARBENCH" model --xml "$SW" -b 4K -e 4K | grep -c "^# assumed: nccl_no_p2p = 0 (P2P supported): NVML's P2P status between the GPUs is not in a topology: supported assumed on the ring's 6 P2P hops")"
+"$ARBENCH" model --xml "$SW" -b 4K -e 4K --calib '{"params":{"nccl_no_p2p":0}}' >"$TMP/np0.txt"
+check_eq "NVML's P2P status named as assumed; stated (0): exit 0, a table, not named" "1 0 1 0" "$("$ARBENCH" model --xml "$SW" -b 4K -e 4K | grep -c "^# assumed: nccl_no_p2p = 0 (P2P supported): NVML's P2P status between the GPUs is not in a topology: supported assumed (NCCL's P2P on 6 of 8 ring hops, and the custom algorithms' loads and stores)") $? $(grep -c '^4K ' "$TMP/np0.txt") $(grep -c nccl_no_p2p "$TMP/np0.txt")"
+# a family fitted on this box by --fit measured whatever transport ran: its fit, not the SHM bound (10 + 1 MiB x 0.0001)
+check_eq "nccl_no_p2p: a fitted family is its fit" "114.9" "$("$ARBENCH" model --xml "$TI" -b 1M -e 1M --algo nccl-ring-simple --calib '{"params":{"nccl_no_p2p":1},"families":{"nccl-ring-simple":{"ranks":2,"fixed_us":10,"us_per_byte":0.0001}}}' | awk '$1=="1M"{sub(/^\*/, "", $2); print $2}')"
+"$ARBENCH" model --xml "$TI" --calib '{"params":{"nccl_no_p2p":2}}' >"$TMP/np3.txt" 2>"$TMP/np3.err"
+check_eq "nccl_no_p2p 2: exit 2, one line naming the value and what is allowed" "2 1" "$? $(grep -c "^arbench model: {\"params\":{\"nccl_no_p2p\":2}}: params.nccl_no_p2p: 1 (NVML reports no P2P between the GPUs) or 0 (it reports P2P), not another number$" "$TMP/np3.err")"
 "$ARBENCH" model --xml "$TI" -b 1M -e 1M --calib '{"params":{"nccl_no_p2p":1}}' >"$TMP/np.txt"
 check_eq "nccl_no_p2p: exit 0" 0 $?
 check_eq "nccl_no_p2p: every hop SHM, named; custom algorithms left out; 4 NCCL columns" "1 1 1 6" \
-  "$(grep -c "NCCL's ring graph here: 1 channel x 12 GB/s; all 2 ring hops through host memory (SHM), no P2P (--calib nccl_no_p2p: NVML reports P2P not supported" "$TMP/np.txt") $(grep -c '^# left out: oneshot-pull oneshot-push twoshot-flat twoshot-staged islands: the custom algorithms' "$TMP/np.txt") $(grep -c '^# assumed: nccl_no_p2p = 1 (--calib): .* 4.85 GB/s a hop on the links' "$TMP/np.txt") $(awk '$1=="size"{print NF}' "$TMP/np.txt")"
+  "$(grep -c "NCCL's ring graph here: 1 channel x 6 GB/s; all 2 ring hops through host memory (SHM), no P2P (--calib nccl_no_p2p: NVML reports P2P not supported" "$TMP/np.txt") $(grep -c '^# left out: oneshot-pull oneshot-push twoshot-flat twoshot-staged islands: the custom algorithms' "$TMP/np.txt") $(grep -c '^# assumed: nccl_no_p2p = 1 (--calib): .* 4.85 GB/s a hop on the links' "$TMP/np.txt") $(awk '$1=="size"{print NF}' "$TMP/np.txt")"
 "$ARBENCH" model --xml "$TI" --calib '{"params":{"nccl_no_p2p":1}}' --algo oneshot-pull,islands >"$TMP/np2.txt" 2>"$TMP/np2.err"
 check_eq "nccl_no_p2p, custom algorithms only: exit 2, one line, nothing on stdout" "2 1 0" "$? $(grep -c '^arbench model: --algo: the custom algorithms need P2P between the GPUs, which --calib nccl_no_p2p says NVML does not support' "$TMP/np2.err") $(wc -c <"$TMP/np2.txt")"
-# 1M on 2 GPUs, ring Simple: 12.1 us fixed + 1 MiB / (4.85 GB/s a hop x 0.76 Simple) = 296.6 us (P2P's column: 127.3)
-check_eq "nccl_no_p2p: 1M at the links' SHM rate" "*127.3 Ring/Simple 296.6" "$(awk '$1=="1M"{print $4, $(NF-3), $(NF-1)}' "$TMP/np.txt")"
+# 1M on 2 GPUs, ring Simple: 12.1 us fixed + 1 MiB / (4.85 GB/s a hop x 0.76 Simple) = 296.6 us, in its own column
+# too (no level gives P2P here: the per-family columns are bounded as the default is; P2P would give 127.3)
+check_eq "nccl_no_p2p: 1M at the links' SHM rate" "*296.6 Ring/Simple 296.6" "$(awk '$1=="1M"{print $4, $(NF-3), $(NF-1)}' "$TMP/np.txt")"
+
+# A result that recorded SHM (forced Ring/Simple, 1 MiB in 1000 us on the 2080 Ti box, timed call by call: 299.6 us
+# predicted, 3.50 GB/s): with nccl_no_p2p no level gives
+# P2P, so the diagnosis says so and never "try NCCL_P2P_LEVEL=SYS"; without it the P2P the model assumes is the advice.
+python3 - "$TMP/rshm.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"type": "run", "run_id": "5" * 16, "schema": 1, "env": {}}) + "\n")
+    f.write(json.dumps({"type": "result", "run_id": "5" * 16, "backend": "nccl", "variant": "algo=Ring,proto=Simple",
+                        "spec": "nccl", "dtype": "float", "size": 1048576, "ranks": 2, "nccl_transport": "SHM",
+                        "time_us": {"p50": 1000.0, "mean": 1000.0}}) + "\n")
+PY
+check_eq "recorded SHM, nccl_no_p2p: no P2P named, no level advised; without it: NCCL_P2P_LEVEL=SYS advised" "1 0 1" \
+  "$("$ARBENCH" model --against "$TMP/rshm.jsonl" --xml "$TI" --calib '{"params":{"nccl_no_p2p":1}}' >"$TMP/rshm.txt"; grep -c 'busbw 1.05 GB/s vs 3.50 predicted: NCCL runs all 2 ring hops through host memory (SHM), no P2P' "$TMP/rshm.txt") $(grep -c NCCL_P2P_LEVEL "$TMP/rshm.txt") $("$ARBENCH" model --against "$TMP/rshm.jsonl" --xml "$TI" | grep -c 'NCCL is using SHM between PIX pairs — try NCCL_P2P_LEVEL=SYS')"
+
+# NCCL's channels bound its default: on the ESC8000A's 8 GPUs with NCCL_P2P_LEVEL=SYS NCCL's search falls back (one
+# channel, two in the communicator), and 2 x nccl_chan_gbs 11.1 = 22.2 GB/s busbw gives 16M 12.1 + 16 MiB x 1.75 /
+# 22.2 GB/s = 1334.6 us, where the P2P ring Simple alone would take 784.7
+check_eq "nccl-default: no faster than its channels (16M, 2 channels)" "784.7 Ring/Simple x2 1334.6" "$("$ARBENCH" model --xml "$M/esc8000a-e13p.xml" --calib '{"params":{"nccl_p2p_level":4}}' -b 16M -e 16M | awk '$1=="16M"{sub(/^\*/, "", $4); print $4, $(NF-3), $(NF-2), $(NF-1)}')"
 
 # Intel, GPUs on root ports of one host bridge (PHB): search.cc counts P2P through an Intel root complex x6/5, so
 # 48 GB/s carries one ring at 40 (not two at 24), doubled by ncclTopoDupChannels to 2 x 20 GB/s
@@ -85,7 +112,7 @@ check_eq "--calib: the override named" 1 "$(grep -c '^# assumed: socket_gbs = 50
 check_eq "--calib: ring simple at 8M faster with the faster link" 1 "$(paste <(awk '$1=="8M"{gsub(/\*/,"");print $4}' "$TMP/nv.txt") <(awk '$1=="8M"{gsub(/\*/,"");print $4}' "$TMP/nv50.txt") | awk '{print ($2+0 < $1+0)}')"
 check_eq "vendor named: AMD measured value, its source" 1 "$(sed 's/GenuineIntel/AuthenticAMD/' "$DS" >"$TMP/amd.xml"; "$ARBENCH" model --xml "$TMP/amd.xml" -b 8M -e 8M | grep -c '^# assumed: socket_gbs = 50 GB/s: P2P through the socket link: the topology names the CPU (AuthenticAMD) but not its link; measured on dual AMD Turin')"
 "$ARBENCH" model --xml "$TMP/novendor.xml" -b 8M -e 8M --format json >"$TMP/nv.jsonl"
-check_eq "json: assumptions in the run record" "socket_gbs=10 GB/s nccl_socket_gbs=10 GB/s nccl_p2p_level=PXB" "$(python3 -c "
+check_eq "json: assumptions in the run record" "socket_gbs=10 GB/s nccl_socket_gbs=10 GB/s nccl_p2p_level=PXB nccl_no_p2p=0 (P2P supported)" "$(python3 -c "
 import json
 r=json.loads(open('$TMP/nv.jsonl').readline())
 print(' '.join(a['name']+'='+a['value'] for a in r['assumptions']))")"

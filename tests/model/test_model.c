@@ -106,9 +106,22 @@ static void ring_through_host(void **state) {
   box_open(&b, "autodl-2x2080ti.xml", 2); /* two GPUs behind one Gen3 switch: both stores share its uplink up */
   assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_X), gen3 / 2 * 0.81, 1e-9);
   assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_SYS), gen3, 1e-9); /* P2P inside the switch */
+  /* NCCL's search: both hops through the CPU take their speed off the uplink each way (Gen3 x16 = 12 in its units):
+   * 6, and 5 through an Intel root complex (the diverted hop is PHB: INTEL_P2P_OVERHEAD); P2P in the switch: 12 */
+  int ov = 0;
+  assert_float_equal(ar_mgraph_ring_nccl_gbs(b.g, AR_PATH_X, 0, INFINITY, &ov), 6.0, 1e-6);
+  assert_int_equal(ov, 0);
+  assert_float_equal(ar_mgraph_ring_nccl_gbs(b.g, AR_PATH_X, 1, INFINITY, &ov), 5.0, 1e-6);
+  assert_int_equal(ov, 1);
+  ov = 0;
+  assert_float_equal(ar_mgraph_ring_nccl_gbs(b.g, AR_PATH_SYS, 1, INFINITY, &ov), 12.0, 1e-6);
+  assert_int_equal(ov, 0);
   box_close(&b);
   box_open(&b, "ds-8g-gen5.xml", 8); /* two Intel sockets, a root port a GPU: 3 -> 4 and 7 -> 0 cross at 10 GB/s */
   assert_float_equal(ar_mgraph_ring_host_gbs(b.g, &b.p, AR_PATH_X), 10.0, 1e-9);
+  /* NCCL's view: the socket link (NCCL's 22, SYS hops: no Intel overhead) or a GPU link under a PHB hop (48 / 1.2) */
+  assert_float_equal(ar_mgraph_ring_nccl_gbs(b.g, AR_PATH_PXB, 1, 22.0, NULL), 22.0, 1e-6);
+  assert_float_equal(ar_mgraph_ring_nccl_gbs(b.g, AR_PATH_PXB, 1, 100.0, NULL), 40.0, 1e-6);
   ar_mgraph_free(b.g);
   b.p.socket_gbs = 100; /* then the loads are the slowest: a whole link at read_eff */
   assert_int_equal(ar_mgraph_build(&b.g, b.t, 8, &b.p, (char[AR_ERRLEN]){0}, AR_ERRLEN), 0);
