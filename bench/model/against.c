@@ -33,6 +33,9 @@ static enum ar_path worst_class(const struct ar_topo *t, int n) {
   return w;
 }
 
+/* The run's environment turned P2P off (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL below PIX), not NVML. */
+static int p_env_no_p2p(const struct ar_nccl_graph *ng) { return !strncmp(ng->p2p_how, "the run's", 9); }
+
 void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_nccl_graph *ng, double mb, double pb,
                        char *buf, size_t len) {
   int n = (int)ar_rec_num(rec, "ranks", 0);
@@ -44,9 +47,14 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_ncc
   int k = snprintf(buf, len, "busbw %#.3g GB/s vs %#.3g predicted: ", mb, pb); /* 3 digits: 8 B reads 0.000650, not 0 */
   if (k < 0 || (size_t)k >= len) return;
   if (ng && ng->shm_hops && ng->p2p_level == AR_PATH_X && (!*tr || strstr(tr, "SHM"))) /* no level gives P2P here */
-    snprintf(buf + k, len - k, "NCCL runs all %d ring hops through host memory (SHM), no P2P (%s); the model "
-             "times SHM hops from the links and a Gen5 box's SHM rate (params.c), not their latency — --calib "
-             "nccl_shm_ll_gbs / nccl_shm_simple_gbs, or model --fit on this box's results", ng->ring_hops, ng->p2p_how);
+    snprintf(buf + k, len - k, "NCCL runs all %d ring hops through host memory (SHM), no P2P (%s)%s", ng->ring_hops,
+             ng->p2p_how, p_env_no_p2p(ng) ? " — unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL for P2P"
+             : "; the model times SHM hops from the links and a Gen5 box's SHM rate (params.c), not their latency — "
+               "--calib nccl_shm_ll_gbs / nccl_shm_simple_gbs, or model --fit on this box's results");
+  else if (strstr(tr, "SHM") && worst_class(t, n) <= AR_PATH_PXB) /* NCCL's default level allows P2P on these pairs */
+    snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs, where its default level allows P2P: NVML reports "
+             "no P2P between them (nvidia-smi topo -p2p r, w) or the run disabled it — --calib "
+             "'{\"params\":{\"nccl_no_p2p\":1}}' models that", ar_path_name(worst_class(t, n)));
   else if (strstr(tr, "SHM"))
     snprintf(buf + k, len - k, "NCCL is using SHM between %s pairs — try NCCL_P2P_LEVEL=SYS",
              ar_path_name(worst_class(t, n)));
@@ -111,10 +119,11 @@ static int unforced_nccl(json_t *r) {
 /* One measured cell: its family (from the latest record: what NCCL chose at that size) and graph. */
 static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph **cache, const struct ar_topo *t,
                         const struct ar_mparams *p, json_t *runs, int *f, struct ar_mgraph **mg, double *dflt_us,
-                        struct ar_nccl_graph *ngo) {
+                        struct ar_nccl_graph *ngo, int *is_dflt) {
   json_t *r = ar_grid_at(g, s, c);
   *dflt_us = NAN;
-  ngo->ring_hops = 0; /* 0: not NCCL's default */
+  *is_dflt = 0;
+  ngo->ring_hops = 0; /* 0: no graph for the diagnosis */
   if (!r || g->predicted[c] || !is_gpu_result(r)) return 0;
   *f = ar_model_family_of(r);
   *mg = *f >= 0 ? graph_for(cache, t, p, ar_rec_ranks(r)) : NULL;
@@ -128,9 +137,10 @@ static int cell_covered(const struct ar_grid *g, int s, int c, struct ar_mgraph 
       *dflt_us = ar_nccl_default_time(*mg, &q, &ng, (double)g->size[s], &ch);
       *f = ch.family;
       *ngo = ng;
+      *is_dflt = 1;
     } else { /* a recorded or forced family: with no P2P at any level its hops run through host memory all the same */
       *dflt_us = ar_nccl_family_time(*mg, &q, &ng, (enum ar_malgo)*f, (double)g->size[s]);
-      if (ng.p2p_level == AR_PATH_X) *ngo = ng; /* for the diagnosis: no level gives P2P here */
+      if (ng.p2p_level == AR_PATH_X) *ngo = ng; /* for the diagnosis only: no level gives P2P here */
     }
   }
   return *mg != NULL;
@@ -142,12 +152,12 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
   int done = 0, head = 0, iter = 0, f;
   double dflt;
   struct ar_nccl_graph dg;
-  int env_level = 0;
+  int env_level = 0, is_dflt;
   for (int k = 0; k < ng; k++)
     for (int c = 0; c < gr[k].ncfg; c++)
       for (int s = 0; s < gr[k].nsize; s++)
-        if (cell_covered(&gr[k], s, c, cache, t, p, runs, &f, &mg, &dflt, &dg)) {
-          if (!head && dg.ring_hops) /* the first NCCL default's run environment: its P2P level is no assumption */
+        if (cell_covered(&gr[k], s, c, cache, t, p, runs, &f, &mg, &dflt, &dg, &is_dflt)) {
+          if (!head && is_dflt) /* the first NCCL default's run environment: its P2P level is no assumption */
             env_level = ar_nccl_p2p_env(json_object_get(json_object_get(runs, ar_rec_str(ar_grid_at(&gr[k], s, c),
                                                                                           "run_id", "")), "env"));
           head = 1;
@@ -180,7 +190,8 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
         struct ar_cell_stats st;
         json_t *r = ar_grid_at(&gr[k], s, c);
         if (!r || gr[k].predicted[c]) continue;
-        if (!cell_covered(&gr[k], s, c, cache, t, p, runs, &f, &mg, &dflt, &dg) || ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
+        if (!cell_covered(&gr[k], s, c, cache, t, p, runs, &f, &mg, &dflt, &dg, &is_dflt) ||
+            ar_grid_stats(&gr[k], s, c, &st) || !(st.p50 > 0)) {
           (*skipped)++;
           continue;
         }
@@ -192,7 +203,7 @@ static int compare_all(const struct ar_grid *gr, int ng, const struct ar_topo *t
         char diag[512];
         const struct ar_nccl_graph *dgp = dg.ring_hops ? &dg : NULL;
         ar_model_diagnose(r, t, dgp, st.busbw, pbw, diag, sizeof diag);
-        line(gr[k].cfg[c], r, f, mm, st.p50, pt, st.busbw, pbw, diag, dgp, json);
+        line(gr[k].cfg[c], r, f, mm, st.p50, pt, st.busbw, pbw, diag, is_dflt ? dgp : NULL, json);
         done++;
       }
   for (int n = 0; n < AR_AGAINST_RANKS; n++) ar_mgraph_free(cache[n]);

@@ -214,7 +214,7 @@ static void print_table(const struct model_opts *o, const struct ar_mgraph *g, c
            "algorithm/protocol x channels, and the model's time for it; NCCL's ring graph here: %d channel%s x "
            "%g GB/s%s%s; %s\n", ng->channels, ng->channels == 1 ? "" : "s", ng->bw_intra,
            ng->fallback ? " (no ring at NCCL's speeds: its fallback order)" : "",
-           ng->intel_phb ? " (Intel root complex: NCCL counts P2P through it x6/5)" : "", tr);
+           ng->intel_phb ? " (Intel root complex: NCCL counts a hop through it x6/5)" : "", tr);
   }
 }
 
@@ -256,6 +256,7 @@ static json_t *prediction(const struct model_opts *o, const struct ar_mgraph *g,
   double fx, pb, tm;
   ar_model_time(g, p, a, (double)size, &fx, &pb);
   tm = ar_nccl_family_time(g, p, ng, a, (double)size); /* no P2P at any level: bounded by its hops through host memory */
+  if (!dflt) pb = fmax(pb, ar_nccl_family_floor(g, p, ng, a)); /* the per-byte cost time_us was computed with */
   if (dflt) tm = dflt->model_us;
   double algbw = (double)size / tm / 1e3;
   enum ar_dtype dt = AR_FLOAT;

@@ -376,8 +376,9 @@ double ar_mgraph_ring_nccl_gbs(const struct ar_mgraph *g, enum ar_path level, in
     int host, len = hop_links(g, r, level, buf, &l, &host);
     enum ar_path c = g->cls[r * n + (r + 1) % n];
     /* NCCL's type of the hop: P2P keeps the pair's (arbench's PHB and NODE are its PHB); through the CPU it is PHB
-     * on one socket, SYS across (followPath: INTEL_P2P_OVERHEAD on a PHB hop's PCI links through an Intel CPU) */
-    int phb = host ? g->hsock[r] < 0 : c == AR_PATH_PHB || c == AR_PATH_NODE;
+     * within a NUMA node's CPU, SYS across them (arbench's SYS) (followPath: INTEL_P2P_OVERHEAD on a PHB hop's PCI links
+     * through an Intel CPU). The ring is GPU i -> i+1 in PCI bus order, which keeps the GPUs under a switch together. */
+    int phb = host ? c != AR_PATH_SYS : c == AR_PATH_PHB || c == AR_PATH_NODE;
     for (int k = 0; k < len; k++) use[l[k]] += g->raw[l[k]] < 0 ? 1.0 : intel && phb ? 1.2 : 1.0;
     if (intel && phb && overhead) *overhead = 1;
   }

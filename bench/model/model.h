@@ -161,6 +161,9 @@ double ar_nccl_shm_floor(const struct ar_mparams *p, const struct ar_nccl_graph 
  * by --calib for this rank count: the fit. */
 double ar_nccl_family_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
                            enum ar_malgo a, double bytes);
+/* The us per byte ar_nccl_family_time holds family a to (0: none, its P2P cost). */
+double ar_nccl_family_floor(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                            enum ar_malgo a);
 double ar_nccl_socket_gbs(const struct ar_topo *t, const struct ar_mparams *p, const char **how);
 void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const struct ar_mparams *p,
                    struct ar_nccl_graph *out);

@@ -162,7 +162,7 @@ void ar_nccl_graph(const struct ar_mgraph *g, const struct ar_topo *t, const str
    * both hops of a ring through host memory cross it), x6/5 through an Intel root complex (topo.h INTEL_P2P_OVERHEAD) */
   double ring = ar_mgraph_ring_nccl_gbs(g, out->p2p_level, !strcmp(ar_topo_cpu_vendor(t), "GenuineIntel"),
                                         out->socket_gbs > 0 ? out->socket_gbs : INFINITY, &out->intel_phb);
-  if (!(ring > 0)) ring = 0;
+  if (!(ring > 0) || !isfinite(ring)) ring = 0;
   int i = 0;
   while (i < ns - 1 && sp[i] > fmin(gpu, path > 0 ? path : gpu)) i++; /* maxBw: the best GPU-to-GPU path */
   double best = 0, bspeed = 0;
@@ -265,11 +265,16 @@ double ar_nccl_shm_floor(const struct ar_mparams *p, const struct ar_nccl_graph 
   return cap;
 }
 
+double ar_nccl_family_floor(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
+                            enum ar_malgo a) {
+  int n = ar_mgraph_n(g), fitted = p->fit[a].set && p->fit[a].ranks == n; /* a fit measured whatever transport ran */
+  if (fitted || !ng || ng->p2p_level != AR_PATH_X) return 0;
+  return ar_nccl_shm_floor(p, ng, n, a);
+}
+
 double ar_nccl_family_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,
                            enum ar_malgo a, double bytes) {
-  int n = ar_mgraph_n(g), fitted = p->fit[a].set && p->fit[a].ranks == n; /* a fit measured whatever transport ran */
-  if (fitted || !ng || ng->p2p_level != AR_PATH_X) return ar_model_time(g, p, a, bytes, NULL, NULL);
-  return ar_model_time_capped(g, p, a, bytes, ar_nccl_shm_floor(p, ng, n, a));
+  return ar_model_time_capped(g, p, a, bytes, ar_nccl_family_floor(g, p, ng, a));
 }
 
 double ar_nccl_default_time(const struct ar_mgraph *g, const struct ar_mparams *p, const struct ar_nccl_graph *ng,

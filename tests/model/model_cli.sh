@@ -57,7 +57,8 @@ print(g['ring_hops'], g['shm_hops'], g['p2p_level'])")"
 # channel at 6 GB/s, not 12.
 TI="$M/autodl-2x2080ti.xml"
 "$ARBENCH" model --xml "$SW" -b 4K -e 4K --calib '{"params":{"nccl_no_p2p":0}}' >"$TMP/np0.txt"
-check_eq "NVML's P2P status named as assumed; stated (0): exit 0, a table, not named" "1 0 1 0" "$("$ARBENCH" model --xml "$SW" -b 4K -e 4K | grep -c "^# assumed: nccl_no_p2p = 0 (P2P supported): NVML's P2P status between the GPUs is not in a topology: supported assumed (NCCL's P2P on 6 of 8 ring hops, and the custom algorithms' loads and stores)") $? $(grep -c '^4K ' "$TMP/np0.txt") $(grep -c nccl_no_p2p "$TMP/np0.txt")"
+np0=$?
+check_eq "NVML's P2P status named as assumed; stated (0): exit 0, a table, not named" "1 0 1 0" "$("$ARBENCH" model --xml "$SW" -b 4K -e 4K | grep -c "^# assumed: nccl_no_p2p = 0 (P2P supported): NVML's P2P status between the GPUs is not in a topology: supported assumed (NCCL's P2P on 6 of 8 ring hops, and the custom algorithms' loads and stores)") $np0 $(grep -c '^4K ' "$TMP/np0.txt") $(grep -c nccl_no_p2p "$TMP/np0.txt")"
 # a family fitted on this box by --fit measured whatever transport ran: its fit, not the SHM bound (10 + 1 MiB x 0.0001)
 check_eq "nccl_no_p2p: a fitted family is its fit" "114.9" "$("$ARBENCH" model --xml "$TI" -b 1M -e 1M --algo nccl-ring-simple --calib '{"params":{"nccl_no_p2p":1},"families":{"nccl-ring-simple":{"ranks":2,"fixed_us":10,"us_per_byte":0.0001}}}' | awk '$1=="1M"{sub(/^\*/, "", $2); print $2}')"
 "$ARBENCH" model --xml "$TI" --calib '{"params":{"nccl_no_p2p":2}}' >"$TMP/np3.txt" 2>"$TMP/np3.err"
@@ -74,7 +75,8 @@ check_eq "nccl_no_p2p: 1M at the links' SHM rate" "*296.6 Ring/Simple 296.6" "$(
 
 # A result that recorded SHM (forced Ring/Simple, 1 MiB in 1000 us on the 2080 Ti box, timed call by call: 299.6 us
 # predicted, 3.50 GB/s): with nccl_no_p2p no level gives
-# P2P, so the diagnosis says so and never "try NCCL_P2P_LEVEL=SYS"; without it the P2P the model assumes is the advice.
+# P2P, so the diagnosis says so and never "try NCCL_P2P_LEVEL=SYS"; without it, SHM between PIX pairs (which NCCL's
+# default level allows P2P on) points at NVML's status and the knob, not at the level.
 python3 - "$TMP/rshm.jsonl" <<'PY'
 import json, sys
 with open(sys.argv[1], "w") as f:
@@ -83,8 +85,25 @@ with open(sys.argv[1], "w") as f:
                         "spec": "nccl", "dtype": "float", "size": 1048576, "ranks": 2, "nccl_transport": "SHM",
                         "time_us": {"p50": 1000.0, "mean": 1000.0}}) + "\n")
 PY
-check_eq "recorded SHM, nccl_no_p2p: no P2P named, no level advised; without it: NCCL_P2P_LEVEL=SYS advised" "1 0 1" \
-  "$("$ARBENCH" model --against "$TMP/rshm.jsonl" --xml "$TI" --calib '{"params":{"nccl_no_p2p":1}}' >"$TMP/rshm.txt"; grep -c 'busbw 1.05 GB/s vs 3.50 predicted: NCCL runs all 2 ring hops through host memory (SHM), no P2P' "$TMP/rshm.txt") $(grep -c NCCL_P2P_LEVEL "$TMP/rshm.txt") $("$ARBENCH" model --against "$TMP/rshm.jsonl" --xml "$TI" | grep -c 'NCCL is using SHM between PIX pairs — try NCCL_P2P_LEVEL=SYS')"
+check_eq "recorded SHM, nccl_no_p2p: no P2P named, no level advised; without it: NVML's status named" "1 0 1" \
+  "$("$ARBENCH" model --against "$TMP/rshm.jsonl" --xml "$TI" --calib '{"params":{"nccl_no_p2p":1}}' >"$TMP/rshm.txt"; grep -c 'busbw 1.05 GB/s vs 3.50 predicted: NCCL runs all 2 ring hops through host memory (SHM), no P2P' "$TMP/rshm.txt") $(grep -c NCCL_P2P_LEVEL "$TMP/rshm.txt") $("$ARBENCH" model --against "$TMP/rshm.jsonl" --xml "$TI" | grep -c 'NCCL is using SHM between PIX pairs, where its default level allows P2P: NVML reports no P2P between them (nvidia-smi topo -p2p r, w) or the run disabled it — --calib .{"params":{"nccl_no_p2p":1}}. models that$')"
+
+# The run's NCCL_P2P_DISABLE=1 (no P2P at any level, by the run's own choice): the diagnosis says to unset it; and a
+# family's prediction record under nccl_no_p2p gives the per-byte cost its time was computed with (1 / (4.85 x 0.76 x 1e3))
+python3 - "$TMP/rdis.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"type": "run", "run_id": "6" * 16, "schema": 1, "env": {"NCCL_P2P_DISABLE": "1"}}) + "\n")
+    f.write(json.dumps({"type": "result", "run_id": "6" * 16, "backend": "nccl", "variant": "", "spec": "nccl",
+                        "dtype": "float", "size": 1048576, "ranks": 2, "time_us": {"p50": 1000.0, "mean": 1000.0}}) + "\n")
+PY
+check_eq "run's NCCL_P2P_DISABLE: unset it; nccl_no_p2p record: time and per-byte cost agree" "1 nccl-ring-simple 0.000271 296.6" \
+  "$("$ARBENCH" model --against "$TMP/rdis.jsonl" --xml "$TI" | grep -c "no P2P (the run's NCCL_P2P_LEVEL / NCCL_P2P_DISABLE) — unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL for P2P$") $("$ARBENCH" model --xml "$TI" --calib '{"params":{"nccl_no_p2p":1}}' -b 1M -e 1M --algo nccl-ring-simple --format json | python3 -c "
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get('type') == 'prediction' and r['variant'] == 'nccl-ring-simple':
+        print(r['variant'], '%.6f' % r['model']['us_per_byte'], '%.1f' % r['time_us']['p50'])")"
 
 # NCCL's channels bound its default: on the ESC8000A's 8 GPUs with NCCL_P2P_LEVEL=SYS NCCL's search falls back (one
 # channel, two in the communicator), and 2 x nccl_chan_gbs 11.1 = 22.2 GB/s busbw gives 16M 12.1 + 16 MiB x 1.75 /
@@ -93,7 +112,7 @@ check_eq "nccl-default: no faster than its channels (16M, 2 channels)" "784.7 Ri
 
 # Intel, GPUs on root ports of one host bridge (PHB): search.cc counts P2P through an Intel root complex x6/5, so
 # 48 GB/s carries one ring at 40 (not two at 24), doubled by ncclTopoDupChannels to 2 x 20 GB/s
-check_eq "Intel root complex: NCCL's graph 2 x 20" 1 "$("$ARBENCH" model --xml "$DS" --np 4 -b 4K -e 4K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s (Intel root complex: NCCL counts P2P through it x6/5); 4 of 4 ring hops")"
+check_eq "Intel root complex: NCCL's graph 2 x 20" 1 "$("$ARBENCH" model --xml "$DS" --np 4 -b 4K -e 4K | grep -c "NCCL's ring graph here: 2 channels x 20 GB/s (Intel root complex: NCCL counts a hop through it x6/5); 4 of 4 ring hops")"
 "$ARBENCH" model --xml "$SW" -b 2M -e 2M --format json >"$TMP/dj.jsonl"
 check_eq "nccl-default record at 2M" "nccl-ring-simple Ring Simple 4 164.66" "$(python3 -c "
 import json
