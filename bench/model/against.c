@@ -33,9 +33,6 @@ static enum ar_path worst_class(const struct ar_topo *t, int n) {
   return w;
 }
 
-/* The run's environment turned P2P off (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL below PIX), not NVML. */
-static int p_env_no_p2p(const struct ar_nccl_graph *ng) { return !strncmp(ng->p2p_how, "the run's", 9); }
-
 void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_nccl_graph *ng, double mb, double pb,
                        char *buf, size_t len) {
   int n = (int)ar_rec_num(rec, "ranks", 0);
@@ -48,7 +45,7 @@ void ar_model_diagnose(json_t *rec, const struct ar_topo *t, const struct ar_ncc
   if (k < 0 || (size_t)k >= len) return;
   if (ng && ng->shm_hops && ng->p2p_level == AR_PATH_X && (!*tr || strstr(tr, "SHM"))) /* no level gives P2P here */
     snprintf(buf + k, len - k, "NCCL runs all %d ring hops through host memory (SHM), no P2P (%s)%s", ng->ring_hops,
-             ng->p2p_how, p_env_no_p2p(ng) ? " — unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL for P2P"
+             ng->p2p_how, ng->p2p_by_env ? " — unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL for P2P"
              : "; the model times SHM hops from the links and a Gen5 box's SHM rate (params.c), not their latency — "
                "--calib nccl_shm_ll_gbs / nccl_shm_simple_gbs, or model --fit on this box's results");
   else if (strstr(tr, "SHM") && worst_class(t, n) <= AR_PATH_PXB) /* NCCL's default level allows P2P on these pairs */

@@ -54,9 +54,8 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
   char val[48], why[480];
   if (ar_mgraph_islands(g, NULL) > 1 && path_seen(g, AR_PATH_SYS, AR_PATH_SYS)) n = socket_items(t, p, a, n);
   if (path_seen(g, AR_PATH_PIX, AR_PATH_PXB)) {
-    double lo = ar_topo_gpu_link_min_gbs(t); /* the efficiency of the GPUs' link speed (model.c link_eff) */
-    const char *k = lo >= 50 ? "eff_gen5" : lo >= 25 ? "eff_gen4" : "eff_gen3";
-    snprintf(val, sizeof val, "fair, %.2f x link", lo >= 50 ? p->eff_gen5 : lo >= 25 ? p->eff_gen4 : p->eff_gen3);
+    const char *k;
+    snprintf(val, sizeof val, "fair, %.2f x link", ar_model_link_eff(p, ar_topo_gpu_link_min_gbs(t), &k));
     snprintf(why, sizeof why, "the topology gives the switches' ports and speeds, not their arbitration: max-min "
              "fair sharing at %s of the link (params.c names its source); --calib '{\"params\":{\"%s\":F}}'", k, k);
     n = add(a, n, "switch", val, why);
@@ -98,8 +97,9 @@ int ar_model_assumptions(const struct ar_topo *t, const struct ar_mgraph *g, con
              ng.ring_hops - ng.shm_hops, ng.ring_hops);
     n = add(a, n, "nccl_no_p2p", "0 (P2P supported)", why);
   }
-  double lo = ar_topo_gpu_link_min_gbs(t);
-  if (lo >= 25 && lo < 50) {
+  const char *gen;
+  ar_model_link_eff(p, ar_topo_gpu_link_min_gbs(t), &gen);
+  if (!strcmp(gen, "eff_gen4")) {
     snprintf(val, sizeof val, "%.2f", p->eff_gen4);
     n = add(a, n, "eff_gen4", val, "P2P write efficiency of a Gen4 link: no published Gen4 P2P table (params.c, "
             "estimate): --calib '{\"params\":{\"eff_gen4\":F}}'");

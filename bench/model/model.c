@@ -71,7 +71,8 @@ void ar_mgraph_free(struct ar_mgraph *g) {
   free(g);
 }
 
-static double link_eff(const struct ar_mparams *p, double gbs) {
+double ar_model_link_eff(const struct ar_mparams *p, double gbs, const char **knob) {
+  if (knob) *knob = gbs >= 50 ? "eff_gen5" : gbs >= 25 ? "eff_gen4" : "eff_gen3";
   return gbs >= 50 ? p->eff_gen5 : gbs >= 25 ? p->eff_gen4 : p->eff_gen3;
 }
 
@@ -114,7 +115,7 @@ static int add_side(struct ar_mgraph *g, const struct ar_mparams *p, const struc
   for (int i = 0; i < na; i++) {
     double gbs = la[i].gbs > 0 ? la[i].gbs : la[0].gbs;
     if (in_chain(lb, nb, la[i].id)) continue;
-    int l = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * link_eff(p, gbs), gbs);
+    int l = link_of(g, la[i].id << 1 | (unsigned)dir, gbs * ar_model_link_eff(p, gbs, NULL), gbs);
     if (l < 0) return -1;
     path[(*len)++] = l;
   }
@@ -350,17 +351,17 @@ void ar_mgraph_maxmin(const struct ar_mgraph *g, int nf, const int *src, const i
   free(fl);
 }
 
-/* The links of the ring's hop r -> r+1: its P2P path (*host 0), or through host memory (*host 1): the sender's links
- * up, the socket link when it crosses, the receiver's links down (written to buf, AR_MPATH long). */
-static int hop_links(const struct ar_mgraph *g, int r, enum ar_path level, int *buf, const int **links, int *host) {
+/* The links of the ring's hop r -> r+1 (their count; *links: the pair's P2P path, or buf, AR_MPATH long) and *up: -1
+ * for P2P, or, through host memory, how many of them carry the sender's stores (its links up, the socket link when the
+ * hop crosses) before the receiver's loads (its links down). */
+static int hop_links(const struct ar_mgraph *g, int r, enum ar_path level, int *buf, const int **links, int *up) {
   int n = g->n, d = (r + 1) % n, pr = r * n + d, len = 0;
-  *host = g->cls[pr] > level;
-  if (!*host) {
-    *links = &g->path[pr * AR_MPATH];
-    return g->plen[pr];
-  }
+  *up = -1;
+  *links = &g->path[pr * AR_MPATH];
+  if (g->cls[pr] <= level) return g->plen[pr];
   for (int k = 0; k < g->nup[r]; k++) buf[len++] = g->up[r * AR_MLINKS + k];
   if (g->hsock[r] >= 0) buf[len++] = g->hsock[r];
+  *up = len;
   for (int k = 0; k < g->nup[d]; k++) buf[len++] = g->down[d * AR_MLINKS + k];
   *links = buf;
   return len;
@@ -373,7 +374,7 @@ double ar_mgraph_ring_nccl_gbs(const struct ar_mgraph *g, enum ar_path level, in
   if (!use) return NAN;
   for (int r = 0; r < n; r++) {
     const int *l;
-    int host, len = hop_links(g, r, level, buf, &l, &host);
+    int up, len = hop_links(g, r, level, buf, &l, &up), host = up >= 0;
     enum ar_path c = g->cls[r * n + (r + 1) % n];
     /* NCCL's type of the hop: P2P keeps the pair's (arbench's PHB and NODE are its PHB); through the CPU it is PHB
      * within a NUMA node's CPU, SYS across them (arbench's SYS) (followPath: INTEL_P2P_OVERHEAD on a PHB hop's PCI links
@@ -392,25 +393,18 @@ double ar_mgraph_ring_host_gbs(const struct ar_mgraph *g, const struct ar_mparam
   int n = g->n, nf = 0;
   const int **fp = calloc(2 * (size_t)n + 1, sizeof *fp);
   int *fl = calloc(2 * (size_t)n + 1, sizeof *fl), *kind = malloc(sizeof *kind * (2 * (size_t)n + 1));
-  int *w = malloc(sizeof *w * (size_t)n * (AR_MLINKS + 1)); /* a write's path: the sender's links, the socket link */
+  int *w = malloc(sizeof *w * (size_t)n * AR_MPATH); /* each hop's links through host memory */
   double *rate = malloc(sizeof *rate * (2 * (size_t)n + 1)), m = NAN;
   if (!fp || !fl || !kind || !w || !rate) goto out;
   for (int r = 0; r < n; r++) {
-    int d = (r + 1) % n, pr = r * n + d;
-    if (g->cls[pr] <= level) { /* P2P: the pair's own path */
-      fp[nf] = &g->path[pr * AR_MPATH];
-      fl[nf] = g->plen[pr];
-      kind[nf++] = 0;
-      continue;
-    }
-    int *wp = &w[r * (AR_MLINKS + 1)], wl = g->nup[r];
-    memcpy(wp, &g->up[r * AR_MLINKS], sizeof *wp * (size_t)wl);
-    if (g->hsock[r] >= 0) wp[wl++] = g->hsock[r];
-    fp[nf] = wp; /* the sender's stores into host memory */
-    fl[nf] = wl;
+    const int *l;
+    int up, len = hop_links(g, r, level, &w[r * AR_MPATH], &l, &up);
+    fp[nf] = l; /* P2P: the pair's own path; else the sender's stores into host memory */
+    fl[nf] = up < 0 ? len : up;
     kind[nf++] = 0;
-    fp[nf] = &g->down[d * AR_MLINKS]; /* the receiver's loads from it */
-    fl[nf] = g->nup[d];
+    if (up < 0) continue;
+    fp[nf] = l + up; /* the receiver's loads from it */
+    fl[nf] = len - up;
     kind[nf++] = 1;
   }
   maxmin_paths(g, nf, fp, fl, rate);

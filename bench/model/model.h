@@ -53,6 +53,8 @@ struct ar_mparams {
   struct { int set, ranks; double fixed_us, us_per_byte; } fit[AR_M_NALGO];
 };
 void ar_mparams_default(struct ar_mparams *p);
+/* The P2P write efficiency of a PCIe link of gbs (hwloc's GB/s) by its generation; *knob (may be NULL) its name. */
+double ar_model_link_eff(const struct ar_mparams *p, double gbs, const char **knob);
 /* The socket link's P2P bandwidth (GB/s per direction) the model uses: --calib's socket_gbs, else by CPU vendor. */
 double ar_model_socket_gbs(const struct ar_mparams *p, const struct ar_topo *t);
 /* Apply a --calib file (from `model --fit`): "params" overrides and "families" fits. 0 or -AR_EINVAL. */
@@ -143,6 +145,7 @@ struct ar_nccl_graph {
   double shm_link_gbs; /* with shm_hops: the ring's slowest hop through the links (ar_mgraph_ring_host_gbs) */
   enum ar_path p2p_level; /* the worst path class NCCL uses P2P on (arbench's classes; NCCL's PHB = PHB and NODE) */
   const char *p2p_how; /* what set it: NCCL's default, its AMD two-GPU rule, or --calib */
+  int p2p_by_env;      /* 1: the run's NCCL_P2P_LEVEL / NCCL_P2P_DISABLE set it */
 };
 struct ar_nccl_choice {
   enum ar_malgo family; /* nccl-ring-ll, ... */

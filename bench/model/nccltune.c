@@ -136,6 +136,7 @@ static void ring_transport(const struct ar_mgraph *g, const struct ar_topo *t, c
                            struct ar_nccl_graph *out) {
   int n = ar_mgraph_n(g);
   out->p2p_level = p2p_level(t, p, n, &out->p2p_how);
+  out->p2p_by_env = p->nccl_no_p2p <= 0 && p->nccl_p2p_env > 0; /* p2p_level's order: NVML's status first */
   out->ring_hops = n;
   for (int r = 0; r < n; r++) {
     enum ar_path c = ar_mgraph_class(g, r, (r + 1) % n);
